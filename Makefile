@@ -1,0 +1,28 @@
+# Two commands set everything up on a fresh machine (Python 3.10+, pip, gcc):
+#   make demo   - create .venv, install the packages, run the main job (the no-ROS demo)
+#   make test   - create .venv, install the packages and test tools, run the test suite
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PACKAGES := src/actuator_models
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test install clean
+
+$(STAMP): Makefile $(wildcard src/*/setup.py) requirements-test.txt
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet $(addprefix -e ,$(PACKAGES)) -r requirements-test.txt
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(VENV)/bin/actuator-models evaluate --logs data/xl330/processed \
+		--params xl330/m1 xl330/m2 xl330/m3 xl330/m4 xl330/m5 xl330/m6
+
+test: $(STAMP)
+	$(PY) -m pytest -q tests
+
+clean:
+	rm -rf $(VENV)

@@ -1,0 +1,149 @@
+"""Friction models M1-M6 (Duclusaud et al., ICRA 2025, sections II-B and III).
+
+Each model computes the friction budget ``tau_fm`` [N m]: the largest resistive torque the
+friction can apply, from the joint velocity ``v`` [rad/s], the motor torque ``tm`` [N m] and
+the external torque ``te`` [N m]. The applied friction is the stopping torque clipped to
+``[-tau_fm, tau_fm]`` (:func:`applied_friction`).
+
+All functions are pure and vectorised: inputs are floats or numpy arrays of any broadcastable
+shape, parameter values included (a batch of parameter sets is an array per parameter).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Dict, Tuple
+
+import numpy as np
+
+from .parameters import Parameter, ParamValues, Value
+
+KC = Parameter("friction_base", 0.05, 0.0, 0.2, "N m", "Coulomb friction", "Kc")
+KV = Parameter("friction_viscous", 0.1, 0.0, 1.0, "N m s/rad", "viscous friction", "Kv")
+KCS = Parameter("friction_stribeck", 0.05, 0.0, 0.2, "N m", "extra static (Stribeck) friction at rest", "Kcs")
+VS = Parameter("dtheta_stribeck", 1.0, 0.1, 3.0, "rad/s", "Stribeck velocity", "vs")
+ALPHA = Parameter("alpha", 2.0, 0.5, 10.0, "1", "Stribeck curve exponent", "alpha")
+KL = Parameter("load_friction_base", 0.05, 0.0, 0.5, "1", "friction per N m of gearbox load |tm - te|", "Kl")
+KLS = Parameter("load_friction_stribeck", 0.05, 0.0, 1.0, "1", "extra load-dependent friction at rest", "Kls")
+KM = Parameter("load_friction_motor", 0.05, 0.0, 0.5, "1", "friction per N m of motor torque", "Km")
+KE = Parameter("load_friction_external", 0.05, 0.0, 0.5, "1", "friction per N m of external torque", "Ke")
+KMS = Parameter("load_friction_motor_stribeck", 0.05, 0.0, 1.0, "1", "extra motor-load friction at rest", "Kms")
+KES = Parameter("load_friction_external_stribeck", 0.05, 0.0, 1.0, "1", "extra external-load friction at rest", "Kes")
+KMQ = Parameter("load_friction_motor_quad", 0.001, 0.0, 0.01, "1/(N m)", "quadratic motor-load friction at rest", "Kmq")
+KEQ = Parameter("load_friction_external_quad", 0.001, 0.0, 0.01, "1/(N m)", "quadratic external-load friction at rest", "Keq")
+
+
+def stribeck(v: Value, p: ParamValues) -> Value:
+    """Stribeck factor ``exp(-|v / vs| ** alpha)``, 1 at rest and 0 at speed (dimensionless)."""
+    return np.exp(-(np.abs(v / p["dtheta_stribeck"]) ** p["alpha"]))
+
+
+def m1(tm: Value, te: Value, v: Value, p: ParamValues) -> Value:
+    """M1 Coulomb-viscous budget: ``Kv |v| + Kc`` [N m]."""
+    return p["friction_viscous"] * np.abs(v) + p["friction_base"]
+
+
+def m2(tm: Value, te: Value, v: Value, p: ParamValues) -> Value:
+    """M2 Stribeck budget: ``M1 + s Kcs`` [N m]."""
+    return m1(tm, te, v, p) + stribeck(v, p) * p["friction_stribeck"]
+
+
+def m3(tm: Value, te: Value, v: Value, p: ParamValues) -> Value:
+    """M3 load-dependent budget: ``M1 + Kl |tm - te|`` [N m]."""
+    return m1(tm, te, v, p) + p["load_friction_base"] * np.abs(tm - te)
+
+
+def m4(tm: Value, te: Value, v: Value, p: ParamValues) -> Value:
+    """M4 Stribeck load-dependent budget: ``M3 + s (Kcs + Kls |tm - te|)`` [N m]."""
+    load = np.abs(tm - te)
+    return m3(tm, te, v, p) + stribeck(v, p) * (
+        p["friction_stribeck"] + p["load_friction_stribeck"] * load
+    )
+
+
+def _directional(tm: Value, te: Value, v: Value, p: ParamValues, quadratic: Value) -> Value:
+    """M5 budget with ``quadratic`` added inside the Stribeck bracket [N m]."""
+    base = (
+        p["friction_viscous"] * np.abs(v)
+        + p["friction_base"]
+        + np.abs(p["load_friction_motor"] * tm - p["load_friction_external"] * te)
+    )
+    at_rest = (
+        p["friction_stribeck"]
+        + np.abs(p["load_friction_motor_stribeck"] * tm - p["load_friction_external_stribeck"] * te)
+        + quadratic
+    )
+    return base + stribeck(v, p) * at_rest
+
+
+def m5(tm: Value, te: Value, v: Value, p: ParamValues) -> Value:
+    """M5 directional budget: ``Kv|v| + Kc + |Km tm - Ke te| + s (Kcs + |Kms tm - Kes te|)``."""
+    return _directional(tm, te, v, p, 0.0)
+
+
+def quadratic_term(tm: Value, te: Value, p: ParamValues) -> Value:
+    """M6's ``Q`` [N m]: ``Keq te^2`` if ``|tm| > |te|`` else ``Kmq tm^2``.
+
+    Applied only when ``tm`` and ``te`` have opposite signs, as in the published models.
+    """
+    q = np.where(
+        np.abs(tm) > np.abs(te),
+        p["load_friction_external_quad"] * te**2,
+        p["load_friction_motor_quad"] * tm**2,
+    )
+    return np.where(tm * te < 0, q, 0.0)
+
+
+def m6(tm: Value, te: Value, v: Value, p: ParamValues) -> Value:
+    """M6 quadratic budget: M5 with ``Q`` (:func:`quadratic_term`) in the Stribeck bracket."""
+    return _directional(tm, te, v, p, quadratic_term(tm, te, p))
+
+
+def applied_friction(stopping_torque: Value, budget: Value) -> Value:
+    """Friction torque [N m]: ``-sign(tstop) min(|tstop|, budget)``.
+
+    ``stopping_torque`` is the torque that would bring the joint to rest in one step.
+    """
+    return -np.sign(stopping_torque) * np.minimum(np.abs(stopping_torque), budget)
+
+
+Budget = Callable[[Value, Value, Value, ParamValues], Value]
+
+
+@dataclass(frozen=True)
+class FrictionModel:
+    """A friction model: its name, budget function and parameters."""
+
+    name: str
+    title: str
+    budget: Budget
+    parameters: Tuple[Parameter, ...]
+
+    @property
+    def parameter_names(self) -> Tuple[str, ...]:
+        return tuple(p.name for p in self.parameters)
+
+
+FRICTION_MODELS: Dict[str, FrictionModel] = {
+    m.name: m
+    for m in (
+        FrictionModel("m1", "Coulomb-viscous", m1, (KC, KV)),
+        FrictionModel("m2", "Stribeck", m2, (KC, KV, KCS, VS, ALPHA)),
+        FrictionModel("m3", "load-dependent", m3, (KC, KV, KL)),
+        FrictionModel("m4", "Stribeck load-dependent", m4, (KC, KV, KL, KCS, KLS, VS, ALPHA)),
+        FrictionModel("m5", "directional", m5, (KC, KV, KM, KE, KCS, KMS, KES, VS, ALPHA)),
+        FrictionModel(
+            "m6", "quadratic directional", m6, (KC, KV, KM, KE, KCS, KMS, KES, KMQ, KEQ, VS, ALPHA)
+        ),
+    )
+}
+
+
+def friction_model(name: str) -> FrictionModel:
+    """Look a friction model up by name (``"m1"`` .. ``"m6"``)."""
+    try:
+        return FRICTION_MODELS[name.lower()]
+    except KeyError:
+        raise ValueError(
+            f"unknown friction model {name!r}; expected one of {', '.join(FRICTION_MODELS)}"
+        ) from None

@@ -1,0 +1,275 @@
+"""Bench logs in the published (BAM) JSON format: read, check, resample, write.
+
+A log is ``{"mass", "arm_mass" (or "arm-mass"), "length", "kp", "vin", "motor", "trajectory",
+"dt" (processed logs only), "entries": [{"timestamp", "position", "speed", "goal_position",
+"torque_enable", ...optional "load", "input_volts", "temp", "control"}]}``.
+Units: kg, m, V, s, rad, rad/s. Raw logs have irregular timestamps; :func:`resample` turns them
+into processed logs at a fixed ``dt``.
+
+Every problem is reported as one :class:`LogError` line naming the file, the entry index and
+the field.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Dict, List, Mapping, Optional, Sequence, Union
+
+import numpy as np
+
+#: Entry fields every log must have (``timestamp`` may be absent in processed logs).
+REQUIRED_FIELDS = ("position", "speed", "goal_position", "torque_enable")
+#: Optional numeric entry fields carried through processing.
+OPTIONAL_FIELDS = ("load", "input_volts", "temp", "control")
+#: Header fields: name -> required.
+HEADER_FIELDS = {"mass": True, "length": True, "kp": True, "vin": False, "motor": False, "trajectory": False}
+
+
+class LogError(ValueError):
+    """A malformed log. The message is one line: ``file: entry N: field 'x': problem``."""
+
+
+@dataclass
+class Log:
+    """One bench log, entries stored column-wise as numpy arrays.
+
+    Attributes:
+        mass: pendulum mass [kg]. arm_mass: mass of the arm itself [kg]. length: pendulum
+        length [m]. kp: firmware proportional gain. vin: supply voltage [V] (None if unknown).
+        motor: actuator name. trajectory: trajectory name. dt: sample period [s] for processed
+        logs, None for raw logs. timestamp [s], position [rad], speed [rad/s], goal_position
+        [rad], torque_enable (bool): one value per entry. extra: optional entry columns
+        (load, input_volts [V], temp [degC], control). source: where it was read from.
+    """
+
+    mass: float
+    length: float
+    kp: float
+    timestamp: np.ndarray
+    position: np.ndarray
+    speed: np.ndarray
+    goal_position: np.ndarray
+    torque_enable: np.ndarray
+    arm_mass: float = 0.0
+    vin: Optional[float] = None
+    motor: str = ""
+    trajectory: str = ""
+    dt: Optional[float] = None
+    extra: Dict[str, np.ndarray] = field(default_factory=dict)
+    source: str = "<memory>"
+
+    def __len__(self) -> int:
+        return len(self.position)
+
+    @property
+    def duration(self) -> float:
+        """Time span of the entries [s]."""
+        return float(self.timestamp[-1] - self.timestamp[0]) if len(self) else 0.0
+
+    def to_dict(self) -> Dict[str, object]:
+        """The published JSON structure."""
+        header: Dict[str, object] = {
+            "mass": self.mass,
+            "arm_mass": self.arm_mass,
+            "length": self.length,
+            "kp": self.kp,
+            "motor": self.motor,
+            "trajectory": self.trajectory,
+        }
+        if self.vin is not None:
+            header["vin"] = self.vin
+        if self.dt is not None:
+            header["dt"] = self.dt
+        columns = {
+            "timestamp": self.timestamp,
+            "position": self.position,
+            "speed": self.speed,
+            "goal_position": self.goal_position,
+            **self.extra,
+        }
+        entries = [
+            {**{k: float(v[i]) for k, v in columns.items()}, "torque_enable": bool(self.torque_enable[i])}
+            for i in range(len(self))
+        ]
+        return {**header, "entries": entries}
+
+
+def _number(value: object, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise LogError(f"{where}: expected a number, got {type(value).__name__} {value!r}")
+    if not math.isfinite(value):
+        raise LogError(f"{where}: value is {value}, expected a finite number")
+    return float(value)
+
+
+def log_from_dict(data: object, source: str = "<dict>") -> Log:
+    """Check and convert a decoded JSON log. Raises :class:`LogError` naming the problem."""
+    if not isinstance(data, Mapping):
+        raise LogError(f"{source}: expected a JSON object at top level, got {type(data).__name__}")
+    header: Dict[str, object] = {}
+    for name, required in HEADER_FIELDS.items():
+        if name not in data:
+            if required:
+                raise LogError(f"{source}: field {name!r}: missing")
+            continue
+        if name in ("motor", "trajectory"):
+            if not isinstance(data[name], str):
+                raise LogError(f"{source}: field {name!r}: expected a string, got {data[name]!r}")
+            header[name] = data[name]
+        else:
+            header[name] = _number(data[name], f"{source}: field {name!r}")
+    arm_key = "arm_mass" if "arm_mass" in data else "arm-mass"
+    arm_mass = _number(data[arm_key], f"{source}: field {arm_key!r}") if arm_key in data else 0.0
+    dt = _number(data["dt"], f"{source}: field 'dt'") if "dt" in data else None
+    if dt is not None and dt <= 0:
+        raise LogError(f"{source}: field 'dt': {dt} is not positive")
+    entries = data.get("entries")
+    if not isinstance(entries, list):
+        raise LogError(f"{source}: field 'entries': missing or not a list")
+    if not entries:
+        raise LogError(f"{source}: field 'entries': the log has no entries")
+    needs_time = dt is None
+    fields = REQUIRED_FIELDS + (("timestamp",) if needs_time else ())
+    optional = [k for k in OPTIONAL_FIELDS if all(isinstance(e, Mapping) and k in e for e in entries)]
+    columns: Dict[str, List[float]] = {k: [] for k in (*fields, *optional)}
+    for index, entry in enumerate(entries):
+        where = f"{source}: entry {index}"
+        if not isinstance(entry, Mapping):
+            raise LogError(f"{where}: expected an object, got {type(entry).__name__}")
+        if not entry:
+            raise LogError(f"{where}: entry is empty")
+        for name in fields:
+            if name not in entry:
+                raise LogError(f"{where}: field {name!r}: missing")
+            value = entry[name]
+            if name == "torque_enable":
+                if not isinstance(value, (bool, int, float)) or (
+                    isinstance(value, float) and not math.isfinite(value)
+                ):
+                    raise LogError(f"{where}: field 'torque_enable': expected a boolean, got {value!r}")
+                columns[name].append(float(value))
+            else:
+                columns[name].append(_number(value, f"{where}: field {name!r}"))
+        for name in optional:
+            columns[name].append(_number(entry[name], f"{where}: field {name!r}"))
+    if needs_time:
+        stamps = columns["timestamp"]
+        for index in range(1, len(stamps)):
+            if stamps[index] <= stamps[index - 1]:
+                raise LogError(
+                    f"{source}: entry {index}: field 'timestamp': {stamps[index]} does not increase "
+                    f"(previous {stamps[index - 1]})"
+                )
+        timestamp = np.asarray(stamps)
+    elif all(isinstance(e, Mapping) and "timestamp" in e for e in entries):
+        timestamp = np.asarray(
+            [_number(e["timestamp"], f"{source}: entry {i}: field 'timestamp'") for i, e in enumerate(entries)]
+        )
+    else:
+        timestamp = np.arange(len(entries)) * dt
+    return Log(
+        mass=float(header["mass"]),
+        length=float(header["length"]),
+        kp=float(header["kp"]),
+        vin=header.get("vin"),  # type: ignore[arg-type]
+        motor=str(header.get("motor", "")),
+        trajectory=str(header.get("trajectory", "")),
+        arm_mass=arm_mass,
+        dt=dt,
+        timestamp=timestamp,
+        position=np.asarray(columns["position"]),
+        speed=np.asarray(columns["speed"]),
+        goal_position=np.asarray(columns["goal_position"]),
+        torque_enable=np.asarray(columns["torque_enable"]) > 0.5,
+        extra={k: np.asarray(columns[k]) for k in optional},
+        source=source,
+    )
+
+
+def read_log(path: Union[str, Path]) -> Log:
+    """Read a raw or processed JSON log. Raises :class:`LogError` naming file, entry and field."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as error:
+        raise LogError(f"{path}: cannot read ({error.strerror})") from None
+    try:
+        data = json.loads(text, parse_constant=lambda name: float(name))
+    except json.JSONDecodeError as error:
+        raise LogError(f"{path}: not valid JSON (line {error.lineno}: {error.msg})") from None
+    return log_from_dict(data, str(path))
+
+
+def log_files(directory: Union[str, Path]) -> List[Path]:
+    """The ``*.json`` files of a folder, sorted by name."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise LogError(f"{directory}: not a folder of logs")
+    files = sorted(directory.glob("*.json"))
+    if not files:
+        raise LogError(f"{directory}: no *.json logs in this folder")
+    return files
+
+
+def read_logs(directory: Union[str, Path]) -> List[Log]:
+    """Read every ``*.json`` log of a folder, sorted by file name."""
+    return [read_log(path) for path in log_files(directory)]
+
+
+def write_log(log: Log, path: Union[str, Path]) -> None:
+    """Write a log in the published JSON format."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(log.to_dict()))
+
+
+def _interpolate(t: np.ndarray, stamps: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Linear interpolation, extrapolated linearly beyond the ends (as the published tool)."""
+    out = np.interp(t, stamps, values)
+    if len(stamps) < 2:
+        return out
+    before, after = t < stamps[0], t > stamps[-1]
+    out[before] = values[0] + (t[before] - stamps[0]) * (values[1] - values[0]) / (stamps[1] - stamps[0])
+    out[after] = values[-1] + (t[after] - stamps[-1]) * (values[-1] - values[-2]) / (stamps[-1] - stamps[-2])
+    return out
+
+
+def resample(log: Log, dt: float = 0.005) -> Log:
+    """Resample a raw log at a fixed ``dt`` [s].
+
+    Samples lie at ``k dt`` for ``k = 0 .. floor(t_last / dt)``; every column is linearly
+    interpolated (extrapolated at the ends) and torque_enable is thresholded at 0.5.
+    """
+    if dt <= 0 or not math.isfinite(dt):
+        raise LogError(f"{log.source}: dt {dt} is not a positive number")
+    if len(log) < 2:
+        raise LogError(f"{log.source}: field 'entries': need at least 2 entries to resample")
+    t = np.arange(int(math.floor(log.timestamp[-1] / dt + 1e-9)) + 1) * dt
+    columns = {
+        name: _interpolate(t, log.timestamp, values)
+        for name, values in (
+            ("position", log.position),
+            ("speed", log.speed),
+            ("goal_position", log.goal_position),
+            *log.extra.items(),
+        )
+    }
+    enable = _interpolate(t, log.timestamp, log.torque_enable.astype(float)) > 0.5
+    return replace(
+        log,
+        dt=dt,
+        timestamp=t,
+        position=columns.pop("position"),
+        speed=columns.pop("speed"),
+        goal_position=columns.pop("goal_position"),
+        torque_enable=enable,
+        extra=columns,
+    )
+
+
+def split_names(logs: Sequence[Log]) -> List[str]:
+    """Short names of logs (file names) for tables."""
+    return [Path(log.source).name for log in logs]
