@@ -1,0 +1,88 @@
+"""Log reading, resampling and the one-line errors of malformed logs."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from actuator_models.logs import LogError, read_log, read_logs, resample, write_log
+
+
+def test_resampling_raw_reproduces_the_published_processed_logs(xl330_raw, xl330_processed):
+    for path in sorted(xl330_raw.glob("*.json")):
+        ours = resample(read_log(path), 0.005)
+        theirs = read_log(xl330_processed / path.name)
+        assert len(ours) == len(theirs)
+        for column in ("position", "speed", "goal_position"):
+            np.testing.assert_allclose(getattr(ours, column), getattr(theirs, column), atol=1e-9)
+        for column in ("load", "input_volts", "temp"):
+            np.testing.assert_allclose(ours.extra[column], theirs.extra[column], atol=1e-9)
+        np.testing.assert_array_equal(ours.torque_enable, theirs.torque_enable)
+
+
+def test_header_variants(tmp_path, xl330_processed):
+    data = json.loads(next(xl330_processed.glob("*.json")).read_text())
+    assert read_log(next(xl330_processed.glob("*.json"))).arm_mass == 0.0
+    for key in ("arm_mass", "arm-mass"):
+        path = tmp_path / f"{key}.json"
+        path.write_text(json.dumps({**data, key: 0.2}))
+        assert read_log(path).arm_mass == 0.2
+
+
+def test_write_then_read_round_trip(tmp_path, xl330_processed):
+    log = read_logs(xl330_processed)[0]
+    write_log(log, tmp_path / "copy.json")
+    again = read_log(tmp_path / "copy.json")
+    np.testing.assert_array_equal(again.position, log.position)
+    np.testing.assert_array_equal(again.torque_enable, log.torque_enable)
+    assert (again.mass, again.length, again.kp, again.vin, again.dt) == (log.mass, log.length, log.kp, log.vin, log.dt)
+
+
+def good_raw():
+    return {
+        "mass": 1.0, "length": 0.1, "kp": 8, "vin": 15.0, "motor": "mx64", "trajectory": "sin_sin",
+        "entries": [
+            {"timestamp": 0.001 * i, "position": 0.0, "speed": 0.0, "goal_position": 0.0, "torque_enable": True}
+            for i in range(5)
+        ],
+    }
+
+
+def broken(mutate):
+    data = good_raw()
+    mutate(data)
+    return data
+
+
+BAD_LOGS = {
+    "missing_key": (broken(lambda d: d["entries"][3].pop("speed")), "entry 3: field 'speed': missing"),
+    "nan": (broken(lambda d: d["entries"][2].update(position=math.nan)), "entry 2: field 'position'"),
+    "inf": (broken(lambda d: d["entries"][1].update(goal_position=math.inf)), "entry 1: field 'goal_position'"),
+    "non_monotonic": (broken(lambda d: d["entries"][4].update(timestamp=0.0)), "entry 4: field 'timestamp'"),
+    "empty_entry": (broken(lambda d: d["entries"].__setitem__(2, {})), "entry 2: entry is empty"),
+    "no_entries": (broken(lambda d: d.update(entries=[])), "field 'entries'"),
+    "wrong_type": (broken(lambda d: d["entries"][0].update(speed="fast")), "entry 0: field 'speed'"),
+    "header_type": (broken(lambda d: d.update(mass="heavy")), "field 'mass'"),
+    "missing_header": (broken(lambda d: d.pop("kp")), "field 'kp': missing"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_LOGS))
+def test_malformed_log_gives_one_line_naming_file_entry_field(case, tmp_path):
+    data, expected = BAD_LOGS[case]
+    path = tmp_path / f"{case}.json"
+    path.write_text(json.dumps(data, allow_nan=True))
+    with pytest.raises(LogError) as error:
+        read_log(path)
+    message = str(error.value)
+    assert message.startswith(str(path))
+    assert expected in message
+    assert "\n" not in message
+
+
+def test_not_json(tmp_path):
+    path = tmp_path / "x.json"
+    path.write_text("{not json")
+    with pytest.raises(LogError, match="not valid JSON"):
+        read_log(path)
