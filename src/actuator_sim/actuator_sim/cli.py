@@ -1,0 +1,379 @@
+"""``actuator-sim``: MuJoCo replays, 2R arm runs and figures from the shell.
+
+Bad input (a malformed log or params file, an unknown arm or path) prints one ``error: ...``
+line and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from actuator_models.logs import read_log, read_logs
+from actuator_models.model import Model, load_model
+
+from .friction_split import VISCOUS_MODES
+
+PARAMS_HELP = "a params JSON file or a published model such as mx64/m6"
+DEFAULT_SYNTHETIC_BENCHES = ((1.0, 0.15, 8.0), (0.5, 0.2, 32.0), (1.5, 0.1, 4.0))
+
+EPILOG = """\
+examples:
+  actuator-sim pendulum --params xl330/m6 --log data/xl330/processed/2026-01-15_10h28m10.json --json
+  actuator-sim consistency --params mx64/m1 mx64/m6 --synthetic mx64/m6
+  actuator-sim arm --arm mx --shoulder m1 --elbow m1 --path circle --gain low \\
+      --reference-shoulder m6 --reference-elbow m6 --out traj.json
+  actuator-sim arm-compare --arm mx --gain low --out arm_mae.json
+  actuator-sim plot-diagram --params mx64/m1 mx64/m6 --out diagram.png
+  actuator-sim plot-trajectory --params xl330/m1 xl330/m6 --log LOG.json --out trajectory.png
+  actuator-sim plot-mae --eval arm_mae.json --out mae.png
+  actuator-sim export-models --out models/ --mass 0.5 --length 0.2
+
+Units: rad, rad/s, N m, kg, m, s. Models M1-M6: Duclusaud et al., ICRA 2025."""
+
+
+def resolve_params(text: str, actuator: str) -> Model:
+    """A params file / library name, or ``m1``..``m6`` meaning the published model of ``actuator``."""
+    if re.fullmatch(r"m[1-6]", text.lower()):
+        return load_model(f"{actuator}/{text.lower()}")
+    return load_model(text)
+
+
+def _print_json(data: object) -> None:
+    print(json.dumps(data))
+
+
+# ---------------------------------------------------------------------------- pendulum replays
+def _cmd_pendulum(args: argparse.Namespace) -> int:
+    from .replay import replay
+
+    model = load_model(args.params)
+    log = read_log(args.log)
+    result = replay(model, log, args.viscous)
+    print(f"{Path(args.log).name}: {model.name}, MuJoCo dt {log.dt} s, viscous part in {args.viscous}")
+    print(f"  MAE MuJoCo vs log:                          {result.mae_log:.6f} rad")
+    print(f"  MAE MuJoCo vs reference (semi-implicit):    {result.mae_reference:.6f} rad")
+    if args.json:
+        _print_json({"mae_log": result.mae_log, "mae_reference": result.mae_reference})
+    return 0
+
+
+def _parse_bench(text: str) -> Tuple[float, float, float]:
+    try:
+        mass, length, kp = (float(x) for x in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected MASS,LENGTH,KP") from None
+    return mass, length, kp
+
+
+def _cmd_consistency(args: argparse.Namespace) -> int:
+    from .replay import replays
+    from .synthetic import synthetic_logs
+
+    if args.logs:
+        logs = read_logs(args.logs)
+        source = args.logs
+    else:
+        truth = load_model(args.synthetic)
+        benches = args.bench or DEFAULT_SYNTHETIC_BENCHES
+        logs = [log for bench in benches for log in synthetic_logs(truth, *bench)]
+        source = f"synthetic logs of {truth.name} ({len(logs)})"
+    print(f"MuJoCo vs reference simulator (semi-implicit) on {source}, viscous part in {args.viscous}")
+    print(f"{'params':<16} {'mean MAE ref':>13} {'max MAE ref':>12} {'mean MAE log':>13}")
+    table: Dict[str, Dict[str, float]] = {}
+    for name in args.params:
+        model = load_model(name)
+        results = replays(model, logs, args.viscous)
+        ref = np.array([r.mae_reference for r in results])
+        row = {"mean_mae_reference": float(ref.mean()), "max_mae_reference": float(ref.max()),
+               "mean_mae_log": float(np.mean([r.mae_log for r in results]))}
+        table[name] = row
+        print(f"{name:<16} {row['mean_mae_reference']:>13.2e} {row['max_mae_reference']:>12.2e} "
+              f"{row['mean_mae_log']:>13.5f}")
+    if args.json:
+        _print_json(table)
+    return 0
+
+
+# ---------------------------------------------------------------------------- 2R arms
+def _cmd_arm(args: argparse.Namespace) -> int:
+    from .arm import arm, joint_mae, run_path
+
+    a = arm(args.arm)
+    run = run_path(a, resolve_params(args.shoulder, a.shoulder), resolve_params(args.elbow, a.elbow),
+                   args.path, args.gain, viscous=args.viscous)
+    out: Dict[str, object] = {"arm": a.name, "path": args.path, "gain": a.gain(args.gain),
+                              "shoulder": args.shoulder, "elbow": args.elbow, **run.to_dict()}
+    tracking = np.mean(np.abs(run.position - run.goal), axis=0)
+    print(f"arm {a.name}, path {args.path}, gain {args.gain} (kp {a.gain(args.gain):g}): "
+          f"tracking MAE shoulder {tracking[0]:.5f} rad, elbow {tracking[1]:.5f} rad")
+    summary: Dict[str, float] = {}
+    if args.reference_shoulder or args.reference_elbow:
+        if not (args.reference_shoulder and args.reference_elbow):
+            raise ValueError("give both --reference-shoulder and --reference-elbow")
+        reference = run_path(a, resolve_params(args.reference_shoulder, a.shoulder),
+                             resolve_params(args.reference_elbow, a.elbow), args.path, args.gain,
+                             viscous=args.viscous)
+        mae = joint_mae(run, reference)
+        summary = {"mae_shoulder": float(mae[0]), "mae_elbow": float(mae[1]), "mae": float(mae.mean())}
+        out.update(reference={"shoulder": args.reference_shoulder, "elbow": args.reference_elbow,
+                              "position": reference.position.tolist()}, **summary)
+        print(f"MAE against the reference run: shoulder {mae[0]:.5f} rad, elbow {mae[1]:.5f} rad, "
+              f"mean {mae.mean():.5f} rad")
+    if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.out).write_text(json.dumps(out))
+        print(f"joint trajectories written to {args.out}")
+    if args.json:
+        _print_json(summary)
+    return 0
+
+
+def _candidates(args: argparse.Namespace) -> List[Tuple[str, str, str]]:
+    if args.candidate:
+        return [tuple(c) for c in args.candidate]  # type: ignore[misc]
+    return [(f"M{i}", f"m{i}", f"m{i}") for i in range(1, 7)]
+
+
+def _cmd_arm_compare(args: argparse.Namespace) -> int:
+    from .arm import arm
+    from .experiment import compare_arm
+
+    a = arm(args.arm)
+    real = (resolve_params(args.real_shoulder, a.shoulder), resolve_params(args.real_elbow, a.elbow))
+    candidates = {label: (resolve_params(s, a.shoulder), resolve_params(e, a.elbow)) for label, s, e in _candidates(args)}
+    maes = compare_arm(a, real, candidates, args.paths, args.gain, args.viscous)
+    labels = list(candidates)
+    print(f"arm {a.name}: joint MAE [rad] against the 'real' arm ({real[0].name} + {real[1].name})")
+    print(f"{'path':<22}" + "".join(f"{label:>10}" for label in labels))
+    for group, row in maes.items():
+        print(f"{group:<22}" + "".join(f"{row[label]:>10.5f}" for label in labels))
+    print(f"{'mean':<22}" + "".join(f"{np.mean([r[label] for r in maes.values()]):>10.5f}" for label in labels))
+    if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.out).write_text(json.dumps({"arm": a.name, "real": [real[0].name, real[1].name], "maes": maes}, indent=2))
+        print(f"MAE table written to {args.out}")
+    return 0
+
+
+# ---------------------------------------------------------------------------- figures
+def _cmd_plot_diagram(args: argparse.Namespace) -> int:
+    from .drive_backdrive import drive_backdrive, stall_torque
+    from .plots import plot_drive_backdrive
+
+    models = [load_model(p) for p in args.params]
+    top = args.max_torque or 0.5 * max(stall_torque(m) for m in models)
+    velocities = [float(v) for v in range(args.velocities)]
+    panels = {f"{m.name} ({m.friction.title})": drive_backdrive(m, top, velocities) for m in models}
+    out = plot_drive_backdrive(panels, args.out, title=args.title)
+    print(f"drive/backdrive diagram written to {out}")
+    return 0
+
+
+def _cmd_plot_trajectory(args: argparse.Namespace) -> int:
+    from actuator_models.simulation import simulate_logs
+
+    from .plots import plot_trajectory
+    from .replay import mujoco_positions
+
+    log = read_log(args.log)
+    simulated = {}
+    for name in args.params:
+        model = load_model(name)
+        positions = mujoco_positions(model, log) if args.engine == "mujoco" else simulate_logs(model, [log])[0]
+        simulated[f"{model.name}, {args.engine} sim."] = positions
+    title = args.title or (f"{Path(args.log).name}: {log.motor} {log.trajectory}, m={log.mass} kg, "
+                           f"l={log.length} m, kp={log.kp:g}")
+    out = plot_trajectory(log.timestamp - log.timestamp[0], log.position, simulated, args.out,
+                          goal=log.goal_position, title=title)
+    print(f"trajectory figure written to {out}")
+    return 0
+
+
+def mae_groups(data: object) -> Dict[str, Dict[str, float]]:
+    """``{group: {model: mae}}`` from an ``arm-compare`` JSON (``{"maes": ...}``), a grouped
+    dictionary, or an ``actuator-models evaluate --json`` line (``{model: {"mean": x}}``)."""
+    if isinstance(data, dict) and isinstance(data.get("maes"), dict):
+        data = data["maes"]
+    if not isinstance(data, dict) or not data:
+        raise ValueError("evaluation JSON: expected a non-empty object")
+    if all(isinstance(v, dict) and "mean" in v for v in data.values()):
+        return {"mean over logs": {k: float(v["mean"]) for k, v in data.items()}}
+    try:
+        return {g: {m: float(x) for m, x in row.items()} for g, row in data.items()}
+    except (AttributeError, TypeError, ValueError):
+        raise ValueError("evaluation JSON: expected {group: {model: mae}} or {model: {'mean': mae}}") from None
+
+
+def _read_json(path: str) -> object:
+    """A JSON file, or the last JSON line of a command's saved output (``... --json > file``)."""
+    text = Path(path).read_text()
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        lines = [line for line in text.splitlines() if line.startswith("{")]
+        if not lines:
+            raise ValueError(f"{path}: no JSON object found") from None
+        return json.loads(lines[-1])
+
+
+def _cmd_plot_mae(args: argparse.Namespace) -> int:
+    from .plots import plot_mae_bars
+
+    if args.eval:
+        groups = mae_groups(_read_json(args.eval))
+    else:
+        if not (args.params and args.logs):
+            raise ValueError("give --eval FILE, or --params and --logs")
+        from actuator_models.evaluation import evaluate
+
+        results = evaluate(args.params, args.logs)
+        groups = {"mean over logs": {k: r.mean for k, r in results.items()}}
+    out = plot_mae_bars(groups, args.out, title=args.title)
+    print(f"MAE figure written to {out}")
+    return 0
+
+
+def _cmd_export_models(args: argparse.Namespace) -> int:
+    from .models import generated_files, read_model
+    from .pendulum import PendulumBench, pendulum_mjcf, pendulum_urdf
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    bench = PendulumBench(args.mass, args.length, args.arm_mass, args.q_offset, args.dt)
+    files = {**generated_files(), "pendulum.xml": pendulum_mjcf(bench), "pendulum.urdf": pendulum_urdf(bench)}
+    files.update({name: read_model(name) for name in ("arm_mx.xml", "arm_erob.xml")})
+    for name, text in files.items():
+        (out / name).write_text(text)
+        print(out / name)
+    return 0
+
+
+# ---------------------------------------------------------------------------- parser
+def build_parser() -> argparse.ArgumentParser:
+    from .arm import ARMS, GAIN_LEVELS
+    from .paths import PATHS
+
+    parser = argparse.ArgumentParser(
+        prog="actuator-sim",
+        description="MuJoCo simulation of servo joints with the extended friction models M1-M6: "
+                    "pendulum replays, 2R arm paths and figures.",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    def viscous(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--viscous", choices=VISCOUS_MODES, default="frictionloss",
+                       help="where the viscous part Kv|v| of the budget goes (default: frictionloss)")
+
+    p = sub.add_parser("pendulum", help="replay a log in MuJoCo; MAE vs the log and vs the reference simulator",
+                       description="Replay a processed pendulum log in MuJoCo (goal positions, torque enable, "
+                                   "bench from the log; timestep = the log's dt) and print the MAE against the "
+                                   "log and against the core simulator run with the semi-implicit integrator.")
+    p.add_argument("--params", required=True, metavar="P", help=PARAMS_HELP)
+    p.add_argument("--log", required=True, metavar="L", help="a processed JSON log")
+    p.add_argument("--json", action="store_true", help='last line: {"mae_log": x, "mae_reference": y}')
+    viscous(p)
+    p.set_defaults(run=_cmd_pendulum)
+
+    p = sub.add_parser("consistency", help="MuJoCo vs reference simulator MAE table over many logs",
+                       description="For each params, replay every log in MuJoCo and in the reference simulator "
+                                   "(semi-implicit) and print the mean and max MAE between the two.")
+    p.add_argument("--params", required=True, nargs="+", metavar="P", help=PARAMS_HELP)
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--logs", metavar="DIR", help="folder of processed logs")
+    src.add_argument("--synthetic", metavar="P", help="generate the four trajectories with this model")
+    p.add_argument("--bench", type=_parse_bench, action="append", metavar="MASS,LENGTH,KP",
+                   help="synthetic bench configuration (repeatable; default: 3 configurations)")
+    p.add_argument("--json", action="store_true", help="also print the table as one JSON line")
+    viscous(p)
+    p.set_defaults(run=_cmd_consistency)
+
+    p = sub.add_parser("arm", help="run a 2R arm on an end-effector path; write joint trajectories",
+                       description="Simulate a 2R arm following an end-effector path (IK to joint goals) with the "
+                                   "chosen servo models; optionally the MAE against a reference run.")
+    p.add_argument("--arm", required=True, choices=sorted(ARMS))
+    p.add_argument("--shoulder", required=True, metavar="P", help=PARAMS_HELP + ", or m1..m6 for the arm's actuator")
+    p.add_argument("--elbow", required=True, metavar="P", help="as --shoulder")
+    p.add_argument("--path", required=True, choices=list(PATHS))
+    p.add_argument("--gain", default="low", help=f"{' or '.join(GAIN_LEVELS)} or a number (default low)")
+    p.add_argument("--reference-shoulder", metavar="P", help="shoulder model of the reference run")
+    p.add_argument("--reference-elbow", metavar="P", help="elbow model of the reference run")
+    p.add_argument("--out", metavar="JSON", help="write the joint trajectories here")
+    p.add_argument("--json", action="store_true", help="last line: the MAE against the reference as JSON")
+    viscous(p)
+    p.set_defaults(run=_cmd_arm)
+
+    p = sub.add_parser("arm-compare", help="virtual 2R experiment: MAE of candidate models vs a 'real' arm",
+                       description="Simulate a 'real' arm and candidate model pairs on every path and print the "
+                                   "joint MAE of each candidate against the real arm.")
+    p.add_argument("--arm", required=True, choices=sorted(ARMS))
+    p.add_argument("--real-shoulder", default="m6", metavar="P", help="default: the arm's published m6")
+    p.add_argument("--real-elbow", default="m6", metavar="P", help="default: the arm's published m6")
+    p.add_argument("--candidate", nargs=3, action="append", metavar=("LABEL", "SHOULDER", "ELBOW"),
+                   help="a candidate pair (repeatable; default: published M1..M6)")
+    p.add_argument("--paths", nargs="+", choices=list(PATHS), default=list(PATHS))
+    p.add_argument("--gain", nargs="+", default=["low"], help="gain levels (default: low)")
+    p.add_argument("--out", metavar="JSON", help="write the MAE table (input of plot-mae)")
+    viscous(p)
+    p.set_defaults(run=_cmd_arm_compare)
+
+    p = sub.add_parser("plot-diagram", help="drive/backdrive diagrams (paper Fig. 2 and 4)",
+                       description="Drive and backdrive limits of the load for each motor torque, one line per "
+                                   "velocity (0, 1, 2, ... rad/s), one panel per params.")
+    p.add_argument("--params", required=True, nargs="+", metavar="P", help=PARAMS_HELP)
+    p.add_argument("--out", required=True, metavar="PNG")
+    p.add_argument("--max-torque", type=float, help="axis range [N m] (default: half the stall torque)")
+    p.add_argument("--velocities", type=int, default=4, help="number of velocity lines (default 4)")
+    p.add_argument("--title", default="")
+    p.set_defaults(run=_cmd_plot_diagram)
+
+    p = sub.add_parser("plot-trajectory", help="simulated vs measured trajectory and error (paper Fig. 1)")
+    p.add_argument("--params", required=True, nargs="+", metavar="P", help=PARAMS_HELP)
+    p.add_argument("--log", required=True, metavar="L", help="a processed JSON log")
+    p.add_argument("--out", required=True, metavar="PNG")
+    p.add_argument("--engine", choices=("reference", "mujoco"), default="reference",
+                   help="simulator: the core reference (params' integrator) or MuJoCo")
+    p.add_argument("--title", default="")
+    p.set_defaults(run=_cmd_plot_trajectory)
+
+    p = sub.add_parser("plot-mae", help="MAE bars per model (paper Fig. 5 and 7)",
+                       description="MAE bars from an evaluation JSON (arm-compare --out, or the JSON line of "
+                                   "'actuator-models evaluate --json') or from --params and --logs.")
+    p.add_argument("--eval", metavar="JSON", help="evaluation JSON file")
+    p.add_argument("--params", nargs="+", metavar="P", help=PARAMS_HELP)
+    p.add_argument("--logs", metavar="DIR", help="folder of processed logs (with --params)")
+    p.add_argument("--out", required=True, metavar="PNG")
+    p.add_argument("--title", default="")
+    p.set_defaults(run=_cmd_plot_mae)
+
+    p = sub.add_parser("export-models", help="write the MJCF/URDF files (pendulum for a given bench)")
+    p.add_argument("--out", required=True, metavar="DIR")
+    p.add_argument("--mass", type=float, default=1.0, help="pendulum mass [kg]")
+    p.add_argument("--length", type=float, default=0.15, help="pendulum length [m]")
+    p.add_argument("--arm-mass", type=float, default=0.0, help="pendulum arm mass [kg]")
+    p.add_argument("--q-offset", type=float, default=0.0, help="encoder offset [rad]")
+    p.add_argument("--dt", type=float, default=0.005, help="MuJoCo timestep [s]")
+    p.set_defaults(run=_cmd_export_models)
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.run(args) or 0)
+    except (ValueError, OSError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,327 @@
+"""ROS-free MuJoCo simulation of servo-driven joints with the extended friction models M1-M6.
+
+Each actuated joint (a hinge or slide of an MJCF) gets a servo: an ``actuator_models.Model``
+(an actuator - firmware control law and motor - and a friction model with parameter values)
+and a firmware gain ``kp``. Every step, for each servo, in this order (paper section IV-E):
+
+1. ``control = control_law(goal, q, v, kp, vin)`` and ``tm = motor_torque(control, enable, v)``
+   (the real drivers' semantics: goal position [rad], torque enable, gain in firmware units);
+2. ``te`` = external torque from the *previous* step: ``-qfrc_bias + qfrc_constraint`` minus the
+   joint's own friction-loss constraint force (MuJoCo solves friction together with the rest
+   of the dynamics, so the current ``te`` is not available before the step);
+3. ``tau_fm = budget(tm, te, v)`` of the friction model, written into the DoF's
+   ``frictionloss`` (and ``damping``, see :mod:`actuator_sim.friction_split`);
+4. ``tm`` goes to the joint through its MJCF ``<motor>`` actuator (``ctrl = tm / gear``), or
+   through ``qfrc_applied`` when the joint has none;
+5. ``mj_step``.
+
+The armature of each actuated DoF is set from the model (``armature``). The friction-loss
+constraint of an actuated DoF is made (nearly) hard by default: ``solimpfriction`` 0.9999 and
+``solreffriction`` time constant ``2 timestep``, so the friction force is the stopping torque
+``J v / dt + tm + te`` clipped to the budget, as in the reference simulator (Algorithm 1).
+The params' ``q_offset`` (an encoder offset of the pendulum bench) is not used here; the
+pendulum MJCF carries it as the joint's ``ref`` (:mod:`actuator_sim.pendulum`).
+
+Units and frames: positions are the joint's ``qpos`` [rad] (or m for slides), velocities its
+``qvel`` [rad/s], torques are about the joint axis [N m], positive in the joint's positive
+direction. Use an MJCF with ``integrator="Euler"`` (semi-implicit Euler) to reproduce the
+reference simulator.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Optional, Sequence, Union
+
+import mujoco
+import numpy as np
+
+from actuator_models.model import Model
+
+from .friction_split import VISCOUS_MODES, ViscousMode, split_budget
+
+#: ``solimpfriction`` of actuated DoFs: impedance 0.9999 (the maximum) = a nearly hard constraint.
+HARD_FRICTION_SOLIMP = (0.9999, 0.9999, 0.001, 0.5, 2.0)
+_FRICTION_DOF = int(mujoco.mjtConstraint.mjCNSTR_FRICTION_DOF)
+
+PerJoint = Union[float, Sequence[float], Mapping[str, float], np.ndarray]
+
+
+@dataclass(frozen=True)
+class Servo:
+    """A servo on a named MJCF joint.
+
+    Attributes:
+        joint: MJCF joint name (hinge or slide).
+        model: actuator + friction model + parameter values.
+        kp: firmware proportional gain, in the actuator's own units.
+        vin: supply voltage [V]; None = the actuator's default.
+    """
+
+    joint: str
+    model: Model
+    kp: float
+    vin: Optional[float] = None
+
+
+@dataclass(frozen=True)
+class JointState:
+    """The actuated joints after a step; arrays in servo order.
+
+    Attributes:
+        time: simulation time [s]. position [rad], velocity [rad/s]. control: firmware output
+        (V or A). motor_torque, external_torque (the estimate the budget used), friction_torque
+        (friction-loss constraint force plus damping force of the step), friction_budget: [N m].
+        goal_position [rad], torque_enable, kp: the commands in force.
+    """
+
+    time: float
+    position: np.ndarray
+    velocity: np.ndarray
+    control: np.ndarray
+    motor_torque: np.ndarray
+    external_torque: np.ndarray
+    friction_torque: np.ndarray
+    friction_budget: np.ndarray
+    goal_position: np.ndarray
+    torque_enable: np.ndarray
+    kp: np.ndarray
+
+
+def friction_loss_torque(data: mujoco.MjData, nv: int) -> np.ndarray:
+    """Force [N m] of the friction-loss constraint rows of the last step, per DoF (shape ``(nv,)``)."""
+    rows = np.asarray(data.efc_type) == _FRICTION_DOF
+    return np.bincount(np.asarray(data.efc_id)[rows], np.asarray(data.efc_force)[rows], minlength=nv)
+
+
+def external_torque(data: mujoco.MjData, friction_loss: np.ndarray) -> np.ndarray:
+    """External torque [N m] per DoF from the last step: ``-bias + constraint - friction_loss``.
+
+    Gravity, Coriolis and centrifugal torques and constraint forces (limits, contacts,
+    equalities), without the DoFs' own friction (``friction_loss``, from
+    :func:`friction_loss_torque`).
+    """
+    return np.asarray(data.qfrc_constraint) - np.asarray(data.qfrc_bias) - friction_loss
+
+
+def _motor_actuator(model: mujoco.MjModel, joint_id: int) -> Optional[int]:
+    """Id of the first plain motor actuator driving ``joint_id``, or None."""
+    for act in range(model.nu):
+        if int(model.actuator_trntype[act]) != int(mujoco.mjtTrn.mjTRN_JOINT) or model.actuator_trnid[act, 0] != joint_id:
+            continue
+        plain = (
+            int(model.actuator_dyntype[act]) == int(mujoco.mjtDyn.mjDYN_NONE)
+            and int(model.actuator_gaintype[act]) == int(mujoco.mjtGain.mjGAIN_FIXED)
+            and int(model.actuator_biastype[act]) == int(mujoco.mjtBias.mjBIAS_NONE)
+            and model.actuator_gainprm[act, 0] == 1.0
+            and not model.actuator_ctrllimited[act]
+        )
+        if not plain:
+            name = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_ACTUATOR, act)
+            raise ValueError(
+                f"actuator {name!r} drives a servo joint but is not a plain unlimited <motor>; "
+                "the servo model computes the torque itself"
+            )
+        return act
+    return None
+
+
+class JointSimulation:
+    """A MuJoCo model whose named joints are driven by servo models with extended friction.
+
+    Commands (same semantics as the real drivers): :meth:`set_goal` [rad],
+    :meth:`set_torque_enable`, :meth:`set_gain`; each takes one value for all servos, a
+    sequence in servo order or a mapping by joint name. :meth:`step` advances one
+    ``timestep``; :attr:`state` reads the joints.
+
+    Args:
+        model: compiled MuJoCo model (its ``dof_armature``, ``dof_frictionloss``,
+            ``dof_damping`` and friction ``solref``/``solimp`` of actuated DoFs are modified).
+        servos: the actuated joints.
+        viscous: where the viscous part of the budget goes (:mod:`actuator_sim.friction_split`).
+        update_friction: False sets frictionloss/damping once from the budget at rest
+            (``tm = te = v = 0``) and keeps them: the plain Coulomb-viscous baseline.
+        hard_friction: make the friction-loss constraints of actuated DoFs nearly hard.
+    """
+
+    def __init__(
+        self,
+        model: mujoco.MjModel,
+        servos: Sequence[Servo],
+        viscous: ViscousMode = "frictionloss",
+        update_friction: bool = True,
+        hard_friction: bool = True,
+    ) -> None:
+        if viscous not in VISCOUS_MODES:
+            raise ValueError(f"unknown viscous mode {viscous!r}; expected one of {', '.join(VISCOUS_MODES)}")
+        if not servos:
+            raise ValueError("no servo to simulate")
+        self.model = model
+        self.data = mujoco.MjData(model)
+        self.servos = tuple(servos)
+        self.viscous = viscous
+        self.update_friction = update_friction
+        self.hard_friction = hard_friction
+        joint_ids = [self._joint_id(s.joint) for s in self.servos]
+        self._qpos = np.array([model.jnt_qposadr[j] for j in joint_ids])
+        self._dofs = np.array([model.jnt_dofadr[j] for j in joint_ids])
+        self._actuators = [_motor_actuator(model, j) for j in joint_ids]
+        self._vin = np.array([s.model.actuator.default_vin if s.vin is None else s.vin for s in self.servos])
+        self._kv = np.array([s.model.values.get("friction_viscous", 0.0) for s in self.servos])
+        model.dof_armature[self._dofs] = [s.model.values["armature"] for s in self.servos]
+        mujoco.mj_setConst(model, self.data)
+        self.timestep = model.opt.timestep  # sets the friction solref
+        if hard_friction:
+            model.dof_solimp[self._dofs] = HARD_FRICTION_SOLIMP
+        n = len(self.servos)
+        self.goal_position = np.zeros(n)
+        self.torque_enable = np.ones(n, dtype=bool)
+        self.kp = np.array([s.kp for s in self.servos], dtype=float)
+        self._control = np.zeros(n)
+        self._motor_torque = np.zeros(n)
+        self._external_torque = np.zeros(n)
+        self._budget = np.zeros(n)
+        self._friction_torque = np.zeros(n)
+        if not update_friction:
+            zeros = np.zeros(n)
+            self._budget = self._budgets(zeros, zeros, zeros)
+            self._write_friction(zeros)
+        self.reset()
+
+    # ------------------------------------------------------------------ construction helpers
+    @classmethod
+    def from_xml(cls, xml: str, servos: Sequence[Servo], **options: object) -> "JointSimulation":
+        """Build from an MJCF string (``options`` as for the constructor)."""
+        return cls(mujoco.MjModel.from_xml_string(xml), servos, **options)  # type: ignore[arg-type]
+
+    def _joint_id(self, name: str) -> int:
+        joint = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_JOINT, name)
+        if joint < 0:
+            names = [mujoco.mj_id2name(self.model, mujoco.mjtObj.mjOBJ_JOINT, j) for j in range(self.model.njnt)]
+            raise ValueError(f"no joint {name!r} in the MJCF (joints: {', '.join(map(str, names))})")
+        if int(self.model.jnt_type[joint]) not in (int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE)):
+            raise ValueError(f"joint {name!r} is not a hinge or slide joint")
+        return joint
+
+    # ------------------------------------------------------------------ commands
+    @property
+    def joint_names(self) -> tuple:
+        return tuple(s.joint for s in self.servos)
+
+    def _per_joint(self, values: PerJoint, current: np.ndarray) -> np.ndarray:
+        out = current.copy()
+        if np.isscalar(values):
+            out[:] = values
+            return out
+        if isinstance(values, Mapping):
+            for name, value in values.items():
+                if name not in self.joint_names:
+                    raise ValueError(f"no servo on joint {name!r} (servos: {', '.join(self.joint_names)})")
+                out[self.joint_names.index(name)] = value
+            return out
+        out[:] = np.broadcast_to(np.asarray(values, dtype=out.dtype), out.shape)
+        return out
+
+    def set_goal(self, goal: PerJoint) -> None:
+        """Goal positions [rad]."""
+        self.goal_position = self._per_joint(goal, self.goal_position)
+
+    def set_torque_enable(self, enable: Union[bool, Sequence[bool], Mapping[str, bool]]) -> None:
+        """Torque enable; disabled = H-bridge released / zero current, as the real servos."""
+        self.torque_enable = self._per_joint(enable, self.torque_enable)  # type: ignore[arg-type]
+
+    def set_gain(self, kp: PerJoint) -> None:
+        """Firmware proportional gains (actuator units)."""
+        self.kp = self._per_joint(kp, self.kp)
+
+    @property
+    def timestep(self) -> float:
+        """Physics step [s]."""
+        return float(self.model.opt.timestep)
+
+    @timestep.setter
+    def timestep(self, dt: float) -> None:
+        self.model.opt.timestep = dt
+        if self.hard_friction:
+            self.model.dof_solref[self._dofs] = (2.0 * dt, 1.0)
+
+    # ------------------------------------------------------------------ simulation
+    def reset(self, position: Optional[PerJoint] = None, velocity: Optional[PerJoint] = None) -> None:
+        """Reset MuJoCo's state; actuated joints to ``position`` [rad], ``velocity`` [rad/s].
+
+        The goals are set to the positions, so the servos start holding still.
+        """
+        mujoco.mj_resetData(self.model, self.data)
+        q = self._per_joint(0.0 if position is None else position, self.data.qpos[self._qpos].copy())
+        v = self._per_joint(0.0 if velocity is None else velocity, np.zeros(len(self.servos)))
+        self.data.qpos[self._qpos] = q
+        self.data.qvel[self._dofs] = v
+        self.goal_position = q.copy()
+        mujoco.mj_forward(self.model, self.data)
+        self._friction_loss = friction_loss_torque(self.data, self.model.nv)
+
+    def _budgets(self, tm: np.ndarray, te: np.ndarray, v: np.ndarray) -> np.ndarray:
+        return np.array(
+            [float(s.model.friction.budget(tm[i], te[i], v[i], s.model.values)) for i, s in enumerate(self.servos)]
+        )
+
+    def _write_friction(self, v: np.ndarray) -> None:
+        frictionloss, damping = split_budget(self._budget, self._kv, v, self.viscous)
+        self.model.dof_frictionloss[self._dofs] = frictionloss
+        self.model.dof_damping[self._dofs] = damping
+
+    def _apply(self, torque: np.ndarray) -> None:
+        for i, act in enumerate(self._actuators):
+            if act is None:
+                self.data.qfrc_applied[self._dofs[i]] = torque[i]
+            else:
+                self.data.ctrl[act] = torque[i] / self.model.actuator_gear[act, 0]
+
+    def step(self, n: int = 1) -> None:
+        """Advance ``n`` physics steps of :attr:`timestep` with the current commands."""
+        for _ in range(n):
+            self._step_once()
+
+    def _step_once(self) -> None:
+        q = self.data.qpos[self._qpos]
+        v = self.data.qvel[self._dofs].copy()
+        for i, servo in enumerate(self.servos):
+            act, values = servo.model.actuator, servo.model.values
+            self._control[i] = act.control(self.goal_position[i], q[i], v[i], self.kp[i], self._vin[i])
+            self._motor_torque[i] = act.torque(self._control[i], self.torque_enable[i], v[i], values, self._vin[i])
+        if self.update_friction:
+            self._external_torque = external_torque(self.data, self._friction_loss)[self._dofs]
+            self._budget = self._budgets(self._motor_torque, self._external_torque, v)
+            self._write_friction(v)
+        self._apply(self._motor_torque)
+        mujoco.mj_step(self.model, self.data)
+        self._friction_loss = friction_loss_torque(self.data, self.model.nv)
+        self._friction_torque = self._friction_loss[self._dofs] + self.data.qfrc_damper[self._dofs]
+
+    # ------------------------------------------------------------------ state
+    @property
+    def position(self) -> np.ndarray:
+        """Joint positions [rad] in servo order."""
+        return self.data.qpos[self._qpos].copy()
+
+    @property
+    def velocity(self) -> np.ndarray:
+        """Joint velocities [rad/s] in servo order."""
+        return self.data.qvel[self._dofs].copy()
+
+    @property
+    def state(self) -> JointState:
+        """A snapshot of the actuated joints (the torques are those of the last step)."""
+        return JointState(
+            time=float(self.data.time),
+            position=self.position,
+            velocity=self.velocity,
+            control=self._control.copy(),
+            motor_torque=self._motor_torque.copy(),
+            external_torque=self._external_torque.copy(),
+            friction_torque=self._friction_torque.copy(),
+            friction_budget=self._budget.copy(),
+            goal_position=self.goal_position.copy(),
+            torque_enable=self.torque_enable.copy(),
+            kp=self.kp.copy(),
+        )
