@@ -15,6 +15,7 @@ from typing import Callable, List, Optional, Sequence
 import numpy as np
 
 from .evaluation import evaluate
+from .fit_cli import FitUsageError, add_fit_command
 from .logs import LogError, log_files, read_log, resample, write_log
 from .model import ParamsError, library_names, load_model
 
@@ -130,8 +131,8 @@ def _add_core_commands(sub: "argparse._SubParsersAction") -> None:
     p.set_defaults(run=_cmd_library)
 
 
-#: Functions that add subcommands; other modules of the package append theirs here.
-COMMAND_GROUPS: List[Callable[["argparse._SubParsersAction"], None]] = [_add_core_commands]
+#: Functions that add subcommands.
+COMMAND_GROUPS: List[Callable[["argparse._SubParsersAction"], None]] = [_add_core_commands, add_fit_command]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -152,7 +153,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.run(args) or 0)
-    except (LogError, ParamsError, UsageError) as error:
+    except (LogError, ParamsError, UsageError, FitUsageError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -1,0 +1,146 @@
+"""``actuator-models fit``: identify M1-M6 from processed logs (see :mod:`.identification`)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Dict, Optional, Tuple
+
+from .actuators import ACTUATORS
+from .identification import FitInterrupted, FitResult
+from .report import ALL_MODELS, fit_models
+
+
+class FitUsageError(ValueError):
+    """A fit argument that cannot be used (unknown parameter, bad bounds file...)."""
+
+
+def parse_set(text: Optional[str]) -> Dict[str, float]:
+    """``"kt=1.5,R=2"`` -> ``{"kt": 1.5, "R": 2.0}``."""
+    fixed: Dict[str, float] = {}
+    for item in filter(None, (text or "").split(",")):
+        name, sep, value = item.partition("=")
+        try:
+            if not sep:
+                raise ValueError
+            fixed[name.strip()] = float(value)
+        except ValueError:
+            raise FitUsageError(f"--set: {item!r} is not name=value with a number") from None
+    return fixed
+
+
+def read_bounds(path: Optional[str]) -> Dict[str, Tuple[float, float]]:
+    """A YAML or JSON file ``{name: [lower, upper]}``."""
+    if not path:
+        return {}
+    import yaml  # JSON is YAML too
+
+    try:
+        data = yaml.safe_load(Path(path).read_text())
+    except (OSError, yaml.YAMLError) as error:
+        raise FitUsageError(f"{path}: cannot read bounds ({error})") from None
+    if not isinstance(data, dict):
+        raise FitUsageError(f"{path}: expected a mapping name: [lower, upper]")
+    bounds = {}
+    for name, pair in data.items():
+        if not (isinstance(pair, (list, tuple)) and len(pair) == 2 and all(isinstance(v, (int, float)) for v in pair)):
+            raise FitUsageError(f"{path}: field {name!r}: expected [lower, upper], got {pair!r}")
+        bounds[str(name)] = (float(pair[0]), float(pair[1]))
+    return bounds
+
+
+def _summary(name: str, result: FitResult) -> str:
+    val = "—" if result.validation_mae is None else f"{result.validation_mae:.5f}"
+    return (
+        f"{name.upper()}: train MAE {result.train_mae:.5f} rad, validation MAE {val} rad, "
+        f"{result.trials} trials in {result.seconds:.1f} s"
+    )
+
+
+def run_fit(args: argparse.Namespace) -> int:
+    models = list(ALL_MODELS) if args.model == "all" else [args.model]
+    single = len(models) == 1 and not (args.out and not args.out.endswith(".json"))
+    out_dir = Path(args.out).parent if single and args.out else Path(args.out or f"fit-{args.actuator}")
+    options = dict(
+        trials=args.trials,
+        validation_fraction=args.validation_fraction,
+        validation_kp=args.validation_kp,
+        seed=args.seed,
+        fixed=parse_set(args.set),
+        bounds=read_bounds(args.bounds),
+        storage=args.storage,
+        workers=args.workers,
+        integrator=args.integrator,
+        popsize=args.popsize,
+        progress=not args.quiet,
+    )
+    try:
+        reports = fit_models(args.logs, args.actuator, models, out_dir, study_prefix=args.study, **options)
+    except FitInterrupted as stop:
+        r = stop.result
+        print(
+            f"interrupted: best so far {_summary(r.model.friction.name, r)}; parameters kept in "
+            f"{out_dir}. Re-run with the same --storage and --study to continue.",
+            file=sys.stderr,
+        )
+        return 130
+    except ValueError as error:
+        raise FitUsageError(str(error)) from None
+    if single and args.out and Path(args.out).name != f"{models[0]}.json":
+        (out_dir / f"{models[0]}.json").replace(args.out)
+    for name, rep in reports.items():
+        print(_summary(name, rep.result))
+        for s in rep.spreads:
+            flag = "  (undetermined by these logs)" if not s.determined else ""
+            print(f"    {s.name:<32} {s.value:>11.5g} ± {s.half_width:<9.2g} {s.unit}{flag}")
+    report = out_dir / "report" / "report.json"
+    content = json.loads(report.read_text())
+    print(f"best model by validation MAE: {content['best_model'].upper()}", end="")
+    if content["improvement_over_m1"]:
+        print(f" ({content['improvement_over_m1']:.2f}x better than M1)")
+    else:
+        print()
+    print(f"params and report written to {out_dir} (report: {report.parent / 'report.md'})")
+    return 0
+
+
+def add_fit_command(sub: "argparse._SubParsersAction") -> None:
+    p = sub.add_parser(
+        "fit",
+        help="identify friction models M1-M6 with CMA-ES",
+        description="Fit friction models to processed logs with CMA-ES (optuna); the cost is the mean "
+                    "absolute position error (rad). A quarter of the logs is held out for validation, "
+                    "stratified by gain and trajectory. Progress is printed; Ctrl-C keeps the best "
+                    "parameters so far, and --storage/--study make a run resumable and shareable.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="examples:\n"
+               "  actuator-models fit --logs logs/ --actuator xl330 --model m6\n"
+               "  actuator-models fit --logs logs/ --actuator mx64 --model all --out fit-mx64/\n"
+               "  actuator-models fit --logs logs/ --actuator xl330 --model m6 --validation-kp 800\n"
+               "  actuator-models fit --logs logs/ --actuator xl330 --model m3 --set q_offset=0 \\\n"
+               "      --storage runs.journal --study xl330-m3 --workers 2",
+    )
+    p.add_argument("--logs", required=True, metavar="DIR", help="folder of processed JSON logs")
+    p.add_argument("--actuator", required=True, choices=sorted(ACTUATORS), help="actuator model")
+    p.add_argument("--model", required=True, choices=[*ALL_MODELS, "all"], help="friction model, or all of them")
+    p.add_argument("--trials", type=int, default=6000, help="trials per model (default 6000)")
+    split = p.add_mutually_exclusive_group()
+    split.add_argument("--validation-fraction", type=float, default=0.25, metavar="F",
+                       help="fraction of logs held out, stratified by gain and trajectory (default 0.25; 0 = fit on all)")
+    split.add_argument("--validation-kp", type=float, metavar="K", help="hold out the logs recorded at gain K instead")
+    p.add_argument("--seed", type=int, default=0, help="random seed (split and CMA-ES), default 0")
+    p.add_argument("--out", metavar="PATH",
+                   help="params file (.json) for one model, else a folder for params and report (default fit-<actuator>/)")
+    p.add_argument("--set", metavar="NAME=VALUE,...", help="fix parameters, e.g. --set q_offset=0,R=2.5")
+    p.add_argument("--bounds", metavar="FILE", help="YAML/JSON file {name: [lower, upper]} overriding search bounds")
+    p.add_argument("--storage", metavar="URL",
+                   help="optuna storage: a journal file (runs.journal) or an RDB URL (postgresql://...)")
+    p.add_argument("--study", metavar="NAME", help="study name prefix in the storage (the model name is appended)")
+    p.add_argument("--workers", type=int, default=1, help="processes working on each study (default 1)")
+    p.add_argument("--integrator", choices=("bam", "semi-implicit"), default="bam",
+                   help="simulation step to fit with, recorded in the params files (default bam)")
+    p.add_argument("--popsize", type=int, help="CMA-ES population (default: 2 x (4 + 3 ln parameters), 24 for M6)")
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.set_defaults(run=run_fit)

@@ -1,0 +1,224 @@
+"""Fit several friction models on the same logs and write an honest validation report.
+
+The report folder holds ``report.md`` and ``report.json`` (train and validation MAE per model,
+the unfitted defaults for comparison, the model chosen by validation MAE and its improvement
+factor over M1, per-parameter uncertainty from loss slices, validation MAE per trajectory and
+per gain) and ``mae.png`` (bars in the style of the paper's Fig. 5).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from .identification import FitResult, Objective, fit
+from .logs import Log, read_logs
+from .model import new_model
+from .plots import mae_bars
+from .splits import split_logs
+from .uncertainty import ParameterSpread, loss_slices
+
+ALL_MODELS = ("m1", "m2", "m3", "m4", "m5", "m6")
+
+
+@dataclass
+class ModelReport:
+    """One model's fit, its slices and its validation errors grouped by trajectory and gain."""
+
+    result: FitResult
+    params_file: Optional[Path]
+    spreads: List[ParameterSpread]
+    by_trajectory: Dict[str, float]
+    by_gain: Dict[str, float]
+
+
+def grouped_mae(per_log: Mapping[str, float], logs: Sequence[Log], key: str) -> Dict[str, float]:
+    """Mean MAE of logs grouped by a log attribute (``"trajectory"`` or ``"kp"``)."""
+    groups: Dict[str, List[float]] = defaultdict(list)
+    for log in logs:
+        name = Path(log.source).name
+        if name in per_log:
+            value = getattr(log, key)
+            groups[f"{value:g}" if isinstance(value, float) else str(value)].append(per_log[name])
+    return {group: float(np.mean(values)) for group, values in sorted(groups.items())}
+
+
+def fit_models(
+    logs: Union[str, Path, Sequence[Log]],
+    actuator: str,
+    models: Sequence[str] = ALL_MODELS,
+    out_dir: Union[str, Path] = "fit",
+    study_prefix: Optional[str] = None,
+    **options: object,
+) -> Dict[str, ModelReport]:
+    """Fit each model (``fit`` options passed through), save ``<out_dir>/<model>.json`` and the
+    report under ``<out_dir>/report``. Returns the reports by model name."""
+    loaded = read_logs(logs) if isinstance(logs, (str, Path)) else list(logs)
+    out_dir = Path(out_dir)
+    seed = int(options.get("seed") or 0)
+    train, validation = split_logs(
+        loaded, float(options.get("validation_fraction", 0.25)), options.get("validation_kp"), seed  # type: ignore[arg-type]
+    )
+    reports: Dict[str, ModelReport] = {}
+    for name in models:
+        study_name = f"{study_prefix}-{name}" if study_prefix else None
+        params_file = out_dir / f"{name}.json"
+        result = fit(loaded, actuator, name, study_name=study_name, out=params_file, **options)  # type: ignore[arg-type]
+        objective = Objective(result.model, train, result.model.integrator)
+        spreads = loss_slices(result.model, objective, result.space)
+        reports[name] = ModelReport(
+            result,
+            params_file,
+            spreads,
+            grouped_mae(result.validation_logs, validation, "trajectory"),
+            grouped_mae(result.validation_logs, validation, "kp"),
+        )
+    write_report(reports, loaded, train, validation, actuator, str(options.get("integrator", "bam")), out_dir / "report")
+    return reports
+
+
+def _default_errors(actuator: str, model: str, integrator: str, train: Sequence[Log], validation: Sequence[Log]) -> Tuple[float, Optional[float]]:
+    default = new_model(actuator, model, integrator)
+    values = {k: np.array([v]) for k, v in default.values.items()}
+    train_mae = float(Objective(default, train, integrator)(values)[0])
+    val_mae = float(Objective(default, validation, integrator)(values)[0]) if validation else None
+    return train_mae, val_mae
+
+
+def best_model(reports: Mapping[str, ModelReport]) -> str:
+    """The model with the lowest validation MAE (training MAE when there is no validation)."""
+    def score(name: str) -> float:
+        r = reports[name].result
+        return r.validation_mae if r.validation_mae is not None else r.train_mae
+
+    return min(reports, key=score)
+
+
+def write_report(
+    reports: Mapping[str, ModelReport],
+    logs: Sequence[Log],
+    train: Sequence[Log],
+    validation: Sequence[Log],
+    actuator: str,
+    integrator: str,
+    folder: Union[str, Path],
+) -> Dict[str, object]:
+    """Write report.json, report.md and mae.png into ``folder``; returns the JSON content."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    chosen = best_model(reports)
+    reference = "m1" if "m1" in reports else None
+
+    def key_mae(name: str) -> float:
+        r = reports[name].result
+        return r.validation_mae if r.validation_mae is not None else r.train_mae
+
+    factor = key_mae(reference) / key_mae(chosen) if reference else None
+    content: Dict[str, object] = {
+        "actuator": actuator,
+        "integrator": integrator,
+        "logs": len(logs),
+        "train_logs": [Path(log.source).name for log in train],
+        "validation_logs": [Path(log.source).name for log in validation],
+        "best_model": chosen,
+        "improvement_over_m1": factor,
+        "models": {},
+        "defaults": {},
+    }
+    for name, rep in reports.items():
+        r = rep.result
+        default_train, default_val = _default_errors(actuator, name, integrator, train, validation)
+        content["defaults"][name] = {"train_mae": default_train, "validation_mae": default_val}  # type: ignore[index]
+        content["models"][name] = {  # type: ignore[index]
+            "train_mae": r.train_mae,
+            "validation_mae": r.validation_mae,
+            "trials": r.trials,
+            "seconds": r.seconds,
+            "params_file": str(rep.params_file) if rep.params_file else None,
+            "validation_by_trajectory": rep.by_trajectory,
+            "validation_by_gain": rep.by_gain,
+            "validation_logs": r.validation_logs,
+            "train_logs": r.train_logs,
+            "parameters": [s.to_dict() for s in rep.spreads],
+            "fixed": dict(r.space.fixed),
+        }
+    (folder / "report.json").write_text(json.dumps(content, indent=2) + "\n")
+    (folder / "report.md").write_text(markdown(content))
+    labels = list(reports)
+    series = {"train": [reports[m].result.train_mae for m in labels]}
+    if validation:
+        series["validation"] = [reports[m].result.validation_mae for m in labels]  # type: ignore[misc]
+    mae_bars(labels, series, folder / "mae.png", title=f"{actuator}: MAE per friction model ({integrator} step)")
+    return content
+
+
+def _fmt(value: Optional[float]) -> str:
+    return "—" if value is None else f"{value:.4f}"
+
+
+def markdown(content: Mapping[str, object]) -> str:
+    """The report as Markdown."""
+    models: Mapping[str, Mapping[str, object]] = content["models"]  # type: ignore[assignment]
+    defaults: Mapping[str, Mapping[str, object]] = content["defaults"]  # type: ignore[assignment]
+    lines = [
+        f"# Identification report: {content['actuator']} ({content['integrator']} step)",
+        "",
+        f"{content['logs']} logs: {len(content['train_logs'])} to fit, {len(content['validation_logs'])} to validate"  # type: ignore[arg-type]
+        f" ({', '.join(content['validation_logs']) or 'none'}).",  # type: ignore[arg-type]
+        "",
+        "| model | train MAE [rad] | validation MAE [rad] | default params, validation MAE | trials | time [s] |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name, m in models.items():
+        d = defaults[name]
+        lines.append(
+            f"| {name.upper()} | {_fmt(m['train_mae'])} | {_fmt(m['validation_mae'])} | {_fmt(d['validation_mae'] if d['validation_mae'] is not None else d['train_mae'])} "  # type: ignore[arg-type]
+            f"| {m['trials']} | {m['seconds']:.1f} |"
+        )
+    factor = content["improvement_over_m1"]
+    lines += [
+        "",
+        f"Chosen by validation MAE: **{str(content['best_model']).upper()}**"
+        + (f", {factor:.2f}x lower MAE than M1." if factor else "."),
+        "",
+        "## Validation MAE per trajectory and per gain",
+        "",
+    ]
+    groups = sorted({g for m in models.values() for g in m["validation_by_trajectory"]})  # type: ignore[union-attr]
+    gains = sorted({g for m in models.values() for g in m["validation_by_gain"]}, key=float)  # type: ignore[union-attr]
+    if groups or gains:
+        lines.append("| model | " + " | ".join([*groups, *(f"kp {g}" for g in gains)]) + " |")
+        lines.append("|---" * (1 + len(groups) + len(gains)) + "|")
+        for name, m in models.items():
+            cells = [_fmt(m["validation_by_trajectory"].get(g)) for g in groups]  # type: ignore[union-attr]
+            cells += [_fmt(m["validation_by_gain"].get(g)) for g in gains]  # type: ignore[union-attr]
+            lines.append(f"| {name.upper()} | " + " | ".join(cells) + " |")
+    else:
+        lines.append("No validation logs.")
+    lines += [
+        "",
+        "## Parameters and their uncertainty",
+        "",
+        "Interval: where the training cost stays within 1 % of its fitted value, the other parameters",
+        "held at their fitted values (a loss slice). *undetermined*: the cost moves by less than 1 %",
+        "across the whole search range, so the logs do not pin this parameter down.",
+        "",
+    ]
+    for name, m in models.items():
+        lines += [f"### {name.upper()}", "", "| parameter | value | interval | ± | unit | cost sensitivity | |", "|---|---|---|---|---|---|---|"]
+        for p in m["parameters"]:  # type: ignore[union-attr]
+            flag = "" if p["determined"] else "undetermined"
+            lines.append(
+                f"| {p['name']} | {p['value']:.4g} | [{p['lower']:.4g}, {p['upper']:.4g}] | {p['half_width']:.2g} | {p['unit']} "
+                f"| {100 * p['sensitivity']:.1f} % | {flag} |"
+            )
+        for fixed, value in m["fixed"].items():  # type: ignore[union-attr]
+            lines.append(f"| {fixed} | {value:.4g} | fixed | | | | |")
+        lines.append("")
+    lines.append("![MAE per model](mae.png)")
+    return "\n".join(lines) + "\n"
