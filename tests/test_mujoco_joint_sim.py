@@ -104,14 +104,17 @@ def test_commands_by_name_sequence_and_scalar():
     sim = JointSimulation.from_xml(read_model("arm_mx.xml"), [Servo("shoulder", a, 4), Servo("elbow", b, 4)])
     assert sim.joint_names == ("shoulder", "elbow")
     sim.set_goal({"elbow": 0.3})
-    sim.set_gain([8.0, 16.0])
+    sim.set_kp([8.0, 16.0])
     sim.set_torque_enable({"shoulder": False})
     state = sim.state
     assert state.goal_position.tolist() == [0.0, 0.3]
     assert state.kp.tolist() == [8.0, 16.0]
     assert state.torque_enable.tolist() == [False, True]
-    sim.set_torque_enable(True)
+    sim.command([0.1, 0.2], torque_enable=True)
     assert sim.state.torque_enable.tolist() == [True, True]
+    assert sim.state.goal_position.tolist() == [0.1, 0.2]
+    sim.release()
+    assert sim.state.torque_enable.tolist() == [False, False]
     with pytest.raises(ValueError, match="no servo on joint 'wrist'"):
         sim.set_goal({"wrist": 1.0})
 

@@ -149,16 +149,42 @@ def _cmd_arm_compare(args: argparse.Namespace) -> int:
     real = (resolve_params(args.real_shoulder, a.shoulder), resolve_params(args.real_elbow, a.elbow))
     candidates = {label: (resolve_params(s, a.shoulder), resolve_params(e, a.elbow)) for label, s, e in _candidates(args)}
     maes = compare_arm(a, real, candidates, args.paths, args.gain, args.viscous)
-    labels = list(candidates)
     print(f"arm {a.name}: joint MAE [rad] against the 'real' arm ({real[0].name} + {real[1].name})")
-    print(f"{'path':<22}" + "".join(f"{label:>10}" for label in labels))
-    for group, row in maes.items():
-        print(f"{group:<22}" + "".join(f"{row[label]:>10.5f}" for label in labels))
-    print(f"{'mean':<22}" + "".join(f"{np.mean([r[label] for r in maes.values()]):>10.5f}" for label in labels))
+    _print_table(maes, list(candidates))
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         Path(args.out).write_text(json.dumps({"arm": a.name, "real": [real[0].name, real[1].name], "maes": maes}, indent=2))
         print(f"MAE table written to {args.out}")
+    return 0
+
+
+def _print_table(maes: Dict[str, Dict[str, float]], labels: Sequence[str]) -> None:
+    width = max(12, *(len(label) + 2 for label in labels))
+    print(f"{'path':<18}" + "".join(f"{label:>{width}}" for label in labels))
+    for group, row in maes.items():
+        print(f"{group:<18}" + "".join(f"{row[label]:>{width}.5f}" for label in labels))
+    print(f"{'mean':<18}" + "".join(f"{np.mean([r[label] for r in maes.values()]):>{width}.5f}" for label in labels))
+
+
+def _cmd_transfer(args: argparse.Namespace) -> int:
+    from .arm import arm
+    from .transfer import transfer_experiment
+
+    a = arm(args.arm)
+    result = transfer_experiment(a, args.paths, args.gain, trials=args.trials, seed=args.seed,
+                                 log=lambda text: print(text, flush=True))
+    print("validation MAE on the virtual bench [rad] (shoulder, elbow), each with its own integrator:")
+    for label, (shoulder, elbow) in result.validation.items():
+        print(f"  {label:<20} {shoulder:.5f}  {elbow:.5f}")
+    print(f"arm {a.name}: joint MAE [rad] against the 'real' arm ({a.shoulder}/m6 + {a.elbow}/m6) in MuJoCo")
+    _print_table({g: dict(r) for g, r in result.maes.items()}, list(result.fitted))
+    if args.out_dir:
+        out = Path(args.out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        result.save(out)
+        summary = {"arm": a.name, "trials": args.trials, "validation": result.validation, "maes": result.maes}
+        (out / "transfer.json").write_text(json.dumps(summary, indent=2))
+        print(f"fitted params and transfer.json written to {out}")
     return 0
 
 
@@ -322,6 +348,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", metavar="JSON", help="write the MAE table (input of plot-mae)")
     viscous(p)
     p.set_defaults(run=_cmd_arm_compare)
+
+    p = sub.add_parser("transfer", help="do semi-implicit-identified models transfer to MuJoCo better than bam ones?",
+                       description="Virtual pendulum bench (MuJoCo, published M6 as the real actuators), "
+                                   "identification of M1 and M6 with the bam and the semi-implicit step (same logs, "
+                                   "same trials), then the 2R arm MAE of each fitted pair against the real arm. "
+                                   "Needs actuator_models.identification; takes minutes.")
+    p.add_argument("--arm", required=True, choices=sorted(ARMS))
+    p.add_argument("--trials", type=int, default=2000, help="CMA-ES trials per fit (default 2000)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--paths", nargs="+", choices=list(PATHS), default=list(PATHS))
+    p.add_argument("--gain", nargs="+", default=["low"], help="gain levels (default: low)")
+    p.add_argument("--out-dir", metavar="DIR", help="write the fitted params and transfer.json here")
+    p.set_defaults(run=_cmd_transfer)
 
     p = sub.add_parser("plot-diagram", help="drive/backdrive diagrams (paper Fig. 2 and 4)",
                        description="Drive and backdrive limits of the load for each motor torque, one line per "

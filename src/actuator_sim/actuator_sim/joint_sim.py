@@ -130,8 +130,9 @@ class JointSimulation:
     """A MuJoCo model whose named joints are driven by servo models with extended friction.
 
     Commands (same semantics as the real drivers): :meth:`set_goal` [rad],
-    :meth:`set_torque_enable`, :meth:`set_gain`; each takes one value for all servos, a
-    sequence in servo order or a mapping by joint name. :meth:`step` advances one
+    :meth:`set_torque_enable`, :meth:`set_kp`, and the drivers' :meth:`command` and
+    :meth:`release`; each takes one value for all servos, a sequence in servo order or a
+    mapping by joint name. :meth:`step` advances one
     ``timestep``; :attr:`state` reads the joints.
 
     Args:
@@ -230,9 +231,19 @@ class JointSimulation:
         """Torque enable; disabled = H-bridge released / zero current, as the real servos."""
         self.torque_enable = self._per_joint(enable, self.torque_enable)  # type: ignore[arg-type]
 
-    def set_gain(self, kp: PerJoint) -> None:
-        """Firmware proportional gains (actuator units)."""
+    def set_kp(self, kp: PerJoint) -> None:
+        """Firmware proportional gains (actuator units), as the drivers' ``set_kp``."""
         self.kp = self._per_joint(kp, self.kp)
+
+    def command(self, goals: PerJoint, torque_enable: Optional[Union[bool, Sequence[bool], Mapping[str, bool]]] = None) -> None:
+        """Goal positions [rad] and, when given, torque enable, as the drivers' ``command``."""
+        self.set_goal(goals)
+        if torque_enable is not None:
+            self.set_torque_enable(torque_enable)
+
+    def release(self) -> None:
+        """Torque off on every servo, as the drivers' ``release``."""
+        self.set_torque_enable(False)
 
     @property
     def timestep(self) -> float:
@@ -289,8 +300,8 @@ class JointSimulation:
             act, values = servo.model.actuator, servo.model.values
             self._control[i] = act.control(self.goal_position[i], q[i], v[i], self.kp[i], self._vin[i])
             self._motor_torque[i] = act.torque(self._control[i], self.torque_enable[i], v[i], values, self._vin[i])
+        self._external_torque = external_torque(self.data, self._friction_loss)[self._dofs]
         if self.update_friction:
-            self._external_torque = external_torque(self.data, self._friction_loss)[self._dofs]
             self._budget = self._budgets(self._motor_torque, self._external_torque, v)
             self._write_friction(v)
         self._apply(self._motor_torque)
