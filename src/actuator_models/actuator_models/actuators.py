@@ -16,7 +16,7 @@ from typing import Dict, Mapping, Tuple
 
 import numpy as np
 
-from .parameters import Parameter, ParamValues, Value
+from .parameters import Parameter, ParamValues, Value, clip
 
 #: Parameters every actuator model has, with the bounds used for the Dynamixel MX series.
 KT = Parameter("kt", 1.6, 1.0, 3.0, "N m/A", "torque constant (motor and reducer)", "kt")
@@ -71,7 +71,7 @@ class VoltageControlled(Actuator):
     max_duty: float = 0.9625
 
     def control(self, goal: Value, q: Value, v: Value, kp: Value, vin: Value) -> Value:
-        duty = np.clip(kp * self.error_gain * (goal - q), -self.max_duty, self.max_duty)
+        duty = clip(kp * self.error_gain * (goal - q), -self.max_duty, self.max_duty)
         return vin * duty
 
     def torque(self, control: Value, enable: Value, v: Value, p: ParamValues, vin: Value) -> Value:
@@ -92,12 +92,12 @@ class CurrentPD(Actuator):
 
     def control(self, goal: Value, q: Value, v: Value, kp: Value, vin: Value) -> Value:
         current = kp * (goal - q) - self.damping * np.sqrt(kp) * v
-        return np.clip(current, -self.max_current, self.max_current)
+        return clip(current, -self.max_current, self.max_current)
 
     def torque(self, control: Value, enable: Value, v: Value, p: ParamValues, vin: Value) -> Value:
         limit = p["kt"] / p["R"] * self.bus_voltage
         emf = p["kt"] ** 2 * v / p["R"]
-        return np.clip(p["kt"] * control * enable, -limit - emf, limit - emf)
+        return clip(p["kt"] * control * enable, -limit - emf, limit - emf)
 
 
 @dataclass(frozen=True)
@@ -112,12 +112,12 @@ class CurrentControlled(Actuator):
     max_current: float = 10.0
 
     def control(self, goal: Value, q: Value, v: Value, kp: Value, vin: Value) -> Value:
-        return np.clip(kp * (goal - q), -self.max_current, self.max_current)
+        return clip(kp * (goal - q), -self.max_current, self.max_current)
 
     def torque(self, control: Value, enable: Value, v: Value, p: ParamValues, vin: Value) -> Value:
         low = (-vin - p["kt"] * v) / p["R"]
         high = (vin - p["kt"] * v) / p["R"]
-        return p["kt"] * np.clip(control, low, high) * enable
+        return p["kt"] * clip(control, low, high) * enable
 
 
 XL330_GAIN = (4096 / (2 * np.pi)) / (256 * 885)

@@ -43,3 +43,9 @@ class Parameter:
     def with_bounds(self, lower: float, upper: float) -> "Parameter":
         """Return a copy with other identification bounds."""
         return replace(self, lower=lower, upper=upper)
+
+
+def clip(x: Value, low: Value, high: Value) -> Value:
+    """``min(max(x, low), high)`` elementwise: ``np.clip`` without its per-call overhead,
+    which matters in the per-step loop of batched rollouts."""
+    return np.minimum(np.maximum(x, low), high)

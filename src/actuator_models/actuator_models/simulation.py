@@ -30,7 +30,7 @@ from .actuators import Actuator
 from .friction import FrictionModel, applied_friction
 from .logs import Log
 from .model import Model
-from .parameters import ParamValues, Value
+from .parameters import ParamValues, Value, clip
 
 GRAVITY = 9.80665  # m/s^2
 MAX_SPEED = 100.0  # rad/s, velocity clip of the published step
@@ -68,7 +68,7 @@ def step(
     stopping = inertia * v / dt + tm + te
     tf = applied_friction(stopping, budget)
     a = (tm + te + tf) / inertia
-    v = np.clip(v + a * dt, -MAX_SPEED, MAX_SPEED)
+    v = clip(v + a * dt, -MAX_SPEED, MAX_SPEED)
     if integrator == "bam":
         q = q + v * dt + 0.5 * a * dt**2
     else:
