@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 from actuator_models import load_model, read_logs
+from actuator_models.synthesis import BenchConfig, synthesize_logs
 from actuator_models.trajectories import TRAJECTORIES
 from actuator_sim.replay import replay, replays
-from actuator_sim.synthetic import synthetic_logs
 
 TOLERANCE = 0.01  # rad, MAE between the MuJoCo and the reference rollouts
 MODELS = [f"m{i}" for i in range(1, 7)]
@@ -15,7 +15,7 @@ MODELS = [f"m{i}" for i in range(1, 7)]
 
 @pytest.fixture(scope="module")
 def mx64_logs():
-    return synthetic_logs(load_model("mx64/m6"), mass=1.0, length=0.15, kp=8.0)
+    return synthesize_logs(load_model("mx64/m6"), [BenchConfig(mass=1.0, length=0.15, kp=8.0)])
 
 
 @pytest.fixture(scope="module")

@@ -73,8 +73,9 @@ def _parse_bench(text: str) -> Tuple[float, float, float]:
 
 
 def _cmd_consistency(args: argparse.Namespace) -> int:
+    from actuator_models.synthesis import BenchConfig, synthesize_logs
+
     from .replay import replays
-    from .synthetic import synthetic_logs
 
     if args.logs:
         logs = read_logs(args.logs)
@@ -82,7 +83,7 @@ def _cmd_consistency(args: argparse.Namespace) -> int:
     else:
         truth = load_model(args.synthetic)
         benches = args.bench or DEFAULT_SYNTHETIC_BENCHES
-        logs = [log for bench in benches for log in synthetic_logs(truth, *bench)]
+        logs = synthesize_logs(truth, [BenchConfig(*bench) for bench in benches], encoder_step=0.0)
         source = f"synthetic logs of {truth.name} ({len(logs)})"
     print(f"MuJoCo vs reference simulator (semi-implicit) on {source}, viscous part in {args.viscous}")
     print(f"{'params':<16} {'mean MAE ref':>13} {'max MAE ref':>12} {'mean MAE log':>13}")

@@ -15,35 +15,42 @@ The virtual experiment: the "real" actuators are the published M6 of each joint 
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
+import numpy as np
+
 from actuator_models.logs import Log
 from actuator_models.model import Model, load_model, save_model
+from actuator_models.synthesis import BenchConfig, grid, synthesize_logs
 from actuator_models.trajectories import TRAJECTORIES
 
 from .arm import Arm
 from .experiment import ModelPair, compare_arm
 from .replay import mujoco_positions
-from .synthetic import command_log, recorded
 
-#: (mass [kg], length [m], kp) grids of the virtual bench per arm, after the paper's Table I.
-BENCH_GRIDS: Dict[str, List[Tuple[float, float, float]]] = {
-    "mx": list(itertools.product((0.5, 1.0, 1.5), (0.1, 0.15, 0.2), (4.0, 8.0, 16.0, 32.0))),
-    "erob": list(itertools.product((3.1, 8.2, 12.7, 14.6, 19.6), (0.5,), (10.0, 25.0, 50.0, 100.0))),
+#: Bench configurations of the virtual bench per arm: the paper's Table I.
+BENCH_GRIDS: Dict[str, List[BenchConfig]] = {
+    "mx": grid((0.5, 1.0, 1.5), (0.1, 0.15, 0.2), (4.0, 8.0, 16.0, 32.0)),
+    "erob": grid((3.1, 8.2, 12.7, 14.6, 19.6), (0.5,), (10.0, 25.0, 50.0, 100.0)),
 }
 INTEGRATORS = ("bam", "semi-implicit")
 
 
-def virtual_bench_logs(model: Model, grid: Sequence[Tuple[float, float, float]],
+def recorded(log: Log, positions: np.ndarray) -> Log:
+    """``log`` with ``positions`` [rad] as measurements (speed: their gradient, 0 at the start)."""
+    speed = np.gradient(positions, log.dt)
+    speed[0] = 0.0
+    return replace(log, position=np.asarray(positions, dtype=float), speed=speed)
+
+
+def virtual_bench_logs(model: Model, configs: Sequence[BenchConfig],
                        trajectories: Sequence[str] = tuple(TRAJECTORIES)) -> List[Log]:
-    """Logs of the MuJoCo pendulum driven by ``model`` for every (mass, length, kp) and trajectory."""
-    logs = []
-    for (mass, length, kp), name in itertools.product(grid, trajectories):
-        blank = command_log(model.actuator.name, name, mass, length, kp)
-        logs.append(recorded(blank, mujoco_positions(model, blank)))
-    return logs
+    """Logs of the MuJoCo pendulum driven by ``model`` for every configuration and trajectory
+    (no encoder quantisation). The commands come from ``actuator_models.synthesis``."""
+    commands = synthesize_logs(model, configs, trajectories, encoder_step=0.0)
+    return [recorded(log, mujoco_positions(model, log)) for log in commands]
 
 
 @dataclass(frozen=True)
@@ -81,16 +88,16 @@ class TransferResult:
 
 def transfer_experiment(arm: Arm, paths: Sequence[str], gains: Sequence[str] = ("low",),
                         frictions: Sequence[str] = ("m1", "m6"), trials: int = 2000,
-                        grid: Optional[Sequence[Tuple[float, float, float]]] = None, seed: int = 0,
+                        configs: Optional[Sequence[BenchConfig]] = None, seed: int = 0,
                         log: Optional[Callable[[str], None]] = None) -> TransferResult:
     """Run the whole experiment for ``arm`` (see the module docstring); ``log`` gets progress lines."""
     say = log or (lambda text: None)
-    grid = BENCH_GRIDS[arm.name] if grid is None else grid
+    configs = BENCH_GRIDS[arm.name] if configs is None else configs
     real = (load_model(f"{arm.shoulder}/m6"), load_model(f"{arm.elbow}/m6"))
     bench = {}
     for model in real:
-        say(f"virtual bench: {model.name}, {len(grid)} configurations x {len(TRAJECTORIES)} trajectories")
-        bench[model.actuator.name] = virtual_bench_logs(model, grid)
+        say(f"virtual bench: {model.name}, {len(configs)} configurations x {len(TRAJECTORIES)} trajectories")
+        bench[model.actuator.name] = virtual_bench_logs(model, configs)
     fitted: Dict[str, ModelPair] = {}
     validation: Dict[str, Tuple[Optional[float], Optional[float]]] = {}
     for friction, integrator in itertools.product(frictions, INTEGRATORS):
