@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Dict, Optional, Tuple
 
 from .actuators import ACTUATORS
-from .identification import FitInterrupted, FitResult
+from .identification import PATIENCE, FitInterrupted, FitResult
 from .report import ALL_MODELS, fit_models
 
 
@@ -75,6 +75,7 @@ def run_fit(args: argparse.Namespace) -> int:
         integrator=args.integrator,
         popsize=args.popsize,
         progress=not args.quiet,
+        patience=args.patience or None,
     )
     try:
         reports = fit_models(args.logs, args.actuator, models, out_dir, study_prefix=args.study, **options)
@@ -142,5 +143,7 @@ def add_fit_command(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--integrator", choices=("bam", "semi-implicit"), default="bam",
                    help="simulation step to fit with, recorded in the params files (default bam)")
     p.add_argument("--popsize", type=int, help="CMA-ES population (default: 2 x (4 + 3 ln parameters), 24 for M6)")
+    p.add_argument("--patience", type=int, default=PATIENCE, metavar="G",
+                   help=f"stop after G generations without a 0.1%% improvement (default {PATIENCE}; 0 = never)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.set_defaults(run=run_fit)

@@ -39,6 +39,18 @@ from .splits import split_logs
 
 #: Cost given to a parameter set whose simulation is not finite [rad].
 FAILED_COST = 1e3
+#: Relative improvement of the best cost below which a run has converged (see ``patience``).
+CONVERGED = 1e-3
+#: Default patience: generations without a CONVERGED improvement before a fit stops early.
+PATIENCE = 60
+
+
+def converged(best_history: Sequence[float], patience: int) -> bool:
+    """True when the best cost improved by less than :data:`CONVERGED` over ``patience`` generations."""
+    if len(best_history) <= patience:
+        return False
+    before, now = best_history[-patience - 1], best_history[-1]
+    return before - now <= CONVERGED * abs(before)
 
 
 class FitInterrupted(Exception):
@@ -196,17 +208,21 @@ def run_study(
     popsize: int,
     progress: Optional[Progress] = None,
     worker: int = 0,
+    patience: Optional[int] = None,
 ) -> None:
     """Ask a generation, simulate it in one batch, tell the costs; until ``trials`` are complete.
 
     Ctrl-C stops after the current generation is told (then raises KeyboardInterrupt), so the
     study holds no half-done generation and a later run resumes from the completed trials. The first trial of each
-    generation records the ``worker`` index (user attribute).
+    generation records the ``worker`` index (user attribute). With ``patience``, it also stops
+    once the best cost has improved by less than :data:`CONVERGED` (relative) over the last
+    ``patience`` generations of this run.
     """
+    history: List[float] = []
     with deferred_interrupt() as interrupted:
         while not interrupted():
             done = _completed(study)
-            if done >= trials:
+            if done >= trials or (patience and converged(history, patience)):
                 break
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -215,6 +231,7 @@ def run_study(
             costs = objective(space.batch([t.params for t in pending]))
             for trial, cost in zip(pending, costs):
                 study.tell(trial, float(cost))
+            history.append(study.best_value)
             if progress:
                 progress.update(done + len(costs), study.best_value)
     if interrupted():
@@ -276,12 +293,12 @@ def _per_log(model: Model, logs: Sequence[Log], integrator: str) -> Dict[str, fl
 
 def _worker(
     index: int, storage: str, study_name: str, seed: int, popsize: int, space: SearchSpace, model: Model,
-    logs: List[Log], integrator: str, trials: int,
+    logs: List[Log], integrator: str, trials: int, patience: Optional[int],
 ) -> None:
     """A helper process: joins the study and works on it until it has ``trials`` trials."""
     study = make_study(storage, study_name, seed, popsize)
     try:
-        run_study(study, space, Objective(model, logs, integrator), trials, popsize, worker=index)
+        run_study(study, space, Objective(model, logs, integrator), trials, popsize, worker=index, patience=patience)
     except KeyboardInterrupt:
         pass
 
@@ -303,6 +320,7 @@ def fit(
     popsize: Optional[int] = None,
     out: Optional[Union[str, Path]] = None,
     progress: bool = True,
+    patience: Optional[int] = PATIENCE,
 ) -> FitResult:
     """Identify ``model`` (m1..m6) of ``actuator`` on processed logs with CMA-ES.
 
@@ -318,6 +336,8 @@ def fit(
             ``out`` if no storage is given).
         integrator: ``"bam"`` (published step) or ``"semi-implicit"``; recorded in the params.
         out: params file written with the best parameters (also after Ctrl-C).
+        patience: stop early after this many generations without a 0.1 % improvement
+            (None: always run all ``trials``).
 
     Raises:
         FitInterrupted: on Ctrl-C, after saving the best parameters so far.
@@ -340,14 +360,14 @@ def fit(
     if workers > 1:
         context = multiprocessing.get_context("spawn")
         for index in range(1, workers):
-            args = (index, storage, study.study_name, (seed or 0) + index, size, space, base, train, integrator, trials)
+            args = (index, storage, study.study_name, (seed or 0) + index, size, space, base, train, integrator, trials, patience)
             helpers.append(context.Process(target=_worker, args=args, daemon=True))
         for process in helpers:
             process.start()
     label = f"{actuator}/{model}"
     interrupted = False
     try:
-        run_study(study, space, objective, trials, size, Progress(label, trials, progress))
+        run_study(study, space, objective, trials, size, Progress(label, trials, progress), patience=patience)
     except KeyboardInterrupt:
         interrupted = True
         for process in helpers:  # they stop after their current generation
