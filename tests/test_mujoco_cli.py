@@ -49,7 +49,9 @@ def test_plots_from_the_command_line(tmp_path, one_log, capsys):
     evaluation = tmp_path / "eval.json"
     evaluation.write_text("table...\n" + json.dumps({"xl330/m1": {"mean": 0.08, "logs": {}}}) + "\n")
     assert main(["plot-mae", "--eval", str(evaluation), "--out", str(tmp_path / "m.png")]) == 0
-    for name in ("d.png", "t.png", "m.png"):
+    assert main(["plot-mae", "--params", "xl330/m1", "xl330/m6", "--logs", str(one_log.parent),
+                 "--out", str(tmp_path / "p.png")]) == 0
+    for name in ("d.png", "t.png", "m.png", "p.png"):
         assert (tmp_path / name).read_bytes().startswith(PNG)
 
 
