@@ -1,0 +1,255 @@
+"""A Dynamixel bus on ``dynamixel_sdk``: transactions with retries, error counters and decoded errors.
+
+:class:`DynamixelBus` wraps one ``PortHandler`` and one ``PacketHandler``. Every transaction is
+retried on a timeout or a corrupt status packet (and counted in :class:`ErrorCounters`); a
+status packet whose error field is set becomes a :class:`~.dynamixel_errors.HardwareError`
+(Protocol 1.0 voltage/overheating/overload bits, Protocol 2.0 Alert bit: the bits of Hardware
+Error Status(70) are read and named) or a :class:`~.dynamixel_errors.StatusError` (a refused
+instruction), each naming the servo ID.
+
+The block read of every cycle is one SYNC READ (Protocol 2.0), one BULK READ (Protocol 1.0, two
+servos or more; MX firmware supports it) or one READ (Protocol 1.0, one servo). The
+SDK's ``GroupSyncRead`` sends the SYNC READ; status packets are then received one by one with
+``PacketHandler.readRx`` so that each servo's error field is checked (the group classes drop
+it). Protocol 1.0 BULK READ is sent with ``Protocol1PacketHandler.bulkReadTx`` directly:
+``GroupBulkRead.txPacket`` of dynamixel-sdk 4.x passes a Protocol 2.0-only argument to it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Dict, List, Sequence, Tuple
+
+from dynamixel_sdk import (
+    COMM_RX_CORRUPT,
+    COMM_RX_TIMEOUT,
+    COMM_SUCCESS,
+    GroupSyncRead,
+    GroupSyncWrite,
+    PacketHandler,
+    PortHandler,
+)
+
+from .dynamixel_errors import (
+    HARDWARE_ERROR_BITS,
+    P1_ERROR_BITS,
+    P1_HARDWARE_BITS,
+    P2_ALERT,
+    P2_ERROR_NUMBERS,
+    CommunicationError,
+    HardwareError,
+    PortError,
+    StatusError,
+    bit_names,
+)
+
+#: Baud rates ``PortHandler.setBaudRate`` accepts.
+SDK_BAUDRATES = (9600, 19200, 38400, 57600, 115200, 230400, 460800, 500000, 576000, 921600,
+                 1000000, 1152000, 2000000, 2500000, 3000000, 3500000, 4000000)
+HARDWARE_ERROR_STATUS = 70  # Protocol 2.0 address of Hardware Error Status (MX(2.0), X series)
+
+
+@dataclass
+class ErrorCounters:
+    """Cumulative communication counters.
+
+    Attributes:
+        transactions: transactions attempted (a block read of several servos counts once).
+        timeouts: attempts that got no status packet. corrupt: attempts that got a bad one
+        (checksum/CRC, truncated). other: other SDK failures (port busy, transmit failure).
+        retries: attempts repeated after a failure. failures: transactions that failed every attempt.
+    """
+
+    transactions: int = 0
+    timeouts: int = 0
+    corrupt: int = 0
+    other: int = 0
+    retries: int = 0
+    failures: int = 0
+
+    @property
+    def errors(self) -> int:
+        """Failed attempts of every kind."""
+        return self.timeouts + self.corrupt + self.other
+
+
+class _Port(PortHandler):
+    """``PortHandler`` that waits for bytes instead of spinning, with a configurable latency timer.
+
+    * The SDK polls the port with a zero read timeout (a busy loop that keeps one core, and the
+      GIL, busy while waiting); here each read blocks up to ``poll_s`` until the requested bytes
+      have arrived, so the same thread returns as soon as the status packet is complete.
+    * The SDK's receive timeout is ``tx_time + 2 * LATENCY_TIMER + 2`` ms with LATENCY_TIMER
+      fixed at 16 ms (the FTDI default); ``latency_ms`` replaces it (1 ms for adapters set to
+      low latency).
+    """
+
+    def __init__(self, port_name: str, latency_ms: float, poll_s: float = 0.001) -> None:
+        super().__init__(port_name)
+        self.latency_ms = latency_ms
+        self.poll_s = poll_s
+
+    def setupPort(self, cflag_baud):  # noqa: N802 (SDK name)
+        ok = super().setupPort(cflag_baud)
+        self.ser.timeout = self.poll_s
+        return ok
+
+    def setPacketTimeout(self, packet_length):  # noqa: N802 (SDK name)
+        self.packet_start_time = self.getCurrentTime()
+        self.packet_timeout = self.tx_time_per_byte * packet_length + 2.0 * self.latency_ms + 2.0
+
+
+class DynamixelBus:
+    """One serial port, one protocol; SDK transactions with retries.
+
+    Args:
+        port: serial device (``/dev/ttyUSB0``, or an emulator's pty).
+        protocol: 1 or 2.
+        baudrate: bits/s, one of :data:`SDK_BAUDRATES`.
+        retries: extra attempts after a timeout/corrupt packet.
+        latency_ms: USB latency timer assumed in receive timeouts [ms] (SDK default 16).
+    """
+
+    def __init__(self, port: str, protocol: int = 2, baudrate: int = 57600, retries: int = 3,
+                 latency_ms: float = 16.0) -> None:
+        if protocol not in (1, 2):
+            raise ValueError(f"protocol {protocol!r}: expected 1 or 2")
+        if baudrate not in SDK_BAUDRATES:
+            raise ValueError(f"baudrate {baudrate!r}: dynamixel-sdk accepts only {', '.join(map(str, SDK_BAUDRATES))}")
+        if retries < 0:
+            raise ValueError(f"retries {retries!r}: must be >= 0")
+        if not latency_ms >= 0:
+            raise ValueError(f"latency_ms {latency_ms!r}: must be >= 0")
+        self.port_name, self.protocol, self.baudrate, self.retries = port, protocol, baudrate, retries
+        self.counters = ErrorCounters()
+        self.port = _Port(port, latency_ms)
+        self.handler = PacketHandler(float(protocol))
+        self.is_open = False
+
+    def open(self) -> None:
+        """Open the port at the configured baud rate."""
+        try:
+            ok = self.port.setBaudRate(self.baudrate)  # opens the serial port
+        except Exception as error:  # serial.SerialException, OSError
+            raise PortError(f"cannot open {self.port_name}: {error}") from None
+        if not ok:
+            raise PortError(f"cannot open {self.port_name} at {self.baudrate} baud")
+        self.is_open = True
+
+    def close(self) -> None:
+        if self.is_open:
+            self.port.closePort()
+            self.is_open = False
+
+    # ------------------------------------------------------------------ transactions
+    def _attempts(self, servo_id: int, operation: str, attempt: Callable[[], Tuple[object, int, int]],
+                  tries: int) -> Tuple[object, int]:
+        """Run ``attempt() -> (data, comm_result, error)`` until it succeeds; return ``(data, error)``."""
+        self.counters.transactions += 1
+        result = COMM_SUCCESS
+        for index in range(tries):
+            if index:
+                self.counters.retries += 1
+            data, result, error = attempt()
+            if result == COMM_SUCCESS:
+                return data, error
+            if result == COMM_RX_TIMEOUT:
+                self.counters.timeouts += 1
+            elif result == COMM_RX_CORRUPT:
+                self.counters.corrupt += 1
+            else:
+                self.counters.other += 1
+        self.counters.failures += 1
+        raise CommunicationError(servo_id, operation, self.handler.getTxRxResult(result).replace("[TxRxResult] ", ""), tries)
+
+    def check_status(self, servo_id: int, operation: str, error: int) -> None:
+        """Raise for a status packet's error field (hardware errors first)."""
+        if not error:
+            return
+        if self.protocol == 1:
+            names = bit_names(error, P1_ERROR_BITS)
+            hardware = [n for n in names if n in P1_HARDWARE_BITS]
+            if hardware:
+                raise HardwareError(servo_id, hardware)
+            raise StatusError(servo_id, operation, names)
+        if error & P2_ALERT:
+            status, _ = self._attempts(
+                servo_id, "read Hardware Error Status",
+                lambda: self.handler.read1ByteTxRx(self.port, servo_id, HARDWARE_ERROR_STATUS), 1 + self.retries,
+            )
+            raise HardwareError(servo_id, bit_names(int(status), HARDWARE_ERROR_BITS) or ["alert"])
+        number = error & 0x7F
+        raise StatusError(servo_id, operation, [P2_ERROR_NUMBERS.get(number, f"error number {number}")])
+
+    def ping(self, servo_id: int) -> int:
+        """Model number of servo ``servo_id``."""
+        model, error = self._attempts(servo_id, "ping", lambda: self.handler.ping(self.port, servo_id), 1 + self.retries)
+        self.check_status(servo_id, "ping", error)
+        return int(model)
+
+    def read(self, servo_id: int, address: int, size: int, operation: str = "read") -> int:
+        """Unsigned value of ``size`` (1, 2 or 4) bytes at ``address``."""
+        call = {1: self.handler.read1ByteTxRx, 2: self.handler.read2ByteTxRx, 4: self.handler.read4ByteTxRx}[size]
+        value, error = self._attempts(servo_id, operation, lambda: call(self.port, servo_id, address), 1 + self.retries)
+        self.check_status(servo_id, operation, error)
+        return int(value)
+
+    def write(self, servo_id: int, address: int, size: int, raw: int, operation: str = "write", tries: int = 0) -> None:
+        """Write ``size`` (1, 2 or 4) bytes and check the status packet."""
+        call = {1: self.handler.write1ByteTxRx, 2: self.handler.write2ByteTxRx, 4: self.handler.write4ByteTxRx}[size]
+        _, error = self._attempts(
+            servo_id, operation, lambda: (None, *call(self.port, servo_id, address, raw)), tries or 1 + self.retries
+        )
+        self.check_status(servo_id, operation, error)
+
+    def sync_write(self, address: int, size: int, values: Dict[int, int]) -> None:
+        """One SYNC WRITE of ``size``-byte values ``{id: raw}`` (no status packets)."""
+        group = GroupSyncWrite(self.port, self.handler, address, size)
+        for servo_id, raw in values.items():
+            group.addParam(servo_id, list(int(raw).to_bytes(size, "little", signed=False)))
+        self._attempts(-1, "sync write", lambda: (None, group.txPacket(), 0), 1 + self.retries)
+
+    def read_block(self, servo_ids: Sequence[int], address: int, length: int) -> Dict[int, bytes]:
+        """``length`` bytes at ``address`` from every servo in one transaction; ``{id: bytes}``."""
+        ids = list(servo_ids)
+        operation = f"read {length} bytes at address {address}"
+        send = self._block_sender(ids, address, length)
+        failed_id = ids[0]
+
+        def attempt() -> Tuple[object, int, int]:
+            nonlocal failed_id
+            result = send()
+            if result != COMM_SUCCESS:
+                return None, result, 0
+            replies: List[Tuple[int, list, int]] = []
+            for servo_id in ids:
+                data, result, error = self.handler.readRx(self.port, servo_id, length)
+                if result == COMM_SUCCESS and len(data) < length:
+                    result = COMM_RX_CORRUPT
+                if result != COMM_SUCCESS:
+                    failed_id = servo_id
+                    return None, result, 0
+                replies.append((servo_id, data, error))
+            return replies, COMM_SUCCESS, 0
+
+        try:
+            replies, _ = self._attempts(ids[0], operation, attempt, 1 + self.retries)
+        except CommunicationError as error:
+            raise CommunicationError(failed_id, error.operation, error.result, error.attempts) from None
+        out: Dict[int, bytes] = {}
+        for servo_id, data, error in replies:  # type: ignore[union-attr]
+            self.check_status(servo_id, operation, error)
+            out[servo_id] = bytes(data[:length])
+        return out
+
+    def _block_sender(self, ids: List[int], address: int, length: int) -> Callable[[], int]:
+        """The instruction of a block read: SYNC READ (P2), BULK READ (P1, several servos), READ (P1, one)."""
+        if self.protocol == 2:
+            group = GroupSyncRead(self.port, self.handler, address, length)
+            for servo_id in ids:
+                group.addParam(servo_id)
+            return group.txPacket
+        if len(ids) == 1:
+            return lambda: self.handler.readTx(self.port, ids[0], address, length)
+        param = [byte for servo_id in ids for byte in (length, servo_id, address)]
+        return lambda: self.handler.bulkReadTx(self.port, param, len(param))

@@ -1,0 +1,53 @@
+"""An emulated Dynamixel with the real driver on it, in one call (demo, tests, no hardware).
+
+    with emulated_dynamixel("mx64", "mx64/m6", mass=1.0, length=0.15, protocol=1, time_scale=4) as (emulator, driver):
+        recording = record(driver, "sin_sin", Bench("mx64", 1.0, 0.15), kp=32)
+
+The driver talks to the emulator through ``dynamixel_sdk`` over the pseudo-terminal, exactly as
+to a servo on a USB adapter, and shares the emulator's bench clock.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Iterator, Optional, Tuple, Union
+
+from actuator_models.model import Model
+
+from .dynamixel_driver import DynamixelDriver, ServoConfig
+from .dynamixel_emulator import DynamixelEmulator, Faults
+
+
+@contextmanager
+def emulated_dynamixel(
+    actuator: str,
+    model: Union[str, Model],
+    mass: float,
+    length: float,
+    *,
+    arm_mass: float = 0.0,
+    protocol: int = 2,
+    servo_id: int = 1,
+    vin: Optional[float] = None,
+    time_scale: float = 1.0,
+    faults: Faults = Faults(),
+    seed: Optional[int] = 0,
+    physics_dt: float = 0.005,
+    command_timeout: Optional[float] = 0.5,
+    retries: int = 3,
+    latency_ms: float = 16.0,
+    limits: Tuple[float, float] = (-2.8, 2.8),
+    trace: bool = False,
+) -> Iterator[Tuple[DynamixelEmulator, DynamixelDriver]]:
+    """Start an emulated servo and open a :class:`DynamixelDriver` on its pty; both closed on exit."""
+    emulator = DynamixelEmulator.single(
+        actuator, model, mass, length, arm_mass, protocol=protocol, servo_id=servo_id, vin=vin,
+        physics_dt=physics_dt, faults=faults, time_scale=time_scale, seed=seed, trace=trace,
+    )
+    with emulator:
+        driver = DynamixelDriver(
+            emulator.port, ServoConfig(servo_id, actuator, *limits), protocol=protocol, retries=retries,
+            command_timeout=command_timeout, latency_ms=latency_ms, clock=emulator.clock,
+        )
+        with driver:
+            yield emulator, driver

@@ -1,0 +1,122 @@
+"""Recording a configuration grid in the style of the paper's Table I.
+
+The grid is grouped by pendulum (mass, length): within a group every gain and trajectory is
+recorded; between groups the load changes, either by a person (:func:`prompt_bench` asks on
+the terminal) or by software (an in-process emulator's ``set_bench``). The ``change_bench``
+callback decides which.
+
+Paper Table I (Dynamixel): mass 0.5 / 1 / 1.5 kg, length 0.1 / 0.15 / 0.2 m, kp 4 / 8 / 16 / 32,
+the four trajectories. XL330 defaults follow the shipped XL330 logs: 0.49 kg at 0.1 m, kp 100 /
+200 / 800.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import product
+from pathlib import Path
+from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
+
+from actuator_models.trajectories import TRAJECTORIES
+
+from .recording import Bench, Progress, Recording, ServoDriver, record
+
+ALL_TRAJECTORIES: Tuple[str, ...] = tuple(TRAJECTORIES)
+
+
+@dataclass(frozen=True)
+class Grid:
+    """Configurations to record: every (mass [kg], length [m]) group x kp x trajectory."""
+
+    masses: Tuple[float, ...]
+    lengths: Tuple[float, ...]
+    kps: Tuple[float, ...]
+    trajectories: Tuple[str, ...] = ALL_TRAJECTORIES
+
+    def __post_init__(self) -> None:
+        for name in ("masses", "lengths", "kps", "trajectories"):
+            if not getattr(self, name):
+                raise ValueError(f"grid {name}: at least one value is needed")
+        unknown = [t for t in self.trajectories if t not in TRAJECTORIES]
+        if unknown:
+            raise ValueError(f"grid trajectories: unknown {unknown}; expected some of {', '.join(TRAJECTORIES)}")
+
+    def groups(self) -> List[Tuple[float, float]]:
+        """The (mass, length) groups, in recording order."""
+        return list(product(self.masses, self.lengths))
+
+    def __len__(self) -> int:
+        return len(self.masses) * len(self.lengths) * len(self.kps) * len(self.trajectories)
+
+
+_MX_GRID = Grid((0.5, 1.0, 1.5), (0.1, 0.15, 0.2), (4, 8, 16, 32))
+TABLE_ONE: Dict[str, Grid] = {
+    "mx64": _MX_GRID,
+    "mx106": _MX_GRID,
+    "xl330": Grid((0.49,), (0.1,), (100, 200, 800)),
+}
+
+
+def default_grid(actuator: str) -> Grid:
+    """The Table I style grid of an actuator."""
+    try:
+        return TABLE_ONE[actuator]
+    except KeyError:
+        raise ValueError(f"no default grid for actuator {actuator!r}; expected one of {', '.join(TABLE_ONE)}") from None
+
+
+def prompt_bench(mass: float, length: float) -> bool:
+    """Ask the user to mount the pendulum; False if they answer ``q``."""
+    answer = input(f"Mount {mass:g} kg at {length:g} m on the bench, then press Enter (q to stop): ")
+    return answer.strip().lower() not in ("q", "quit")
+
+
+def record_all(
+    driver: ServoDriver,
+    grid: Grid,
+    actuator: str,
+    logdir: Union[str, Path],
+    change_bench: Callable[[float, float], bool],
+    *,
+    arm_mass: float = 0.0,
+    vin: Optional[float] = None,
+    rate: float = 200.0,
+    servo_id: Optional[int] = None,
+    prepare_time: float = 1.5,
+    return_time: float = 2.0,
+    progress: Optional[Callable[[Progress], None]] = None,
+    on_recording: Optional[Callable[[Recording], None]] = None,
+) -> List[Recording]:
+    """Record every configuration of ``grid`` into ``logdir``.
+
+    ``change_bench(mass, length)`` is called before each group and returns False to stop early.
+    A failed recording stops the grid (:class:`~.recording.RecordingError`, partial log kept).
+    """
+    done: List[Recording] = []
+    for mass, length in grid.groups():
+        if not change_bench(mass, length):
+            break
+        bench = Bench(actuator, mass, length, arm_mass, vin)
+        for kp, name in product(grid.kps, grid.trajectories):
+            recording = record(driver, name, bench, kp, servo_id=servo_id, rate=rate, logdir=logdir,
+                               prepare_time=prepare_time, return_time=return_time, progress=progress)
+            done.append(recording)
+            if on_recording is not None:
+                on_recording(recording)
+    return done
+
+
+def parse_values(text: str, what: str) -> Tuple[float, ...]:
+    """``"0.5,1,1.5"`` -> ``(0.5, 1.0, 1.5)``; raises ValueError naming the option."""
+    try:
+        values = tuple(float(v) for v in text.split(",") if v.strip())
+    except ValueError:
+        raise ValueError(f"{what}: {text!r} is not a comma-separated list of numbers") from None
+    if not values:
+        raise ValueError(f"{what}: no values in {text!r}")
+    return values
+
+
+def split_names(text: str) -> Sequence[str]:
+    """``"sin_sin,up_and_down"`` -> names."""
+    return tuple(v.strip() for v in text.split(",") if v.strip())

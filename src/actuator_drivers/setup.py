@@ -1,0 +1,26 @@
+"""actuator_drivers: Dynamixel driver, Dynamixel emulator and bench recording (no ROS in these modules).
+
+pip-installable (``pip install -e src/actuator_drivers``) and an ament_python package.
+"""
+
+from setuptools import find_packages, setup
+
+PACKAGE = "actuator_drivers"
+
+setup(
+    name=PACKAGE,
+    version="0.1.0",
+    description="Servo drivers (Dynamixel via dynamixel-sdk), a pseudo-terminal Dynamixel emulator and bench recording",
+    license="Apache-2.0",
+    packages=find_packages(exclude=["test"]),
+    data_files=[
+        ("share/ament_index/resource_index/packages", [f"resource/{PACKAGE}"]),
+        (f"share/{PACKAGE}", ["package.xml"]),
+    ],
+    python_requires=">=3.10",
+    install_requires=["actuator_models", "numpy>=1.24", "dynamixel-sdk>=3.7.31", "pyserial>=3.5"],
+    zip_safe=True,
+    maintainer="actuator_bench developers",
+    maintainer_email="actuator-bench@example.org",
+    entry_points={"console_scripts": ["actuator-bench = actuator_drivers.cli:main"]},
+)

@@ -1,0 +1,125 @@
+"""Bench recording through the real driver and dynamixel-sdk against the emulated servo."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from actuator_models import load_model, read_log, resample, simulate_logs
+from actuator_models.trajectories import trajectory
+
+from actuator_drivers.dynamixel_emulator import Faults
+from actuator_drivers.emulated import emulated_dynamixel
+from actuator_drivers.record_grid import Grid, record_all
+from actuator_drivers.recording import Bench, RecordingError, record
+
+FAST = dict(prepare_time=0.3, return_time=0.3)
+
+
+def short(name: str, duration: float):
+    return replace(trajectory(name), duration=duration)
+
+
+@pytest.mark.parametrize("protocol, name", [(1, "sin_sin"), (2, "lift_and_drop"), (1, "lift_and_drop"), (2, "sin_sin")])
+def test_recording_matches_a_direct_simulation_of_the_logged_goals(tmp_path, protocol, name):
+    """Acceptance: the emulated servo recorded through the driver follows the core model."""
+    model = load_model("mx64/m6")
+    with emulated_dynamixel("mx64", model, 1.0, 0.15, protocol=protocol, time_scale=2.0) as (emu, driver):
+        recording = record(driver, name, Bench("mx64", 1.0, 0.15), 32, logdir=tmp_path, **FAST)
+        torque_after = emu.servo(1).torque_enabled
+    log = read_log(recording.path)
+    assert recording.complete and len(log) == recording.cycles > 500
+    assert log.vin == 15.0 and log.motor == "mx64" and log.trajectory == name and log.kp == 32
+    assert set(log.extra) >= {"load", "input_volts", "temp"}
+    processed = resample(log, 0.005)
+    mae = float(np.abs(simulate_logs(model, [processed])[0] - processed.position).mean())
+    assert mae < 0.02, f"recording vs simulation MAE {mae:.4f} rad"
+    if name == "lift_and_drop":
+        assert log.torque_enable[log.timestamp < 1.99].all() and not log.torque_enable[log.timestamp > 2.01].any()
+    assert not torque_after  # returned to zero, then released
+
+
+def test_recording_with_dropped_replies_completes_and_counts_errors(tmp_path):
+    with emulated_dynamixel("mx64", "mx64/m6", 1.0, 0.15, protocol=2, time_scale=4.0,
+                            faults=Faults(drop=0.05), latency_ms=4) as (emu, driver):
+        recording = record(driver, "up_and_down", Bench("mx64", 1.0, 0.15), 16, logdir=tmp_path, **FAST)
+    assert recording.complete and recording.cycles > 300
+    assert recording.errors.timeouts > 0 and recording.errors.failures == 0
+    assert recording.errors.errors == recording.errors.timeouts + recording.errors.corrupt + recording.errors.other
+    assert emu.counters.dropped > 0
+    assert 5.8 < read_log(recording.path).duration <= 6.0
+
+
+def test_dead_servo_stops_safely_and_keeps_the_partial_log(tmp_path):
+    seen = []
+
+    def kill_at_one_second(progress):
+        seen.append(progress)
+        if progress.t > 1.0:
+            emu.set_faults(dead=True)
+
+    with emulated_dynamixel("mx64", "mx64/m6", 1.0, 0.15, protocol=1, time_scale=2.0, retries=2,
+                            latency_ms=4) as (emu, driver):
+        with pytest.raises(RecordingError, match=r"sin_sin: recording stopped at t = 1\.\d+ s: servo 1: .* entries kept in") as info:
+            record(driver, "sin_sin", Bench("mx64", 1.0, 0.15), 32, logdir=tmp_path, progress=kill_at_one_second, **FAST)
+        assert not any(driver.torque.values())
+        emu.set_faults(dead=False)
+    partial = info.value.partial
+    assert partial is not None and not partial.complete and partial.path.parent == tmp_path / "partial"
+    kept = read_log(partial.path)
+    assert len(kept) == partial.cycles > 50 and 1.0 < kept.timestamp[-1] < 1.3
+    assert not list(tmp_path.glob("*.json"))  # nothing complete-looking in the log folder
+    assert seen and seen[0].trajectory == "sin_sin"
+
+
+def test_goal_beyond_the_joint_limits_stops_the_recording_with_torque_off(tmp_path):
+    with emulated_dynamixel("mx64", "mx64/m6", 1.0, 0.15, time_scale=4.0, limits=(-1.0, 1.0)) as (emu, driver):
+        with pytest.raises(RecordingError, match=r"goal 1.00\d* rad is outside the joint limits") as info:
+            record(driver, "sin_sin", Bench("mx64", 1.0, 0.15), 32, logdir=tmp_path, **FAST)
+        assert not emu.servo(1).torque_enabled
+    assert info.value.partial.log.goal_position.max() <= 1.0
+
+
+def test_record_all_changes_the_emulated_load_between_groups(tmp_path):
+    grid = Grid(masses=(0.5, 1.0), lengths=(0.1,), kps=(16,), trajectories=("up_and_down",))
+    groups = []
+    with emulated_dynamixel("mx64", "mx64/m6", 0.5, 0.1, protocol=2, time_scale=8.0) as (emu, driver):
+        def change(mass, length):
+            emu.set_bench(mass, length)
+            groups.append((mass, length, emu.servo(1).sim.bench.mass))
+            return True
+
+        done = record_all(driver, grid, "mx64", tmp_path, change, **FAST)
+    assert groups == [(0.5, 0.1, 0.5), (1.0, 0.1, 1.0)]
+    logs = sorted((read_log(r.path) for r in done), key=lambda log: log.mass)
+    assert [(log.mass, log.length, log.kp) for log in logs] == [(0.5, 0.1, 16), (1.0, 0.1, 16)]
+    # the heavier pendulum sags more at the same gain
+    assert np.abs(logs[1].position - logs[1].goal_position).mean() > np.abs(logs[0].position - logs[0].goal_position).mean()
+
+
+def test_bad_input_is_named(tmp_path):
+    with pytest.raises(ValueError, match="bench mass -1"):
+        Bench("mx64", -1.0, 0.15)
+    with emulated_dynamixel("xl330", "xl330/m6", 0.2, 0.1, time_scale=4.0) as (_, driver):
+        with pytest.raises(ValueError, match="unknown trajectory 'circle'"):
+            record(driver, "circle", Bench("xl330", 0.2, 0.1), 100, logdir=tmp_path)
+        with pytest.raises(ValueError, match="servo_id 5: not driven by this driver"):
+            record(driver, "sin_sin", Bench("xl330", 0.2, 0.1), 100, servo_id=5)
+        with pytest.raises(ValueError, match="kp 100000"):
+            record(driver, short("sin_sin", 0.2), Bench("xl330", 0.2, 0.1), 100000)
+
+
+def test_log_file_is_the_published_json_format(tmp_path):
+    with emulated_dynamixel("xl330", "xl330/m6", 0.2, 0.1, time_scale=4.0) as (_, driver):
+        recording = record(driver, short("sin_time_square", 0.5), Bench("xl330", 0.2, 0.1, arm_mass=0.01), 400,
+                           logdir=tmp_path, name="one.json", **FAST)
+    data = json.loads((tmp_path / "one.json").read_text())
+    assert {k: data[k] for k in ("mass", "length", "arm_mass", "kp", "motor", "trajectory")} == {
+        "mass": 0.2, "length": 0.1, "arm_mass": 0.01, "kp": 400, "motor": "xl330", "trajectory": "sin_time_square"}
+    assert data["vin"] == pytest.approx(7.4) and "dt" not in data
+    entry = data["entries"][0]
+    assert set(entry) == {"timestamp", "position", "speed", "goal_position", "torque_enable", "load",
+                          "input_volts", "temp", "control"}
+    assert recording.rate > 100

@@ -1,0 +1,62 @@
+"""``actuator-bench record`` and ``record-all`` against emulated servos."""
+
+from __future__ import annotations
+
+from actuator_models import read_logs
+
+from actuator_drivers.cli import build_parser, main
+from actuator_drivers.dynamixel_emulator import DynamixelEmulator
+
+
+def test_record_command_writes_one_log(tmp_path, capsys):
+    with DynamixelEmulator.single("mx64", "mx64/m6", 1.0, 0.15, protocol=1, time_scale=6) as emu:
+        status = main(["record", "--port", emu.port, "--protocol", "1", "--actuator", "mx64",
+                       "--trajectory", "up_and_down", "--mass", "1.0", "--length", "0.15", "--kp", "16",
+                       "--logdir", str(tmp_path), "--time-scale", "6"])
+    assert status == 0
+    (log,) = read_logs(tmp_path)
+    assert (log.trajectory, log.mass, log.kp, log.motor) == ("up_and_down", 1.0, 16, "mx64")
+    assert "cycles at" in capsys.readouterr().err
+
+
+def test_record_all_command_with_in_process_emulator(tmp_path, capsys):
+    status = main(["record-all", "--emulate", "xl330/m6", "--actuator", "xl330", "--logdir", str(tmp_path),
+                   "--masses", "0.2,0.3", "--lengths", "0.1", "--kps", "400", "--trajectories", "sin_sin",
+                   "--unattended", "--time-scale", "8"])
+    assert status == 0
+    logs = read_logs(tmp_path)
+    assert sorted(log.mass for log in logs) == [0.2, 0.3]
+    err = capsys.readouterr().err
+    assert "emulator load: 0.3 kg at 0.1 m" in err and "2 logs written" in err
+
+
+def test_record_all_refuses_unattended_load_changes_on_an_external_port(tmp_path, capsys):
+    status = main(["record-all", "--port", "/dev/null", "--actuator", "mx64", "--logdir", str(tmp_path), "--unattended"])
+    assert status == 1
+    assert "--unattended with --port cannot change the mass/length" in capsys.readouterr().err
+
+
+def test_record_errors_are_one_line(tmp_path, capsys):
+    status = main(["record", "--port", "/nonexistent/tty", "--actuator", "mx64", "--trajectory", "sin_sin",
+                   "--mass", "1", "--length", "0.15", "--kp", "32", "--logdir", str(tmp_path)])
+    assert status == 1
+    assert capsys.readouterr().err.strip().startswith("actuator-bench: error: cannot open /nonexistent/tty")
+
+
+def test_dead_servo_at_start_is_a_one_line_error(tmp_path, capsys):
+    with DynamixelEmulator.single("mx64", "mx64/m6", 1.0, 0.15, time_scale=4) as emu:
+        emu.set_faults(dead=True)
+        status = main(["record", "--port", emu.port, "--actuator", "mx64", "--trajectory", "sin_sin", "--mass", "1",
+                       "--length", "0.15", "--kp", "32", "--logdir", str(tmp_path), "--latency-ms", "1"])
+    assert status == 1
+    assert "servo 1: ping: There is no status packet" in capsys.readouterr().err
+    assert not list(tmp_path.glob("**/*.json"))
+
+
+def test_subcommand_registry_is_extensible():
+    from actuator_drivers.cli import Command, DYNAMIXEL_COMMANDS
+
+    extra = Command("hello", "say hello", lambda p: p.add_argument("--name", default="bench"), lambda a: 0)
+    parser = build_parser(DYNAMIXEL_COMMANDS + (extra,))
+    assert parser.parse_args(["hello"]).name == "bench"
+    assert main(["hello"], commands=DYNAMIXEL_COMMANDS + (extra,)) == 0
