@@ -1,0 +1,44 @@
+"""robot_state_publisher for one bench, its TF frames prefixed with the bench namespace.
+
+    ros2 launch launch/description.launch.py namespace:=sim urdf:=pendulum.urdf
+
+``urdf`` is a file of actuator_sim's models folder (pendulum.urdf, arm_mx.urdf, arm_erob.urdf)
+or a path. Included by bench.launch.py and sim.launch.py.
+"""
+
+from pathlib import Path
+
+from ament_index_python.packages import get_package_share_directory
+from launch import LaunchContext, LaunchDescription
+from launch.actions import DeclareLaunchArgument, OpaqueFunction
+from launch.substitutions import LaunchConfiguration
+from launch_ros.actions import Node
+
+
+def urdf_text(name: str) -> str:
+    path = Path(name)
+    if not path.is_file():
+        path = Path(get_package_share_directory('actuator_sim')) / 'models' / name
+    return path.read_text()
+
+
+def robot_state_publisher(context: LaunchContext) -> list:
+    namespace = LaunchConfiguration('namespace').perform(context)
+    return [Node(
+        package='robot_state_publisher',
+        executable='robot_state_publisher',
+        namespace=namespace,
+        parameters=[{
+            'robot_description': urdf_text(LaunchConfiguration('urdf').perform(context)),
+            'frame_prefix': f'{namespace}/' if namespace else '',
+        }],
+    )]
+
+
+def generate_launch_description() -> LaunchDescription:
+    return LaunchDescription([
+        DeclareLaunchArgument('namespace', default_value='', description='Bench namespace (real, sim)'),
+        DeclareLaunchArgument('urdf', default_value='pendulum.urdf',
+                              description="URDF: a file of actuator_sim's models folder, or a path"),
+        OpaqueFunction(function=robot_state_publisher),
+    ])

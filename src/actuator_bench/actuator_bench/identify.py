@@ -1,0 +1,185 @@
+"""Friction-model identification jobs (ROS-free core of the identification node).
+
+A :class:`FitJob` fits the requested models with ``actuator_models.report.fit_models`` (params
+files ``<output_dir>/<model>.json`` and the report under ``<output_dir>/report``), on a folder of
+processed JSON logs or on a bench bag (converted first into ``<output_dir>/logs``).
+
+:meth:`FitJob.start` runs it in a background thread. Progress is read from the optuna studies,
+kept in the journal file ``<output_dir>/studies.journal`` (one study per model,
+``fit-<model>``), so it can be polled from another thread while the fit works; re-running a job
+with the same output folder continues its studies. Trials are counted per completed CMA-ES
+generation.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from concurrent.futures import Future
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional, Sequence, Tuple
+
+from actuator_models.actuators import ACTUATORS
+from actuator_models.logs import LogError
+from actuator_models.model import ParamsError
+from actuator_models.report import ALL_MODELS, best_model, fit_models
+
+from .bag2json import convert, is_bag
+
+#: Journal of the optuna studies, in the output folder.
+JOURNAL = "studies.journal"
+#: Study names are ``<prefix>-<model>``.
+STUDY_PREFIX = "fit"
+
+
+@dataclass(frozen=True)
+class FitRequest:
+    """What to fit (the FitModels goal).
+
+    Attributes:
+        logs: folder of processed JSON logs, or a rosbag2 folder. actuator: ``actuator_models``
+        name. models: m1..m6 (empty = all). trials: CMA-ES trials per model.
+        validation_fraction: fraction of logs held out, in [0, 1). output_dir: where to write
+        (empty = a new folder under the job's output root).
+    """
+
+    logs: str
+    actuator: str
+    models: Tuple[str, ...] = ()
+    trials: int = 6000
+    validation_fraction: float = 0.25
+    output_dir: str = ""
+
+    def check(self) -> None:
+        """ValueError naming the first unusable field."""
+        if not Path(self.logs).exists():
+            raise ValueError(f"logs: {self.logs!r} does not exist")
+        if self.actuator not in ACTUATORS:
+            raise ValueError(f"actuator: {self.actuator!r} is not one of {', '.join(ACTUATORS)}")
+        unknown = [m for m in self.models if m not in ALL_MODELS]
+        if unknown:
+            raise ValueError(f"models: {', '.join(unknown)} not among {', '.join(ALL_MODELS)}")
+        if self.trials < 1:
+            raise ValueError(f"trials: {self.trials} must be at least 1")
+        if not 0.0 <= self.validation_fraction < 1.0:
+            raise ValueError(f"validation_fraction: {self.validation_fraction} must be in [0, 1)")
+
+
+@dataclass(frozen=True)
+class FitProgress:
+    """Feedback: ``trial`` of ``trials`` done for ``model``, best training MAE so far [rad]."""
+
+    model: str
+    trial: int
+    trials: int
+    best_score: float
+
+
+@dataclass(frozen=True)
+class FitOutcome:
+    """The FitModels result; MAE [rad] per model, NaN where there is no validation log."""
+
+    success: bool
+    message: str
+    models: Tuple[str, ...] = ()
+    params_files: Tuple[str, ...] = ()
+    train_mae: Tuple[float, ...] = ()
+    validation_mae: Tuple[float, ...] = ()
+    best_model: str = ""
+    report_dir: str = ""
+
+
+class FitJob:
+    """One identification run.
+
+    Args:
+        request: what to fit. output_root: parent of the output folder when the request has
+        none. seed: CMA-ES and split seed. dt: resampling period [s] when converting a bag.
+    """
+
+    def __init__(self, request: FitRequest, output_root: Path, seed: int = 0, dt: float = 0.005) -> None:
+        self.request = request
+        self.models: Tuple[str, ...] = tuple(request.models) or ALL_MODELS
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        self.output_dir = Path(request.output_dir) if request.output_dir else Path(output_root) / f"fit-{request.actuator}-{stamp}"
+        self.seed = seed
+        self.dt = dt
+        self._journal = self.output_dir / JOURNAL
+        self._storage = None
+
+    def run(self) -> FitOutcome:
+        """Fit every model (blocking); an unusable request gives ``success=False`` and why."""
+        request = self.request
+        try:
+            request.check()
+            logs = Path(request.logs)
+            if is_bag(logs):
+                logs = self.output_dir / "logs"
+                convert(Path(request.logs), logs, self.dt)
+            reports = fit_models(
+                logs, request.actuator, self.models, self.output_dir, study_prefix=STUDY_PREFIX,
+                trials=request.trials, validation_fraction=request.validation_fraction, seed=self.seed,
+                storage=str(self._journal), progress=False,
+            )
+        except (ValueError, LogError, ParamsError, OSError) as error:
+            return FitOutcome(False, str(error))
+        results = [reports[m].result for m in self.models]
+        best = best_model(reports)
+        return FitOutcome(
+            True,
+            f"fitted {', '.join(self.models)} on {request.logs}; best by validation MAE: {best}",
+            self.models,
+            tuple(str(reports[m].params_file) for m in self.models),
+            tuple(r.train_mae for r in results),
+            tuple(math.nan if r.validation_mae is None else r.validation_mae for r in results),
+            best,
+            str(self.output_dir / "report"),
+        )
+
+    def start(self) -> "Future[FitOutcome]":
+        """Run in a daemon thread (the process may exit during a fit: its studies' journal keeps
+        the completed trials, and the same job continues them); the future holds the outcome."""
+        future: "Future[FitOutcome]" = Future()
+
+        def work() -> None:
+            try:
+                future.set_result(self.run())
+            except BaseException as error:  # noqa: B036 - handed to the waiting thread
+                future.set_exception(error)
+
+        threading.Thread(target=work, name=f"fit {self.output_dir.name}", daemon=True).start()
+        return future
+
+    def progress(self) -> Optional[FitProgress]:
+        """The model being fitted and its trials so far; None before the first study exists."""
+        storage = self._open_storage()
+        if storage is None:
+            return None
+        from optuna.trial import TrialState
+
+        for model in reversed(self.models):
+            try:
+                study_id = storage.get_study_id_from_name(f"{STUDY_PREFIX}-{model}")
+            except KeyError:
+                continue
+            trials = storage.get_all_trials(study_id, deepcopy=False, states=(TrialState.COMPLETE,))
+            best = min((t.value for t in trials), default=math.nan)
+            return FitProgress(model, len(trials), self.request.trials, float(best))
+        return None
+
+    def _open_storage(self):
+        if self._storage is None and self._journal.is_file():
+            import optuna
+
+            backend = optuna.storages.journal.JournalFileBackend(str(self._journal))
+            self._storage = optuna.storages.journal.JournalStorage(backend)
+        return self._storage
+
+
+def request_from_fields(logs: str, actuator: str, models: Sequence[str], trials: int, validation_fraction: float,
+                        output_dir: str) -> FitRequest:
+    """A :class:`FitRequest` from the goal's fields (model names lower-cased)."""
+    return FitRequest(logs, actuator.lower(), tuple(m.lower() for m in models), int(trials),
+                      float(validation_fraction), output_dir)

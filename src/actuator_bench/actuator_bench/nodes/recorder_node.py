@@ -1,0 +1,91 @@
+"""Recorder node: bench topics into rosbag2 bags (MCAP storage) with the bench metadata.
+
+Service ``~/record`` (std_srvs/SetBool): ``data: true`` starts a new bag
+``<output_dir>/<prefix>_<date>-<time>``, ``false`` closes it; the response message is the bag
+folder. Messages are taken serialised (no deserialisation) and written with their receive time;
+the latest ``bench_info`` opens every bag. The bag is closed on shutdown. The logic is
+:class:`actuator_bench.recorder.Recorder`; ``actuator-bench bag2json`` turns bags into logs.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+
+from actuator_interfaces.msg import ActuatorCommand, ActuatorState, BenchInfo
+from rclpy.node import Node
+from sensor_msgs.msg import JointState
+from std_srvs.srv import SetBool
+
+from ..interfaces import ACTUATOR_COMMAND, ACTUATOR_STATE, BENCH_INFO, JOINT_STATE, topic_type
+from ..recorder import Recorder, default_bag_name
+from .common import COMMAND_QOS, LATCHED_QOS, SENSOR_QOS, read_only, spin
+
+#: rclpy message class and subscription QoS of each bench message type.
+SUBSCRIPTIONS = {
+    JOINT_STATE: (JointState, SENSOR_QOS),
+    ACTUATOR_STATE: (ActuatorState, SENSOR_QOS),
+    ACTUATOR_COMMAND: (ActuatorCommand, COMMAND_QOS),
+    BENCH_INFO: (BenchInfo, LATCHED_QOS),
+}
+
+
+class RecorderNode(Node):
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__('recorder', **kwargs)
+        topics = self.declare_parameter(
+            'topics', ['joint_states', 'actuator_states', 'commands', 'bench_info'], read_only(
+                'Topics to record (relative names resolve in the node namespace); the type follows '
+                'from the last name: joint_states, actuator_states, commands, bench_info, error')).value
+        self.output_dir = Path(self.declare_parameter('output_dir', 'bags', read_only(
+            'Folder of the bags')).value)
+        self.prefix = self.declare_parameter('prefix', 'bench', read_only('Bag name prefix')).value
+        version = self.declare_parameter('bag_version', 9, read_only(
+            'rosbag2 metadata version: 9 (Jazzy), 8 (readable by Humble)')).value
+        autostart = self.declare_parameter('autostart', False, read_only('Start a bag at once')).value
+
+        resolved = [self.resolve_topic_name(topic) for topic in topics]
+        self.recorder = Recorder(resolved, version=version)
+        for topic in resolved:
+            msg_class, qos = SUBSCRIPTIONS[topic_type(topic)]
+            self.create_subscription(msg_class, topic, partial(self.on_message, topic), qos, raw=True)
+        self.create_service(SetBool, '~/record', self.on_record)
+        if autostart:
+            self.start()
+
+    def start(self) -> Path:
+        path = self.recorder.start(self.output_dir / default_bag_name(self.prefix))
+        self.get_logger().info(f'recording {", ".join(self.recorder.types)} into {path}')
+        return path
+
+    def on_message(self, topic: str, data: bytes) -> None:
+        self.recorder.receive(topic, self.get_clock().now().nanoseconds, data)
+
+    def on_record(self, request, response):
+        try:
+            if request.data:
+                response.message = str(self.start())
+            else:
+                path = self.recorder.stop()
+                response.message = str(path) if path else 'not recording'
+                if path:
+                    self.get_logger().info(f'closed {path}: {self.recorder.counts}')
+            response.success = True
+        except (RuntimeError, OSError, ValueError) as error:
+            response.success, response.message = False, str(error)
+        return response
+
+    def destroy_node(self) -> None:
+        path = self.recorder.stop()
+        if path:
+            self.get_logger().info(f'closed {path}')
+        super().destroy_node()
+
+
+def main(args=None) -> None:
+    spin(RecorderNode, args)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,147 @@
+"""A MuJoCo simulation as a bench (ROS-free core of the sim node).
+
+Wraps :class:`actuator_sim.joint_sim.JointSimulation` with the semantics of the real driver:
+commands by joint name (goal [rad], torque enable, firmware gain), torque off at start and
+when no command came for ``command_timeout`` seconds of simulated time. :meth:`SimBench.advance`
+steps the physics up to a given simulated time, so a caller keeps it in real time (or any
+multiple of it) by passing elapsed wall time times a factor.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional, Tuple
+
+import numpy as np
+from actuator_models.model import load_model
+from actuator_sim.joint_sim import JointSimulation, Servo
+from actuator_sim.models import models_dir, read_model
+from actuator_sim.pendulum import PendulumBench, pendulum_mjcf
+
+from .messages import Command, JointSample
+
+#: Most physics steps one :meth:`SimBench.advance` takes (a slow host drops behind instead of
+#: stalling the caller).
+MAX_STEPS_PER_ADVANCE = 1000
+
+
+@dataclass(frozen=True)
+class SimConfig:
+    """A simulated bench (the sim node's parameters).
+
+    Attributes:
+        mjcf: ``pendulum`` (the pendulum bench generated from mass, length, arm mass and the
+        model's q_offset), a shipped model file (``arm_mx.xml``, ``arm_erob.xml``) or a path.
+        joints: servo joints of the MJCF. models: servo model per joint (params file or library
+        name such as ``xl330/m6``). kp: initial firmware gain per joint. vin: supply voltage per
+        joint [V], 0 for the actuator's default. mass [kg], length [m], arm_mass [kg]: pendulum.
+        timestep: physics step [s] of a generated pendulum. command_timeout [s].
+    """
+
+    joints: Tuple[str, ...] = ("pendulum",)
+    models: Tuple[str, ...] = ("xl330/m6",)
+    kp: Tuple[float, ...] = (400.0,)
+    vin: Tuple[float, ...] = (0.0,)
+    mjcf: str = "pendulum"
+    mass: float = 1.0
+    length: float = 0.15
+    arm_mass: float = 0.0
+    timestep: float = 0.005
+    command_timeout: float = 0.5
+
+    def __post_init__(self) -> None:
+        n = len(self.joints)
+        for name in ("models", "kp", "vin"):
+            if len(getattr(self, name)) != n:
+                raise ValueError(f"{name}: {len(getattr(self, name))} values for {n} joints")
+
+    def xml(self, q_offset: float = 0.0) -> str:
+        """The MJCF text."""
+        if self.mjcf == "pendulum":
+            return pendulum_mjcf(PendulumBench(self.mass, self.length, self.arm_mass, q_offset, self.timestep))
+        if (models_dir() / self.mjcf).is_file():
+            return read_model(self.mjcf)
+        return Path(self.mjcf).read_text()
+
+
+class SimBench:
+    """Simulated servos addressed by joint name."""
+
+    def __init__(self, sim: JointSimulation, command_timeout: float = 0.5) -> None:
+        if not command_timeout > 0:
+            raise ValueError(f"command_timeout {command_timeout!r}: must be positive seconds")
+        self.sim = sim
+        self.joints: Tuple[str, ...] = sim.joint_names
+        self.command_timeout = command_timeout
+        self.vin = np.array([s.model.actuator.default_vin if s.vin is None else s.vin for s in sim.servos])
+        self._last_command = -math.inf
+        sim.release()
+
+    @classmethod
+    def from_config(cls, config: SimConfig) -> "SimBench":
+        models = [load_model(m) for m in config.models]
+        servos = [Servo(j, m, k, v or None) for j, m, k, v in zip(config.joints, models, config.kp, config.vin)]
+        sim = JointSimulation.from_xml(config.xml(models[0].values.get("q_offset", 0.0)), servos)
+        return cls(sim, config.command_timeout)
+
+    @property
+    def time(self) -> float:
+        """Simulated time [s]."""
+        return float(self.sim.data.time)
+
+    def apply(self, command: Command) -> None:
+        """Apply a command from now on; unknown joints raise ValueError."""
+        unknown = [j for j in command.name if j not in self.joints]
+        if unknown:
+            raise ValueError(f"command for unknown joint(s) {unknown}; this bench has {list(self.joints)}")
+        if command.kp:
+            self.sim.set_kp(dict(zip(command.name, command.kp)))
+        self.sim.command(dict(zip(command.name, command.goal_position)),
+                         dict(zip(command.name, command.torque_enable)) if command.torque_enable else None)
+        self._last_command = self.time
+
+    def advance(self, until: float) -> JointSample:
+        """Step until simulated time ``until`` [s] (at most :data:`MAX_STEPS_PER_ADVANCE` steps)."""
+        steps = int(math.floor((until - self.time) / self.sim.timestep + 1e-9))
+        for _ in range(min(max(steps, 0), MAX_STEPS_PER_ADVANCE)):
+            if self.time - self._last_command > self.command_timeout and self.sim.torque_enable.any():
+                self.sim.release()
+            self.sim.step()
+        return self.sample()
+
+    def sample(self) -> JointSample:
+        """The joints now."""
+        state = self.sim.state
+        n = len(self.joints)
+        return JointSample(
+            time=state.time,
+            name=self.joints,
+            position=tuple(map(float, state.position)),
+            velocity=tuple(map(float, state.velocity)),
+            motor_torque=tuple(map(float, state.motor_torque)),
+            control=tuple(map(float, state.control)),
+            input_voltage=tuple(map(float, self.vin)),
+            temperature=(math.nan,) * n,
+            torque_enable=tuple(map(bool, state.torque_enable)),
+            comm_errors=(0,) * n,
+        )
+
+    def release(self) -> None:
+        """Torque off on every joint."""
+        self.sim.release()
+
+
+@dataclass
+class SimClock:
+    """Simulated time of a :class:`SimBench` as a clock: sleeping steps the physics (for
+    :class:`~actuator_bench.session.BenchSession`, as fast as the host allows)."""
+
+    bench: SimBench
+
+    def now(self) -> float:
+        return self.bench.time
+
+    def sleep_until(self, t: float) -> None:
+        self.bench.advance(t)

@@ -1,0 +1,36 @@
+"""actuator_bench: ROS 2 nodes (driver, sim, trajectory player, recorder, identification,
+comparison) over ROS-free cores, and the ``actuator-bench`` command.
+
+An ament_python package; also pip-installable (``pip install -e src/actuator_bench``) for the
+ROS-free parts (bags, conversion, sessions) and the command line.
+"""
+
+from setuptools import find_packages, setup
+
+PACKAGE = "actuator_bench"
+NODES = ("driver_node", "sim_node", "trajectory_node", "recorder_node", "identification_node", "comparison_node")
+
+setup(
+    name=PACKAGE,
+    version="0.1.0",
+    description="ROS 2 layer of the actuator bench: nodes, recording to MCAP bags, bag to JSON logs",
+    license="Apache-2.0",
+    packages=find_packages(exclude=["test"]),
+    data_files=[
+        ("share/ament_index/resource_index/packages", [f"resource/{PACKAGE}"]),
+        (f"share/{PACKAGE}", ["package.xml"]),
+    ],
+    python_requires=">=3.10",
+    install_requires=[
+        "actuator_models", "actuator_drivers", "actuator_sim", "numpy>=1.24", "rosbags>=0.10", "optuna>=3.6", "mujoco>=3.2",
+    ],
+    zip_safe=True,
+    maintainer="actuator_bench developers",
+    maintainer_email="actuator-bench@example.org",
+    entry_points={
+        "console_scripts": [
+            "actuator-bench = actuator_bench.cli:main",
+            *(f"{node} = {PACKAGE}.nodes.{node}:main" for node in NODES),
+        ]
+    },
+)

@@ -1,0 +1,144 @@
+"""Bag to JSON logs: runs, held commands, headers, namespaces, the command line."""
+
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from actuator_bench.bag2json import bag_logs, convert, is_bag
+from actuator_bench.interfaces import (
+    ACTUATOR_COMMAND, ACTUATOR_STATE, BENCH_INFO, JOINT_STATE, MessageCodec, bench_topics,
+)
+from actuator_bench.messages import (
+    BenchInfo, Command, JointSample, actuator_state_fields, bench_info_fields, command_fields, joint_state_fields,
+    seconds_to_ns,
+)
+from actuator_bench.recorder import Recorder
+from actuator_models.logs import read_log
+
+T0 = 1_700_000_000.0  # bag clock at the start of the recording [s]
+RATE = 100.0
+
+
+class BagBuilder:
+    """Writes bench messages into a bag through the recorder core, at given receive times [s]."""
+
+    def __init__(self, path, namespaces=("real",)):
+        self.codec = MessageCodec()
+        self.topics = {ns: bench_topics(ns) for ns in namespaces}
+        self.recorder = Recorder([t for topics in self.topics.values() for t in topics.values()], self.codec.typestore)
+        self.recorder.start(path)
+
+    def put(self, ns, base, msgtype, fields, t, stamp=True):
+        ns_time = seconds_to_ns(t)
+        data = self.codec.encode(msgtype, fields, ns_time if stamp else None)
+        self.recorder.receive(self.topics[ns][base], ns_time, data)
+
+    def info(self, ns, t, trajectory, kp=8.0, vin=12.0):
+        self.put(ns, "bench_info", BENCH_INFO, bench_info_fields(BenchInfo("mx64", trajectory, 1.5, 0.1, 0.2, kp, vin)),
+                 t, stamp=False)
+
+    def command(self, ns, t, goal, enable=(True,), kp=(8.0,)):
+        self.put(ns, "commands", ACTUATOR_COMMAND, command_fields(Command(("j1",), (goal,), enable, kp)), t)
+
+    def sample(self, ns, t, position, temperature=30.0):
+        sample = JointSample(t, ("j1",), (position,), (0.1,), (0.0,), (1.0,), (11.5,), (temperature,), (True,), (0,))
+        self.put(ns, "joint_states", JOINT_STATE, joint_state_fields(sample), t)
+        self.put(ns, "actuator_states", ACTUATOR_STATE, actuator_state_fields(sample), t)
+
+    def run(self, ns, start, trajectory, cycles, **info):
+        """A player run: info, then a command and a sample per cycle, then release and idle info."""
+        self.info(ns, start, trajectory, **info)
+        for k in range(1, cycles + 1):
+            t = start + k / RATE
+            self.command(ns, t, 0.01 * k, (k < cycles / 2,) if trajectory == "lift_and_drop" else ())
+            self.sample(ns, t + 0.001, 0.02 * k)
+        end = start + (cycles + 1) / RATE
+        self.command(ns, end, 0.0, (False,), ())
+        self.info(ns, end, "")
+        return end
+
+    def close(self):
+        self.recorder.stop()
+
+
+@pytest.fixture
+def bag(tmp_path):
+    builder = BagBuilder(tmp_path / "session", ("real", "sim"))
+    builder.sample("real", T0 - 0.5, 0.0)  # idle, before any run: not in a log
+    end = builder.run("real", T0, "sin_sin", 200)
+    for k in range(50):  # idle samples between runs
+        builder.sample("real", end + k / RATE, 0.5)
+    builder.run("real", end + 1.0, "lift_and_drop", 100, kp=0.0, vin=0.0)
+    builder.run("sim", T0, "up_and_down", 80)
+    builder.close()
+    return tmp_path / "session"
+
+
+def test_one_log_per_run_and_namespace(bag):
+    assert is_bag(bag)
+    logs = bag_logs(bag)
+    names = [log.source for log in logs]
+    assert names == ["session_real_000_sin_sin_j1.json", "session_real_001_lift_and_drop_j1.json",
+                     "session_sim_000_up_and_down_j1.json"]
+    assert [log.source for log in bag_logs(bag, "/sim")] == names[2:]
+
+
+def test_entries_start_at_the_first_command_and_hold_its_goal(bag):
+    log = bag_logs(bag, "/real")[0]
+    assert len(log) == 200  # the samples from the first command to the release
+    assert log.timestamp[0] == pytest.approx(0.001, abs=1e-6) and np.all(np.diff(log.timestamp) > 0)
+    assert log.goal_position == pytest.approx(0.01 * np.arange(1, 201))
+    assert log.position == pytest.approx(0.02 * np.arange(1, 201))
+    assert log.torque_enable.all()  # no torque_enable in the commands: torque stays enabled
+    assert (log.motor, log.trajectory, log.mass, log.arm_mass, log.length, log.kp, log.vin) == (
+        "mx64", "sin_sin", 1.5, 0.1, 0.2, 8.0, 12.0)
+    assert log.extra["control"] == pytest.approx(1.0) and log.extra["temp"] == pytest.approx(30.0)
+
+
+def test_gain_and_voltage_from_commands_and_states_when_bench_info_lacks_them(bag):
+    drop = bag_logs(bag, "/real")[1]
+    assert drop.kp == 8.0 and drop.vin == pytest.approx(11.5)
+    assert drop.torque_enable[:49].all() and not drop.torque_enable[50:].any()
+
+
+def test_processed_logs_read_back(bag, tmp_path):
+    paths = convert(bag, tmp_path / "logs")
+    logs = [read_log(p) for p in paths]
+    assert [log.dt for log in logs] == [0.005] * 3
+    assert logs[0].duration == pytest.approx(1.99)  # samples up to 1.991 s
+    raw = [read_log(p) for p in convert(bag, tmp_path / "raw", dt=None)]
+    assert [log.dt for log in raw] == [None] * 3 and len(raw[0]) == 200
+
+
+def test_columns_with_unknown_values_are_left_out(tmp_path):
+    builder = BagBuilder(tmp_path / "b")
+    builder.info("real", T0, "sin_sin")
+    for k in range(1, 5):
+        builder.command("real", T0 + k / RATE, 0.0)
+        builder.sample("real", T0 + k / RATE, 0.0, temperature=math.nan)  # a simulator has no temperature
+    builder.close()
+    (log,) = bag_logs(tmp_path / "b")
+    assert "temp" not in log.extra and "input_volts" in log.extra
+
+
+def test_a_bag_without_runs_is_an_error(tmp_path):
+    builder = BagBuilder(tmp_path / "idle")
+    builder.sample("real", T0, 0.0)
+    builder.close()
+    with pytest.raises(ValueError, match="no trajectory run"):
+        convert(tmp_path / "idle", tmp_path / "logs")
+
+
+def test_command_line(bag, tmp_path):
+    out = tmp_path / "cli"
+    result = subprocess.run([sys.executable, "-m", "actuator_bench.cli", "bag2json", str(bag), str(out),
+                             "--namespace", "/real"], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert len(result.stdout.split()) == 2 and sorted(p.name for p in out.iterdir()) == sorted(
+        p.rsplit("/", 1)[-1] for p in result.stdout.split())
+    missing = subprocess.run([sys.executable, "-m", "actuator_bench.cli", "bag2json", str(tmp_path / "none"), str(out)],
+                             capture_output=True, text=True)
+    assert missing.returncode == 1 and "error" in missing.stderr

@@ -1,0 +1,249 @@
+"""Package metadata, launch files and bench YAML checked against the code, without ROS.
+
+* package.xml files parse (format 3) and list the real dependencies: every non-standard import of
+  actuator_bench and of the launch files is declared, and every declared dependency is used;
+* the interface package generates exactly its .msg/.srv/.action files and depends on what they use;
+* every actuator_bench executable named in a launch file is a console_scripts entry point whose
+  module defines ``main``;
+* every parameter a YAML section or a launch file sets is one the node declares (read from the
+  node modules with ``ast``), and every launch argument passed to an included file is declared
+  there.
+"""
+
+import ast
+import re
+import runpy
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+BENCH = REPO / "src" / "actuator_bench"
+INTERFACES = REPO / "src" / "actuator_interfaces"
+LAUNCH_FILES = sorted((REPO / "launch").glob("*.launch.py"))
+CONFIGS = sorted((REPO / "config").glob("*.yaml"))
+#: Python modules that are not ROS packages: rosdep key, or None when installed with pip (setup.py).
+PYTHON_DEPENDENCIES = {"numpy": "python3-numpy", "rosbags": None, "optuna": None, "mujoco": None}
+#: Dependencies used only through the launch files (packages of Node actions and the launch tools).
+LAUNCH_ONLY = {"ros2launch", "robot_state_publisher", "tf2_ros"}
+#: Launch-file packages that are optional (not in package.xml): rviz2 only runs with rviz:=true.
+OPTIONAL = {"rviz2"}
+#: Parameters every rclpy node declares itself.
+BUILTIN_PARAMETERS = {"use_sim_time"}
+
+
+def package_xml(folder: Path) -> ET.Element:
+    root = ET.parse(folder / "package.xml").getroot()
+    assert root.tag == "package" and root.get("format") == "3"
+    assert root.findtext("name") == folder.name
+    for tag in ("version", "description", "license"):
+        assert root.findtext(tag)
+    assert root.find("maintainer").get("email")
+    return root
+
+
+def depends(root: ET.Element, *tags: str) -> set:
+    return {e.text for tag in tags for e in root.findall(tag)}
+
+
+def imports(path: Path) -> set:
+    """Top-level names of the absolute imports of a Python file."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def calls(tree: ast.AST, name: str) -> list:
+    return [n for n in ast.walk(tree) if isinstance(n, ast.Call)
+            and (getattr(n.func, "id", None) == name or getattr(n.func, "attr", None) == name)]
+
+
+def keyword(call: ast.Call, name: str):
+    return next((k.value for k in call.keywords if k.arg == name), None)
+
+
+def literal(node):
+    try:
+        return ast.literal_eval(node)
+    except ValueError:
+        return None
+
+
+@pytest.fixture(scope="module")
+def setup_kwargs():
+    """The keyword arguments actuator_bench's setup.py gives setuptools.setup."""
+    import os
+
+    import setuptools
+
+    captured = {}
+    original, cwd = setuptools.setup, os.getcwd()
+    setuptools.setup = lambda **kw: captured.update(kw)
+    try:
+        os.chdir(BENCH)
+        runpy.run_path(str(BENCH / "setup.py"))
+    finally:
+        setuptools.setup = original
+        os.chdir(cwd)
+    return captured
+
+
+@pytest.fixture(scope="module")
+def entry_points(setup_kwargs) -> dict:
+    """Console script name -> (module, function)."""
+    out = {}
+    for line in setup_kwargs["entry_points"]["console_scripts"]:
+        name, target = (s.strip() for s in line.split("="))
+        module, function = target.split(":")
+        out[name] = (module, function)
+    return out
+
+
+def node_modules() -> dict:
+    """Node name -> (module path, declared parameter names), read from the node modules."""
+    out = {}
+    for path in sorted((BENCH / "actuator_bench" / "nodes").glob("*_node.py")):
+        tree = ast.parse(path.read_text())
+        (init,) = [c for c in calls(tree, "__init__") if isinstance(c.func.value, ast.Call)]  # super().__init__
+        declared = {literal(c.args[0]) for c in calls(tree, "declare_parameter")}
+        out[literal(init.args[0])] = (path, declared)
+    return out
+
+
+def declared_by_module() -> dict:
+    """Module dotted name -> declared parameters."""
+    return {f"actuator_bench.nodes.{path.stem}": declared for path, declared in node_modules().values()}
+
+
+def flatten(params: dict, prefix: str = "") -> set:
+    keys = set()
+    for key, value in params.items():
+        keys |= flatten(value, f"{prefix}{key}.") if isinstance(value, dict) else {f"{prefix}{key}"}
+    return keys
+
+
+# ----------------------------------------------------------------------------- packages
+def test_actuator_bench_package_xml_lists_the_real_dependencies(setup_kwargs):
+    root = package_xml(BENCH)
+    assert root.find("export/build_type").text == "ament_python"
+    declared = depends(root, "depend", "exec_depend")
+    used = set()
+    for path in [*sorted((BENCH / "actuator_bench").rglob("*.py")), *LAUNCH_FILES]:
+        used |= {name for name in imports(path) if name not in sys.stdlib_module_names and name != "actuator_bench"}
+    ros_imports = {name for name in used if name not in PYTHON_DEPENDENCIES}
+    rosdep_keys = {PYTHON_DEPENDENCIES[name] for name in used if PYTHON_DEPENDENCIES.get(name)}
+    launch_packages = {literal(keyword(c, "package")) for path in LAUNCH_FILES
+                       for c in calls(ast.parse(path.read_text()), "Node")} - {"actuator_bench"}
+    assert ros_imports | rosdep_keys <= declared, "imported but not in package.xml"
+    assert launch_packages - OPTIONAL <= declared, "launched but not in package.xml"
+    assert declared <= ros_imports | rosdep_keys | LAUNCH_ONLY | launch_packages, "declared but unused"
+    pip_only = {name for name, key in PYTHON_DEPENDENCIES.items() if key is None and name in used}
+    requires = {re.split(r"[<>=]", r)[0] for r in setup_kwargs["install_requires"]}
+    assert pip_only <= requires
+    assert {"actuator_models", "actuator_drivers", "actuator_sim"} <= requires & declared
+
+
+def test_interface_package_generates_its_files():
+    root = package_xml(INTERFACES)
+    assert root.find("export/build_type").text == "ament_cmake"
+    assert depends(root, "member_of_group") == {"rosidl_interface_packages"}
+    assert "rosidl_default_generators" in depends(root, "buildtool_depend")
+    assert "rosidl_default_runtime" in depends(root, "exec_depend")
+    cmake = (INTERFACES / "CMakeLists.txt").read_text()
+    listed = set(re.findall(r'"((?:msg|srv|action)/\w+\.(?:msg|srv|action))"', cmake))
+    files = {str(p.relative_to(INTERFACES)) for kind in ("msg", "srv", "action") for p in (INTERFACES / kind).glob("*")}
+    assert listed == files
+    used_packages = set()
+    for path in files:
+        for line in (INTERFACES / path).read_text().splitlines():
+            words = line.split("#")[0].split()
+            if words and "/" in words[0] and words[0] != "---":
+                used_packages.add(words[0].split("/")[0])
+    assert used_packages <= depends(root, "depend")
+    assert used_packages <= set(re.search(r"DEPENDENCIES ([\w ]+)", cmake).group(1).split())
+
+
+def test_every_launched_executable_is_an_entry_point(entry_points):
+    launched = {literal(keyword(c, "executable")) for path in LAUNCH_FILES
+                for c in calls(ast.parse(path.read_text()), "Node") if literal(keyword(c, "package")) == "actuator_bench"}
+    assert launched and launched <= set(entry_points)
+    for module, function in entry_points.values():
+        source = REPO / "src" / "actuator_bench" / Path(*module.split(".")).with_suffix(".py")
+        assert function in {f.name for f in ast.parse(source.read_text()).body if isinstance(f, ast.FunctionDef)}
+    assert set(declared_by_module()) == {m for name, (m, _) in entry_points.items() if name.endswith("_node")}
+
+
+def test_every_node_declares_parameters_with_a_description():
+    for name, (path, declared) in node_modules().items():
+        tree = ast.parse(path.read_text())
+        for call in calls(tree, "declare_parameter"):
+            assert len(call.args) == 3, f"{path.name}: {literal(call.args[0])} has no descriptor"
+        assert declared, name
+
+
+# ----------------------------------------------------------------------------- parameters
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda p: p.name)
+def test_yaml_sets_only_declared_parameters(config):
+    nodes = node_modules()
+    sections = yaml.safe_load(config.read_text())
+    assert sections
+    for key, section in sections.items():
+        name = key.rsplit("/", 1)[-1]
+        assert key.startswith("/**/") and name in nodes, f"{config.name}: {key} is not one of {sorted(nodes)}"
+        unknown = flatten(section["ros__parameters"]) - nodes[name][1] - BUILTIN_PARAMETERS
+        assert not unknown, f"{config.name}: {name} does not declare {sorted(unknown)}"
+
+
+def dict_keys(node: ast.AST, assignments: dict) -> set:
+    """Keys of a dict literal, or of a dict literal assigned to a name."""
+    if isinstance(node, ast.Name):
+        node = assignments.get(node.id)
+    if isinstance(node, ast.Dict):
+        return {literal(k) for k in node.keys if k is not None}
+    return set()
+
+
+@pytest.mark.parametrize("launch_file", LAUNCH_FILES, ids=lambda p: p.name)
+def test_launch_files_set_only_declared_parameters(launch_file, entry_points):
+    tree = ast.parse(launch_file.read_text())
+    assignments = {t.id: n.value for n in ast.walk(tree) if isinstance(n, ast.Assign) for t in n.targets
+                   if isinstance(t, ast.Name)}
+    declared = declared_by_module()
+    for call in calls(tree, "Node"):
+        if literal(keyword(call, "package")) != "actuator_bench":
+            continue
+        module = entry_points[literal(keyword(call, "executable"))][0]
+        parameters = keyword(call, "parameters")
+        keys = set().union(*(dict_keys(p, assignments) for p in parameters.elts)) if parameters else set()
+        assert keys - BUILTIN_PARAMETERS <= declared[module], f"{launch_file.name}: {module}"
+
+
+@pytest.mark.parametrize("launch_file", LAUNCH_FILES, ids=lambda p: p.name)
+def test_included_launch_files_declare_the_arguments_they_get(launch_file):
+    tree = ast.parse(launch_file.read_text())
+    assignments = {t.id: n.value for n in ast.walk(tree) if isinstance(n, ast.Assign) for t in n.targets
+                   if isinstance(t, ast.Name)}
+    for call in calls(tree, "IncludeLaunchDescription"):
+        target = re.search(r"'(\w+\.launch\.py)'", ast.unparse(call.args[0])).group(1)
+        included = ast.parse((REPO / "launch" / target).read_text())
+        arguments = {literal(c.args[0]) for c in calls(included, "DeclareLaunchArgument")}
+        given = keyword(call, "launch_arguments").func.value  # {...}.items()
+        keys = {literal(k) for k in given.keys if k is not None}
+        keys |= set().union(*(dict_keys(v, assignments) for k, v in zip(given.keys, given.values) if k is None))
+        assert keys <= arguments, f"{launch_file.name} -> {target}: {sorted(keys - arguments)}"
+
+
+def test_launch_descriptions_build():
+    pytest.importorskip("launch_ros", reason="launch_ros is part of ROS 2; not installed here")
+    from launch.launch_description_sources import get_launch_description_from_python_launch_file
+
+    for path in LAUNCH_FILES:
+        description = get_launch_description_from_python_launch_file(str(path))
+        assert description.get_launch_arguments()

@@ -1,0 +1,212 @@
+"""The ROS-free cores of the nodes: player, comparison, simulated and Dynamixel benches, fit jobs."""
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from actuator_bench.comparison import StateComparison, States
+from actuator_bench.driver_bench import DriverBench, DriverConfig
+from actuator_bench.identify import FitJob, FitRequest, request_from_fields
+from actuator_bench.messages import BenchInfo, Command, command_from_fields
+from actuator_bench.player import ARM_PATHS, TrajectoryPlayer, schedule
+from actuator_bench.sim_bench import SimBench, SimClock, SimConfig
+from actuator_drivers.dynamixel_errors import JointLimitError
+from actuator_models.trajectories import TRAJECTORIES, trajectory
+
+PENDULUM = BenchInfo("xl330", mass=0.49, length=0.1, vin=7.4)
+
+
+# ----------------------------------------------------------------------------- player
+def test_player_plays_an_identification_trajectory_then_releases():
+    player = TrajectoryPlayer(("pendulum",), PENDULUM)
+    assert player.tick(0.0).command is None and player.running is None
+    plan, info = player.start("lift_and_drop", 400.0, now=10.0)
+    assert plan.duration == 6.0 and (info.trajectory, info.kp, info.mass) == ("lift_and_drop", 400.0, 0.49)
+    step = player.tick(11.0)
+    assert step.info is None
+    assert step.command.goal_position == pytest.approx((float(trajectory("lift_and_drop").goal(1.0)),))
+    assert step.command.torque_enable == (True,) and step.command.kp == (400.0,)
+    assert player.tick(13.0).command.torque_enable == (False,)  # the trajectory's own release at 2 s
+    end = player.tick(16.5)
+    assert end.command.torque_enable == (False,) and end.info.trajectory == ""
+    assert player.running is None and player.tick(17.0) == player.stop()
+
+
+def test_player_stop_and_errors():
+    player = TrajectoryPlayer(("a", "b"), PENDULUM)
+    with pytest.raises(ValueError, match="unknown trajectory"):
+        player.start("zigzag", 8.0, 0.0)
+    with pytest.raises(ValueError, match="positive"):
+        player.start("sin_sin", 0.0, 0.0)
+    player.start("sin_sin", 8.0, 0.0)
+    command = player.tick(1.0).command
+    assert command.name == ("a", "b") and command.goal_position[0] == command.goal_position[1]
+    stopped = player.stop()
+    assert stopped.command.torque_enable == (False, False) and stopped.info.trajectory == ""
+    with pytest.raises(ValueError, match="2R arm"):
+        schedule("circle", 1)
+    assert set(TRAJECTORIES).isdisjoint(ARM_PATHS)
+
+
+def test_arm_paths_follow_the_end_effector_path():
+    from actuator_sim.arm import ARMS, link_lengths, workspace
+    from actuator_sim.kinematics import forward
+    from actuator_sim.models import read_model
+    import mujoco
+
+    lengths = link_lengths(mujoco.MjModel.from_xml_string(read_model(ARMS["mx"].mjcf)))
+    (cy, cz), half = workspace(*lengths)
+    plan = schedule("circle", 2, "mx")
+    for t in (1.0, 2.5, 4.0):  # 1 s rest, then 6 s of motion
+        y, z = forward(*plan.goal(t), *lengths)
+        assert math.hypot(y - cy, z - cz) == pytest.approx(half)
+    player = TrajectoryPlayer(("shoulder", "elbow"), BenchInfo("mx106"), arm="mx")
+    assert player.start("square", 32.0, 0.0)[0].duration == 8.0
+
+
+def test_commands_are_checked():
+    with pytest.raises(ValueError, match="2 goal positions for 1 joints"):
+        Command(("a",), (0.0, 1.0))
+    with pytest.raises(ValueError, match="torque_enable"):
+        Command(("a", "b"), (0.0, 1.0), (True,))
+    with pytest.raises(ValueError, match="finite"):
+        command_from_fields(["a"], [math.nan])
+    assert command_from_fields(["a"], [0.5], [], []).torque_enable == ()
+
+
+# ----------------------------------------------------------------------------- comparison
+def test_comparison_pairs_joints_by_name():
+    compare = StateComparison(max_age=0.1)
+    real = States.of(10.0, ["elbow", "shoulder"], [0.1, 0.2], [1.0, 2.0], [0.5, 0.6])
+    assert compare.update_real(real) is None  # nothing simulated yet
+    compare.update_sim(States.of(10.02, ["shoulder", "elbow", "extra"], [0.25, 0.0, 9.0], [2.5, 0.5, 0.0]))
+    error = compare.update_real(real)
+    assert error.name == ("elbow", "shoulder") and error.stamp == 10.0
+    assert error.position == pytest.approx((-0.1, 0.05)) and error.velocity == pytest.approx((-0.5, 0.5))
+    assert error.effort == ()  # the simulated state has no effort
+    assert compare.update_real(States.of(10.5, ["elbow"], [0.0])) is None  # simulated state too old
+    assert compare.update_real(States.of(10.0, ["other"], [0.0])) is None
+    with pytest.raises(ValueError):
+        StateComparison(max_age=0.0)
+
+
+# ----------------------------------------------------------------------------- simulated bench
+@pytest.fixture
+def sim() -> SimBench:
+    return SimBench.from_config(SimConfig(mass=0.49, length=0.1, command_timeout=0.2))
+
+
+def test_sim_bench_starts_released_and_holds_commands(sim):
+    assert sim.joints == ("pendulum",) and not sim.sample().torque_enable[0]
+    sim.apply(Command(("pendulum",), (0.5,), (True,), (800.0,)))
+    sample = sim.advance(0.1)
+    assert sim.time == pytest.approx(0.1) and sample.time == pytest.approx(0.1)
+    assert sample.torque_enable == (True,) and sample.position[0] > 0.1
+    assert sample.input_voltage == (7.4,) and math.isnan(sample.temperature[0]) and sample.comm_errors == (0,)
+    assert sim.sim.kp[0] == 800.0
+    for _ in range(10):  # commands every 0.1 s keep the torque on
+        sim.apply(Command(("pendulum",), (0.5,)))
+        sample = sim.advance(sim.time + 0.1)
+    assert sample.torque_enable == (True,) and 0.3 < sample.position[0] <= 0.5  # sags under gravity
+    assert sim.advance(sim.time + 0.5).torque_enable == (False,)  # watchdog: no command for 0.2 s
+    with pytest.raises(ValueError, match="unknown joint"):
+        sim.apply(Command(("elbow",), (0.0,)))
+
+
+def test_sim_bench_catches_up_in_bounded_steps(sim):
+    sim.advance(1e6)
+    assert sim.time == pytest.approx(1000 * 0.005)
+
+
+def test_sim_bench_of_the_arm():
+    arm = SimBench.from_config(SimConfig(("shoulder", "elbow"), ("mx106/m6", "mx64/m6"), (32.0, 32.0), (0.0, 0.0),
+                                         mjcf="arm_mx.xml"))
+    clock = SimClock(arm)
+    arm.apply(Command(("elbow",), (0.3,), (True,)))
+    clock.sleep_until(0.5)
+    assert clock.now() == pytest.approx(0.5)
+    assert arm.sample().torque_enable == (False, True)
+
+
+# ----------------------------------------------------------------------------- Dynamixel bench
+def test_driver_bench_on_the_emulator():
+    config = DriverConfig(ids=(1,), joints=("pendulum",), actuators=("xl330",), min_position=(-2.0,),
+                          max_position=(2.0,), emulate=True, mass=0.49, length=0.1)
+    assert config.models == ("xl330/m6",)
+    bench = DriverBench.open(config)
+    try:
+        assert bench.joints == ("pendulum",) and bench.emulator is not None
+        bench.apply(Command(("pendulum",), (0.4,), (True,), (800.0,)))
+        first = bench.sample()
+        assert first.torque_enable == (True,) and 7.0 < first.input_voltage[0] < 7.8
+        clock = bench.driver.clock
+        while clock.now() < first.time + 1.0:
+            bench.apply(Command(("pendulum",), (0.4,)))
+            sample = bench.sample()
+            clock.sleep(0.01)
+        assert 0.25 < sample.position[0] <= 0.4 and sample.time > first.time + 0.9
+        assert abs(sample.motor_torque[0]) > 0.05  # holding 0.49 kg at 0.1 m against gravity
+        with pytest.raises(JointLimitError):
+            bench.apply(Command(("pendulum",), (2.5,)))
+        with pytest.raises(ValueError, match="unknown joint"):
+            bench.apply(Command(("elbow",), (0.0,)))
+    finally:
+        bench.close()
+    assert not bench.driver.torque[1]
+
+
+def test_driver_config_is_checked():
+    with pytest.raises(ValueError, match="joints: 2 values for 1 servo IDs"):
+        DriverConfig(ids=(1,), joints=("a", "b"), actuators=("xl330",), min_position=(-1,), max_position=(1,))
+    config = DriverConfig(ids=(1, 2), joints=("a", "b"), actuators=("mx106", "mx64"), min_position=(-1, -1),
+                          max_position=(1, 1), models=("", "mx64/m1"))
+    assert config.models == ("mx106/m6", "mx64/m1")
+
+
+# ----------------------------------------------------------------------------- fit jobs
+def test_fit_request_is_checked(tmp_path, xl330_processed):
+    good = dict(logs=str(xl330_processed), actuator="xl330")
+    for change, message in ((dict(logs=str(tmp_path / "none")), "does not exist"), (dict(actuator="ax12"), "actuator"),
+                            (dict(models=("m7",)), "m7"), (dict(trials=0), "trials"),
+                            (dict(validation_fraction=1.0), "validation_fraction")):
+        outcome = FitJob(FitRequest(**{**good, **change}), tmp_path).run()
+        assert not outcome.success and message in outcome.message
+    assert request_from_fields("l", "XL330", ["M1"], 5, 0.5, "").models == ("m1",)
+
+
+def test_fit_job_reports_progress_and_results(tmp_path, xl330_processed):
+    request = FitRequest(str(xl330_processed), "xl330", ("m1", "m2"), trials=30, output_dir=str(tmp_path / "fit"))
+    job = FitJob(request, tmp_path)
+    assert job.progress() is None
+    outcome = job.start().result(timeout=600)
+    assert outcome.success and outcome.models == ("m1", "m2") and outcome.best_model in ("m1", "m2")
+    assert all(Path(p).is_file() for p in outcome.params_files)
+    assert all(0 < m < 1.0 for m in outcome.train_mae + outcome.validation_mae)  # rad, after 30 trials
+    report = json.loads((Path(outcome.report_dir) / "report.json").read_text())
+    assert report["best_model"] == outcome.best_model
+    progress = job.progress()
+    assert (progress.model, progress.trial, progress.trials) == ("m2", 30, 30)
+    assert progress.best_score == pytest.approx(outcome.train_mae[1])
+    again = FitJob(request, tmp_path).run()  # same output folder: the studies are complete already
+    assert again.train_mae == outcome.train_mae
+
+
+def test_fit_job_on_a_bag(tmp_path):
+    from actuator_bench.interfaces import bench_topics
+    from actuator_bench.recorder import Recorder
+    from actuator_bench.session import BenchSession
+
+    sim = SimBench.from_config(SimConfig(mass=0.49, length=0.1))
+    recorder = Recorder(list(bench_topics("sim").values()))
+    recorder.start(tmp_path / "bag")
+    session = BenchSession(sim, TrajectoryPlayer(sim.joints, PENDULUM), recorder, SimClock(sim), "sim", rate=200.0)
+    for name in ("sin_sin", "up_and_down"):
+        session.play(name, 400.0)
+    recorder.stop()
+    outcome = FitJob(FitRequest(str(tmp_path / "bag"), "xl330", ("m1",), trials=12, validation_fraction=0.0), tmp_path).run()
+    assert outcome.success and math.isnan(outcome.validation_mae[0])
+    assert len(list((Path(outcome.report_dir).parent / "logs").glob("*.json"))) == 2
+    assert np.isfinite(outcome.train_mae[0])
