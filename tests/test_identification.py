@@ -161,6 +161,10 @@ def test_fit_all_writes_params_and_report(tmp_path, xl330_processed):
         assert set(m["validation_by_gain"]) == {"100", "200", "800"}
         assert all("half_width" in p and "determined" in p for p in m["parameters"])
     assert report["best_model"] in report["models"]
+    train = {name: m["train_mae"] for name, m in report["models"].items()}
+    # each model starts from the best nested one already fitted: never worse on training logs
+    assert train["m2"] <= train["m1"] and train["m3"] <= train["m1"]
+    assert train["m4"] <= min(train["m2"], train["m3"]) and train["m6"] <= train["m5"] <= train["m4"]
     assert (tmp_path / "fit" / "report" / "mae.png").stat().st_size > 10_000
     assert "Chosen by validation MAE" in (tmp_path / "fit" / "report" / "report.md").read_text()
 
@@ -178,3 +182,17 @@ def test_convergence_rule():
     assert not converged([1.0, 0.5, 0.4], 5)  # too short to tell
     assert converged([1.0, 0.9999, 0.9995], 2)  # 0.05 % in 2 generations
     assert not converged([1.0, 0.99, 0.98], 2)  # 2 % in 2 generations
+
+
+def test_nesting_of_friction_models():
+    from actuator_models.friction import FRICTION_MODELS, nests
+
+    nested = {a: {b for b in FRICTION_MODELS if nests(FRICTION_MODELS[a], FRICTION_MODELS[b])} for a in FRICTION_MODELS}
+    assert nested == {
+        "m1": {"m1", "m2", "m3", "m4", "m5", "m6"},
+        "m2": {"m2", "m4", "m5", "m6"},
+        "m3": {"m3", "m4", "m5", "m6"},
+        "m4": {"m4", "m5", "m6"},
+        "m5": {"m5", "m6"},
+        "m6": {"m6"},
+    }

@@ -99,7 +99,7 @@ def run_fit(args: argparse.Namespace) -> int:
     report = out_dir / "report" / "report.json"
     content = json.loads(report.read_text())
     print(f"best model by validation MAE: {content['best_model'].upper()}", end="")
-    if content["improvement_over_m1"]:
+    if content["improvement_over_m1"] and content["best_model"] != "m1":
         print(f" ({content['improvement_over_m1']:.2f}x better than M1)")
     else:
         print()

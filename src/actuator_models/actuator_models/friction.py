@@ -147,3 +147,42 @@ def friction_model(name: str) -> FrictionModel:
         raise ValueError(
             f"unknown friction model {name!r}; expected one of {', '.join(FRICTION_MODELS)}"
         ) from None
+
+
+#: Where a richer model's parameter takes its value from a simpler model's (M5/M6 split the
+#: load terms of M3/M4 into motor and external sides: equal sides give the same budget).
+_SAME_AS = {
+    "load_friction_motor": "load_friction_base",
+    "load_friction_external": "load_friction_base",
+    "load_friction_motor_stribeck": "load_friction_stribeck",
+    "load_friction_external_stribeck": "load_friction_stribeck",
+}
+#: Parameters whose term vanishes at 0.
+_TERM_AMPLITUDES = {p.name for p in (KCS, KL, KLS, KM, KE, KMS, KES, KMQ, KEQ)}
+
+
+def embed(values: ParamValues, source: FrictionModel, target: FrictionModel) -> Dict[str, Value]:
+    """``target``'s friction parameters reproducing ``source``'s budget where ``target`` nests it
+    (M1 in all, M2 and M3 in M4, everything in M5 and M6): shared parameters are copied, split
+    load terms take the unsplit value, terms ``source`` lacks are switched off (0), and the
+    shape parameters of a switched-off term keep their defaults. Check with :func:`nests`."""
+    out: Dict[str, Value] = {}
+    for p in target.parameters:
+        if p.name in source.parameter_names:
+            out[p.name] = values[p.name]
+        elif _SAME_AS.get(p.name) in source.parameter_names:
+            out[p.name] = values[_SAME_AS[p.name]]
+        else:
+            out[p.name] = 0.0 if p.name in _TERM_AMPLITUDES else p.default
+    return out
+
+
+def nests(source: FrictionModel, target: FrictionModel, samples: int = 64, seed: int = 0) -> bool:
+    """Whether :func:`embed` makes ``target`` reproduce ``source``'s budget (checked on random
+    states and parameters within bounds, to 1e-12 N m)."""
+    rng = np.random.default_rng(seed)
+    values = {p.name: rng.uniform(p.lower, p.upper, samples) for p in source.parameters}
+    tm, te, v = (rng.uniform(-2.0, 2.0, samples) for _ in range(3))
+    expected = source.budget(tm, te, v, values)
+    got = target.budget(tm, te, v, embed(values, source, target))
+    return bool(np.allclose(expected, got, rtol=0.0, atol=1e-12))

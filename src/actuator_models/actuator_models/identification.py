@@ -30,6 +30,7 @@ import optuna
 from optuna.distributions import FloatDistribution
 from optuna.trial import TrialState
 
+from .friction import embed, nests
 from .logs import Log, read_logs
 from .model import Model, new_model, save_model
 from .parameters import Parameter
@@ -183,10 +184,14 @@ def open_storage(url: Optional[str]) -> Union[None, str, optuna.storages.BaseSto
     return url
 
 
-def make_study(storage: Optional[str], study_name: Optional[str], seed: Optional[int], popsize: int) -> optuna.Study:
-    """Create or load the study (``load_if_exists``: re-running continues it)."""
+def make_study(
+    storage: Optional[str], study_name: Optional[str], seed: Optional[int], popsize: int,
+    x0: Optional[Mapping[str, float]] = None,
+) -> optuna.Study:
+    """Create or load the study (``load_if_exists``: re-running continues it); CMA-ES starts
+    its search at ``x0`` (the centre of the bounds by default)."""
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    sampler = GenerationCmaEsSampler(seed=seed, popsize=popsize, warn_independent_sampling=False)
+    sampler = GenerationCmaEsSampler(seed=seed, popsize=popsize, x0=x0, warn_independent_sampling=False)
     return optuna.create_study(
         storage=open_storage(storage),
         study_name=study_name,
@@ -194,6 +199,14 @@ def make_study(storage: Optional[str], study_name: Optional[str], seed: Optional
         direction="minimize",
         load_if_exists=study_name is not None,
     )
+
+
+def start_point(start: Model, target: Model, space: SearchSpace) -> Dict[str, float]:
+    """The free parameters of ``target`` equivalent to the fitted ``start`` (clipped to bounds)."""
+    if not nests(start.friction, target.friction):
+        raise ValueError(f"{start.name} is not nested in {target.name}: cannot start from it")
+    values = {**start.values, **embed(start.values, start.friction, target.friction)}
+    return {p.name: float(min(max(values[p.name], p.lower), p.upper)) for p in space.free}
 
 
 def _completed(study: optuna.Study) -> int:
@@ -293,10 +306,10 @@ def _per_log(model: Model, logs: Sequence[Log], integrator: str) -> Dict[str, fl
 
 def _worker(
     index: int, storage: str, study_name: str, seed: int, popsize: int, space: SearchSpace, model: Model,
-    logs: List[Log], integrator: str, trials: int, patience: Optional[int],
+    logs: List[Log], integrator: str, trials: int, patience: Optional[int], x0: Optional[Dict[str, float]],
 ) -> None:
     """A helper process: joins the study and works on it until it has ``trials`` trials."""
-    study = make_study(storage, study_name, seed, popsize)
+    study = make_study(storage, study_name, seed, popsize, x0)
     try:
         run_study(study, space, Objective(model, logs, integrator), trials, popsize, worker=index, patience=patience)
     except KeyboardInterrupt:
@@ -321,6 +334,7 @@ def fit(
     out: Optional[Union[str, Path]] = None,
     progress: bool = True,
     patience: Optional[int] = PATIENCE,
+    start: Optional[Model] = None,
 ) -> FitResult:
     """Identify ``model`` (m1..m6) of ``actuator`` on processed logs with CMA-ES.
 
@@ -338,6 +352,9 @@ def fit(
         out: params file written with the best parameters (also after Ctrl-C).
         patience: stop early after this many generations without a 0.1 % improvement
             (None: always run all ``trials``).
+        start: a fitted model of a friction model this one nests (see
+            :func:`~actuator_models.friction.nests`): the search starts from its equivalent
+            parameters, which are also the first trial, so the fit is never worse than it.
 
     Raises:
         FitInterrupted: on Ctrl-C, after saving the best parameters so far.
@@ -353,14 +370,17 @@ def fit(
         storage = str(where)
     if workers > 1 and study_name is None:
         study_name = f"{actuator}-{model}-{integrator}"
-    study = make_study(storage, study_name, seed, size)
+    x0 = start_point(start, base, space) if start is not None else None
+    study = make_study(storage, study_name, seed, size, x0)
+    if x0 is not None and not study.trials:
+        study.enqueue_trial(x0)
     objective = Objective(base, train, integrator)
     start = time.perf_counter()
     helpers: List[multiprocessing.Process] = []
     if workers > 1:
         context = multiprocessing.get_context("spawn")
         for index in range(1, workers):
-            args = (index, storage, study.study_name, (seed or 0) + index, size, space, base, train, integrator, trials, patience)
+            args = (index, storage, study.study_name, (seed or 0) + index, size, space, base, train, integrator, trials, patience, x0)
             helpers.append(context.Process(target=_worker, args=args, daemon=True))
         for process in helpers:
             process.start()
