@@ -30,7 +30,7 @@ def test_frictionloss_is_the_budget_every_step():
     sim.reset(0.3)
     sim.set_goal(1.0)
     for _ in range(50):
-        q, v = sim.position[0], sim.velocity[0]
+        v = sim.velocity[0]
         sim.step()
         state = sim.state
         tm = model.actuator.torque(state.control[0], True, v, model.values, 15.0)
