@@ -12,7 +12,7 @@ def test_record_command_writes_one_log(tmp_path, capsys):
     with DynamixelEmulator.single("mx64", "mx64/m6", 1.0, 0.15, protocol=1, time_scale=6) as emu:
         status = main(["record", "--port", emu.port, "--protocol", "1", "--actuator", "mx64",
                        "--trajectory", "up_and_down", "--mass", "1.0", "--length", "0.15", "--kp", "16",
-                       "--logdir", str(tmp_path), "--time-scale", "6"])
+                       "--logdir", str(tmp_path), "--time-scale", "6", "--retries", "10"])
     assert status == 0
     (log,) = read_logs(tmp_path)
     assert (log.trajectory, log.mass, log.kp, log.motor) == ("up_and_down", 1.0, 16, "mx64")

@@ -71,6 +71,7 @@ def _add_bus(p: argparse.ArgumentParser) -> None:
                    help="baud rate [57600]")
     p.add_argument("--latency-ms", type=float, default=16.0,
                    help="USB latency timer used in receive timeouts, ms (1 for low-latency adapters) [16]")
+    p.add_argument("--retries", type=int, help="extra attempts per transaction [3; 10 with --emulate]")
     p.add_argument("--rate", type=_positive, default=200.0, help="control rate, cycles per bench second [200]")
     p.add_argument("--limits", type=float, nargs=2, default=(-2.8, 2.8), metavar=("MIN", "MAX"),
                    help="joint limits, rad [-2.8 2.8]")
@@ -88,7 +89,8 @@ def _add_faults(p: argparse.ArgumentParser) -> None:
 
 def _driver(args: argparse.Namespace, port: str, clock: Clock) -> DynamixelDriver:
     servo = ServoConfig(args.id, args.actuator, args.limits[0], args.limits[1])
-    return DynamixelDriver(port, servo, protocol=args.protocol, baudrate=args.baud,
+    retries = args.retries if args.retries is not None else (10 if getattr(args, "emulate", None) else 3)
+    return DynamixelDriver(port, servo, protocol=args.protocol, baudrate=args.baud, retries=retries,
                            latency_ms=args.latency_ms, clock=clock)
 
 

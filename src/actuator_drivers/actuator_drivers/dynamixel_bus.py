@@ -17,6 +17,8 @@ it). Protocol 1.0 BULK READ is sent with ``Protocol1PacketHandler.bulkReadTx`` d
 
 from __future__ import annotations
 
+import select
+import time
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Sequence, Tuple
 
@@ -74,25 +76,30 @@ class ErrorCounters:
 
 
 class _Port(PortHandler):
-    """``PortHandler`` that waits for bytes instead of spinning, with a configurable latency timer.
+    """``PortHandler`` that sleeps until bytes arrive instead of spinning, with a configurable
+    latency timer.
 
-    * The SDK polls the port with a zero read timeout (a busy loop that keeps one core, and the
-      GIL, busy while waiting); here each read blocks up to ``poll_s`` until the requested bytes
-      have arrived, so the same thread returns as soon as the status packet is complete.
+    * The SDK polls the port with a zero read timeout until the status packet is complete or the
+      packet timeout passes: a busy loop that keeps a core, and the GIL, busy. Here each read
+      first waits (``select``) until bytes are available or the packet deadline passes, so
+      waiting costs nothing and another thread of the process (an in-process emulator) runs freely.
     * The SDK's receive timeout is ``tx_time + 2 * LATENCY_TIMER + 2`` ms with LATENCY_TIMER
       fixed at 16 ms (the FTDI default); ``latency_ms`` replaces it (1 ms for adapters set to
       low latency).
     """
 
-    def __init__(self, port_name: str, latency_ms: float, poll_s: float = 0.001) -> None:
+    def __init__(self, port_name: str, latency_ms: float) -> None:
         super().__init__(port_name)
         self.latency_ms = latency_ms
-        self.poll_s = poll_s
 
-    def setupPort(self, cflag_baud):  # noqa: N802 (SDK name)
-        ok = super().setupPort(cflag_baud)
-        self.ser.timeout = self.poll_s
-        return ok
+    def readPort(self, length):  # noqa: N802 (SDK name)
+        remaining = (self.packet_timeout - self.getTimeSinceStart()) / 1000.0
+        if remaining > 0 and self.ser.in_waiting < length:
+            try:
+                select.select([self.ser.fileno()], [], [], remaining)
+            except (AttributeError, OSError, ValueError):  # no pollable descriptor (not POSIX)
+                time.sleep(min(remaining, 0.001))
+        return self.ser.read(length)
 
     def setPacketTimeout(self, packet_length):  # noqa: N802 (SDK name)
         self.packet_start_time = self.getCurrentTime()

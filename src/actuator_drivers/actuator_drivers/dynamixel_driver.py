@@ -14,7 +14,9 @@ Safety:
   servo's own position limits) before anything is sent: :class:`JointLimitError`, nothing sent;
 * torque is released on :meth:`close` (also from ``with`` and at interpreter exit), on any
   communication or hardware fault, and by a watchdog when no :meth:`command` came for
-  ``command_timeout`` seconds (checked every :meth:`read` and by a background thread).
+  ``command_timeout`` seconds of wall-clock time (checked every :meth:`read` and by a background
+  thread; wall time, so that an emulator running faster than real time gets the same tolerance
+  to a stalled host as hardware).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import atexit
 import logging
 import math
 import threading
+import time
 from dataclasses import dataclass
 from typing import Dict, List, Mapping, Optional, Sequence, Union
 
@@ -103,9 +106,9 @@ class DynamixelDriver:
         protocol: 1 (MX Protocol 1.0 firmware) or 2.
         baudrate: bits/s (pty: any accepted value).
         retries: extra attempts per transaction after a timeout/corrupt packet.
-        command_timeout: watchdog [s of bench time]; None disables it.
+        command_timeout: watchdog [s of wall-clock time]; None disables it.
         latency_ms: USB latency timer used in receive timeouts [ms].
-        clock: bench clock (watchdog and timestamps); wall clock by default.
+        clock: bench clock of the timestamps; wall clock by default.
     """
 
     def __init__(
@@ -136,7 +139,7 @@ class DynamixelDriver:
         self.limits: Dict[int, tuple] = {c.servo_id: (c.min_position, c.max_position) for c in configs}
         self.torque: Dict[int, bool] = {i: False for i in ids}
         self.watchdog_trips = 0
-        self._last_command = self.clock.now()
+        self._last_command = time.monotonic()
         self._lock = threading.RLock()
         self._stop = threading.Event()
         self._watchdog: Optional[threading.Thread] = None
@@ -164,7 +167,7 @@ class DynamixelDriver:
             self.bus.close()  # setup turns torque off first; a mismatched device is left untouched
             atexit.unregister(self.close)
             raise
-        self._last_command = self.clock.now()
+        self._last_command = time.monotonic()
         if self.command_timeout is not None:
             self._stop.clear()
             self._watchdog = threading.Thread(target=self._watch, name="dynamixel-watchdog", daemon=True)
@@ -259,7 +262,7 @@ class DynamixelDriver:
             self._set_torque(on, True)
 
         with self._lock:
-            self._last_command = self.clock.now()
+            self._last_command = time.monotonic()
             self._guarded(send)
 
     def release(self) -> None:
@@ -352,14 +355,14 @@ class DynamixelDriver:
         """Release torque if torque is on and no command came for ``command_timeout``."""
         if self.command_timeout is None or not any(self.torque.values()):
             return
-        idle = self.clock.now() - self._last_command
+        idle = time.monotonic() - self._last_command
         if idle > self.command_timeout:
             self.watchdog_trips += 1
             LOG.warning("no command for %.3f s (timeout %.3f s): releasing torque", idle, self.command_timeout)
             self._release_all()
 
     def _watch(self) -> None:
-        period = self.clock.wall(self.command_timeout / 4)
+        period = self.command_timeout / 4
         while not self._stop.wait(period):
             if self._lock.acquire(timeout=period):
                 try:

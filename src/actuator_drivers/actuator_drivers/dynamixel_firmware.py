@@ -240,10 +240,6 @@ class EmulatedServo:
         q, v = self.sim.q, self.sim.v
         self.sim = PendulumSimulator(self.model, bench, vin=self.sim.vin, q=q, v=v, integrator=self.sim.integrator)
 
-    def set_vin(self, vin: float) -> None:
-        """Change the supply voltage [V]."""
-        self.sim.vin = float(vin)
-
     def advance(self, t: float) -> None:
         """Run the shaft up to bench time ``t`` [s] in ``physics_dt`` steps."""
         steps = int((t - self.time) / self.physics_dt)

@@ -34,12 +34,16 @@ def emulated_dynamixel(
     seed: Optional[int] = 0,
     physics_dt: float = 0.005,
     command_timeout: Optional[float] = 0.5,
-    retries: int = 3,
+    retries: int = 10,
     latency_ms: float = 16.0,
     limits: Tuple[float, float] = (-2.8, 2.8),
     trace: bool = False,
 ) -> Iterator[Tuple[DynamixelEmulator, DynamixelDriver]]:
-    """Start an emulated servo and open a :class:`DynamixelDriver` on its pty; both closed on exit."""
+    """Start an emulated servo and open a :class:`DynamixelDriver` on its pty; both closed on exit.
+
+    ``retries`` defaults to 10 (a real bus uses 3): the emulator shares the host's CPUs, and a
+    loaded host can hold its thread back for longer than three receive timeouts.
+    """
     emulator = DynamixelEmulator.single(
         actuator, model, mass, length, arm_mass, protocol=protocol, servo_id=servo_id, vin=vin,
         physics_dt=physics_dt, faults=faults, time_scale=time_scale, seed=seed, trace=trace,

@@ -19,7 +19,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from actuator_models.trajectories import TRAJECTORIES
 
-from .recording import Bench, Progress, Recording, ServoDriver, record
+from .recording import Bench, Recording, ServoDriver, record
 
 ALL_TRAJECTORIES: Tuple[str, ...] = tuple(TRAJECTORIES)
 
@@ -80,17 +80,15 @@ def record_all(
     *,
     arm_mass: float = 0.0,
     vin: Optional[float] = None,
-    rate: float = 200.0,
-    servo_id: Optional[int] = None,
-    prepare_time: float = 1.5,
-    return_time: float = 2.0,
-    progress: Optional[Callable[[Progress], None]] = None,
     on_recording: Optional[Callable[[Recording], None]] = None,
+    **options,
 ) -> List[Recording]:
     """Record every configuration of ``grid`` into ``logdir``.
 
     ``change_bench(mass, length)`` is called before each group and returns False to stop early.
-    A failed recording stops the grid (:class:`~.recording.RecordingError`, partial log kept).
+    ``options`` go to :func:`~.recording.record` (rate, servo_id, prepare/settle/return times,
+    progress). A failed recording stops the grid (:class:`~.recording.RecordingError`, partial
+    log kept).
     """
     done: List[Recording] = []
     for mass, length in grid.groups():
@@ -98,8 +96,7 @@ def record_all(
             break
         bench = Bench(actuator, mass, length, arm_mass, vin)
         for kp, name in product(grid.kps, grid.trajectories):
-            recording = record(driver, name, bench, kp, servo_id=servo_id, rate=rate, logdir=logdir,
-                               prepare_time=prepare_time, return_time=return_time, progress=progress)
+            recording = record(driver, name, bench, kp, logdir=logdir, **options)
             done.append(recording)
             if on_recording is not None:
                 on_recording(recording)

@@ -32,7 +32,7 @@ from actuator_models.trajectories import Trajectory, cubic, trajectory as find_t
 from .clock import Clock
 from .dynamixel_bus import ErrorCounters
 from .dynamixel_driver import ServoState
-from .dynamixel_errors import DynamixelError, JointLimitError
+from .dynamixel_errors import DynamixelError, JointLimitError, WatchdogError
 
 
 class ServoDriver(Protocol):
@@ -40,6 +40,7 @@ class ServoDriver(Protocol):
 
     clock: Clock
     counters: ErrorCounters
+    watchdog_trips: int
 
     @property
     def ids(self) -> List[int]: ...
@@ -130,12 +131,15 @@ def record(
     logdir: Union[str, Path, None] = None,
     name: Optional[str] = None,
     prepare_time: float = 1.5,
+    settle_time: float = 0.5,
     return_time: float = 2.0,
     progress: Optional[Callable[[Progress], None]] = None,
 ) -> Recording:
     """Play ``trajectory`` on servo ``servo_id`` (the driver's only/first servo by default) at
     gain ``kp`` (core units: MX "P Gain", XL330 "Position P Gain"), ``rate`` cycles per second,
     and write the raw log to ``logdir`` (file name :func:`log_name` unless ``name`` is given).
+    Before: ``prepare_time`` [s] to move to the start, ``settle_time`` [s] holding it; after:
+    ``return_time`` [s] back to zero, then torque off.
 
     Raises :class:`RecordingError` (after writing the partial log) if the driver fails.
     """
@@ -149,19 +153,23 @@ def record(
     recorder = _Recorder(traj.name)
     driver.set_kp(kp)
     start_goal = float(traj.goal(0.0))
-    _move(driver, servo, start_goal, prepare_time, rate)
+    _move(driver, servo, start_goal, prepare_time, rate, hold=settle_time)
     t0 = clock.now()
-    tick = 0
+    tick, next_report, trips = 0, 0.0, driver.watchdog_trips
     try:
         while True:
+            if driver.watchdog_trips != trips:  # before commanding: a command would enable the torque again
+                raise WatchdogError("the command watchdog released the torque: the control loop stalled "
+                                    "for longer than the driver's command timeout")
             t = clock.now() - t0
             if t > traj.duration:
                 break
             goal, enable = float(traj.goal(t)), bool(traj.enable(t))
             driver.command({servo: goal}, {servo: enable})
             recorder.add(t, driver.read()[servo], goal, enable)
-            if progress is not None and tick % max(1, int(rate / 10)) == 0:
+            if progress is not None and t >= next_report:
                 progress(Progress(traj.name, t, traj.duration, len(recorder), _minus(driver.counters, before).errors))
+                next_report = t + 0.1
             tick += 1
             late = (clock.now() - t0) * rate - tick
             if late > 1:  # more than a period behind (a stall): resynchronise instead of bursting
@@ -171,14 +179,15 @@ def record(
         partial = _finish(recorder, bench, kp, driver, before, logdir, name, complete=False)
         if isinstance(error, KeyboardInterrupt):
             raise
-        if isinstance(error, JointLimitError):  # refused before sending: the servo still holds torque
+        if isinstance(error, (JointLimitError, WatchdogError)):  # raised by the recorder side: release here
             driver.release()
         where = f"{partial.cycles} entries kept in {partial.path}" if partial and partial.path else "nothing recorded"
         raise RecordingError(
             f"{traj.name}: recording stopped at t = {recorder.last_time:.3f} s: {error}; {where}", partial
         ) from error
     result = _finish(recorder, bench, kp, driver, before, logdir, name, complete=True)
-    assert result is not None
+    if result is None:
+        raise RecordingError(f"{traj.name}: no cycle recorded (duration {traj.duration} s)", None)
     try:
         _move(driver, servo, 0.0, return_time, rate)
         driver.release()
@@ -194,8 +203,9 @@ def log_name(bench: Bench, trajectory: str, kp: float, when: Optional[datetime] 
     return f"{bench.actuator}_{trajectory}_m{bench.mass:g}_l{bench.length:g}_kp{kp:g}_{stamp}.json"
 
 
-def _move(driver: ServoDriver, servo: int, target: float, duration: float, rate: float) -> None:
-    """Torque on and a cubic move from the present position to ``target`` [rad] in ``duration`` [s]."""
+def _move(driver: ServoDriver, servo: int, target: float, duration: float, rate: float, hold: float = 0.0) -> None:
+    """Torque on, a cubic move from the present position to ``target`` [rad] in ``duration`` [s],
+    then ``hold`` [s] at the target."""
     clock = driver.clock
     q0 = driver.read()[servo].position
     driver.command({servo: q0}, {servo: True})
@@ -203,7 +213,7 @@ def _move(driver: ServoDriver, servo: int, target: float, duration: float, rate:
     while True:
         t = clock.now() - t0
         driver.command({servo: float(cubic(min(t, duration), 0.0, max(duration, 1e-9), q0, target))}, {servo: True})
-        if t >= duration:
+        if t >= duration + hold:
             return
         driver.read()  # keeps the watchdog checked and the bus exercised
         clock.sleep(1.0 / rate)
