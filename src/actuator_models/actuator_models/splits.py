@@ -15,8 +15,9 @@ def stratified_split(
 ) -> Tuple[List[Log], List[Log]]:
     """Split ``logs`` into (train, validation), stratified by gain and trajectory.
 
-    ``round(fraction * N)`` logs (at least one when the fraction is positive) go to validation.
-    They are drawn one at a time, each time among the logs whose gain and trajectory are the
+    ``round(fraction * N)`` logs go to validation, and at least as many as there are gains and
+    trajectories, so that every gain and every trajectory is represented (with 12 logs of 3
+    gains x 4 trajectories: 4 logs, one per trajectory). They are drawn one at a time, each time among the logs whose gain and trajectory are the
     least represented in validation so far (a seeded shuffle breaks ties), so every gain and
     every trajectory is represented as evenly as the count allows, and each (gain, trajectory)
     group of several logs gives its share.
@@ -25,7 +26,8 @@ def stratified_split(
         raise ValueError(f"validation fraction {validation_fraction} is not in [0, 1)")
     count = int(round(validation_fraction * len(logs)))
     if validation_fraction > 0:
-        count = min(max(count, 1), len(logs) - 1)
+        groups_needed = max(len({log.kp for log in logs}), len({log.trajectory for log in logs}))
+        count = min(max(count, groups_needed, 1), len(logs) - 1)
     order = list(np.random.default_rng(seed).permutation(len(logs)))
     gains: Counter = Counter()
     trajectories: Counter = Counter()
