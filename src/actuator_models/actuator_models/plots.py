@@ -1,54 +1,61 @@
-"""Figures as PNG files (headless matplotlib, Agg backend)."""
+"""Figures shared by identification reports and simulation tools, as PNG files (headless:
+matplotlib ``Figure`` objects, no pyplot, no global state)."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Mapping, Sequence, Union
+from typing import Mapping, Union
 
 import numpy as np
+from matplotlib.figure import Figure
+
+PathLike = Union[str, Path]
+DPI = 120
 
 
-def _pyplot():
-    import matplotlib
+def save_figure(fig: Figure, out: PathLike) -> Path:
+    """Write ``fig`` as a PNG at :data:`DPI`, creating the folder."""
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=DPI)
+    return out
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
-    return plt
-
-
-def mae_bars(
-    labels: Sequence[str],
-    series: Mapping[str, Sequence[float]],
-    path: Union[str, Path],
+def plot_mae_bars(
+    maes: Mapping[str, Mapping[str, float]],
+    out: PathLike,
     title: str = "",
     ylabel: str = "MAE [rad]",
 ) -> Path:
-    """Grouped bar chart of MAE per model (paper Fig. 5 / 7 style); one bar colour per series.
-
-    ``series`` maps a legend entry (e.g. ``"train"``, ``"validation"``) to one value per label.
-    """
-    plt = _pyplot()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    x = np.arange(len(labels))
-    width = 0.8 / max(len(series), 1)
-    fig, ax = plt.subplots(figsize=(max(5.0, 1.1 * len(labels) + 2), 3.6), dpi=120)
-    colours = plt.get_cmap("tab10").colors
-    for k, (name, values) in enumerate(series.items()):
-        offset = (k - (len(series) - 1) / 2) * width
-        bars = ax.bar(x + offset, values, width, label=name, color=colours[k % 10], edgecolor="black", linewidth=0.5)
-        ax.bar_label(bars, fmt="%.3f", fontsize=7, padding=2)
-    ax.set_xticks(x, [label.upper() if len(label) == 2 else label for label in labels])
-    ax.set_ylabel(ylabel)
-    if title:
-        ax.set_title(title)
-    ax.grid(axis="y", alpha=0.3)
-    ax.set_axisbelow(True)
+    """Grouped bars: one group per key of ``maes`` (a configuration, e.g. ``"circle LG"``),
+    one bar per model inside it (``{group: {model: mae}}``); values written above the bars."""
+    if not maes:
+        raise ValueError("no MAE to plot")
+    groups = list(maes)
+    models = list(dict.fromkeys(m for g in groups for m in maes[g]))
+    if len(groups) == 1:  # one configuration: the models are the categories
+        fig = Figure(figsize=(max(5.0, 1.5 + 0.9 * len(models)), 4.5), layout="constrained")
+        ax = fig.subplots()
+        values = [maes[groups[0]][m] for m in models]
+        bars = ax.bar(models, values, color=[f"C{i}" for i in range(len(models))])
+        ax.bar_label(bars, fmt="%.4g", fontsize=8, padding=2)
+        ax.set_xlabel(groups[0])
+        ax.tick_params(axis="x", labelrotation=20 if len(models) > 5 else 0)
+    else:
+        width = 0.8 / len(models)
+        size = min(15.0, max(6.0, 2.0 + len(groups) * (0.35 + 0.18 * len(models))))
+        fig = Figure(figsize=(size, 4.8), layout="constrained")
+        ax = fig.subplots()
+        x = np.arange(len(groups))
+        for i, model in enumerate(models):
+            values = np.array([maes[g].get(model, np.nan) for g in groups], dtype=float)
+            bars = ax.bar(x + (i - (len(models) - 1) / 2) * width, values, width, label=model)
+            if len(groups) * len(models) <= 24:
+                ax.bar_label(bars, fmt="%.3g", fontsize=7, rotation=90, padding=2)
+        rotate = len(groups) > 4
+        ax.set_xticks(x, groups, rotation=25 if rotate else 0, ha="right" if rotate else "center")
+        ax.legend(fontsize=9, ncol=min(len(models), 6))
+    ax.set(ylabel=ylabel, title=title or None)
     ax.margins(y=0.15)
-    if len(series) > 1:
-        ax.legend(frameon=False, fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    ax.grid(axis="y", alpha=0.3)
+    return save_figure(fig, out)

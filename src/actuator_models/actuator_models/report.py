@@ -24,7 +24,7 @@ from .identification import FitResult, Objective, fit
 from .logs import Log, read_logs
 from .friction import friction_model, nests
 from .model import Model, new_model
-from .plots import mae_bars
+from .plots import plot_mae_bars
 from .splits import split_logs
 from .uncertainty import ParameterSpread, loss_slices
 
@@ -162,11 +162,10 @@ def write_report(
         }
     (folder / "report.json").write_text(json.dumps(content, indent=2) + "\n")
     (folder / "report.md").write_text(markdown(content))
-    labels = list(reports)
-    series = {"train": [reports[m].result.train_mae for m in labels]}
+    groups = {"train": {m.upper(): r.result.train_mae for m, r in reports.items()}}
     if validation:
-        series["validation"] = [reports[m].result.validation_mae for m in labels]  # type: ignore[misc]
-    mae_bars(labels, series, folder / "mae.png", title=f"{actuator}: MAE per friction model ({integrator} step)")
+        groups["validation"] = {m.upper(): r.result.validation_mae for m, r in reports.items()}  # type: ignore[misc]
+    plot_mae_bars(groups, folder / "mae.png", title=f"{actuator}: MAE per friction model ({integrator} step)")
     return content
 
 

@@ -4,7 +4,7 @@ Plain functions taking numpy data and an output path, shared with the identifica
 
 * :func:`plot_drive_backdrive` - drive/backdrive diagrams per model (paper Fig. 2 and 4);
 * :func:`plot_trajectory` - simulated vs measured position and the error over time (Fig. 1);
-* :func:`plot_mae_bars` - MAE bars per model, grouped by configuration (Fig. 5 and 7).
+* :func:`plot_mae_bars` - MAE bars per model (Fig. 5 and 7), from :mod:`actuator_models.plots`.
 """
 
 from __future__ import annotations
@@ -18,15 +18,9 @@ from matplotlib.figure import Figure
 
 from .drive_backdrive import DriveBackdrive
 
-PathLike = Union[str, Path]
-DPI = 120
+from actuator_models.plots import PathLike, plot_mae_bars, save_figure as _save
 
-
-def _save(fig: Figure, out: PathLike) -> Path:
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=DPI)
-    return out
+__all__ = ["plot_drive_backdrive", "plot_trajectory", "plot_mae_bars"]
 
 
 def plot_drive_backdrive(panels: Mapping[str, DriveBackdrive], out: PathLike, title: str = "") -> Path:
@@ -94,44 +88,4 @@ def plot_trajectory(
     top.legend(fontsize=9)
     for ax in (top, bottom):
         ax.grid(alpha=0.3)
-    return _save(fig, out)
-
-
-def plot_mae_bars(
-    maes: Mapping[str, Mapping[str, float]],
-    out: PathLike,
-    title: str = "",
-    ylabel: str = "MAE [rad]",
-) -> Path:
-    """Grouped bars: one group per key of ``maes`` (a configuration, e.g. ``"circle LG"``),
-    one bar per model inside it (``{group: {model: mae}}``); values written above the bars."""
-    if not maes:
-        raise ValueError("no MAE to plot")
-    groups = list(maes)
-    models = list(dict.fromkeys(m for g in groups for m in maes[g]))
-    if len(groups) == 1:  # one configuration: the models are the categories
-        fig = Figure(figsize=(max(5.0, 1.5 + 0.9 * len(models)), 4.5), layout="constrained")
-        ax = fig.subplots()
-        values = [maes[groups[0]][m] for m in models]
-        bars = ax.bar(models, values, color=[f"C{i}" for i in range(len(models))])
-        ax.bar_label(bars, fmt="%.4g", fontsize=8, padding=2)
-        ax.set_xlabel(groups[0])
-        ax.tick_params(axis="x", labelrotation=20 if len(models) > 5 else 0)
-    else:
-        width = 0.8 / len(models)
-        size = min(15.0, max(6.0, 2.0 + len(groups) * (0.35 + 0.18 * len(models))))
-        fig = Figure(figsize=(size, 4.8), layout="constrained")
-        ax = fig.subplots()
-        x = np.arange(len(groups))
-        for i, model in enumerate(models):
-            values = np.array([maes[g].get(model, np.nan) for g in groups], dtype=float)
-            bars = ax.bar(x + (i - (len(models) - 1) / 2) * width, values, width, label=model)
-            if len(groups) * len(models) <= 24:
-                ax.bar_label(bars, fmt="%.3g", fontsize=7, rotation=90, padding=2)
-        rotate = len(groups) > 4
-        ax.set_xticks(x, groups, rotation=25 if rotate else 0, ha="right" if rotate else "center")
-        ax.legend(fontsize=9, ncol=min(len(models), 6))
-    ax.set(ylabel=ylabel, title=title or None)
-    ax.margins(y=0.15)
-    ax.grid(axis="y", alpha=0.3)
     return _save(fig, out)
