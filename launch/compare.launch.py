@@ -21,7 +21,8 @@ from launch_ros.actions import Node
 HERE = Path(__file__).resolve().parent
 DEFAULT_CONFIG = HERE.parent / 'config' / 'xl330_bench.yaml'
 BENCHES = ('real', 'sim')
-RECORDED = [f'{ns}/{topic}' for ns in BENCHES for topic in ('joint_states', 'actuator_states', 'commands', 'bench_info')]
+TOPICS = ('joint_states', 'actuator_states', 'commands', 'bench_info')
+RECORDED = [f'{ns}/{topic}' for ns in BENCHES for topic in TOPICS]
 
 
 def generate_launch_description() -> LaunchDescription:

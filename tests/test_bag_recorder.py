@@ -41,7 +41,8 @@ def test_topic_types_follow_the_last_name():
 
 def test_message_definitions_come_from_the_interface_package():
     definitions = message_definitions()
-    assert set(definitions) == {f"actuator_interfaces/msg/{n}" for n in ("ActuatorCommand", "ActuatorState", "BenchInfo")}
+    names = ("ActuatorCommand", "ActuatorState", "BenchInfo")
+    assert set(definitions) == {f"actuator_interfaces/msg/{n}" for n in names}
     assert (interfaces_share() / "package.xml").is_file()
 
 

@@ -171,8 +171,8 @@ def test_interface_package_generates_its_files():
 
 
 def test_every_launched_executable_is_an_entry_point(entry_points):
-    launched = {literal(keyword(c, "executable")) for path in LAUNCH_FILES
-                for c in calls(ast.parse(path.read_text()), "Node") if literal(keyword(c, "package")) == "actuator_bench"}
+    nodes = [c for path in LAUNCH_FILES for c in calls(ast.parse(path.read_text()), "Node")]
+    launched = {literal(keyword(c, "executable")) for c in nodes if literal(keyword(c, "package")) == "actuator_bench"}
     assert launched and launched <= set(entry_points)
     for module, function in entry_points.values():
         source = REPO / "src" / "actuator_bench" / Path(*module.split(".")).with_suffix(".py")

@@ -206,7 +206,8 @@ def test_fit_job_on_a_bag(tmp_path):
     for name in ("sin_sin", "up_and_down"):
         session.play(name, 400.0)
     recorder.stop()
-    outcome = FitJob(FitRequest(str(tmp_path / "bag"), "xl330", ("m1",), trials=12, validation_fraction=0.0), tmp_path).run()
+    request = FitRequest(str(tmp_path / "bag"), "xl330", ("m1",), trials=12, validation_fraction=0.0)
+    outcome = FitJob(request, tmp_path).run()
     assert outcome.success and math.isnan(outcome.validation_mae[0])
     assert len(list((Path(outcome.report_dir).parent / "logs").glob("*.json"))) == 2
     assert np.isfinite(outcome.train_mae[0])

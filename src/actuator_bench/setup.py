@@ -22,7 +22,8 @@ setup(
     ],
     python_requires=">=3.10",
     install_requires=[
-        "actuator_models", "actuator_drivers", "actuator_sim", "numpy>=1.24", "rosbags>=0.10", "optuna>=3.6", "mujoco>=3.2",
+        "actuator_models", "actuator_drivers", "actuator_sim",
+        "numpy>=1.24", "rosbags>=0.10", "optuna>=3.6", "mujoco>=3.2",
     ],
     zip_safe=True,
     maintainer="actuator_bench developers",

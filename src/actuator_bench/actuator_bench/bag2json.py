@@ -97,7 +97,8 @@ def read_streams(bag: Path) -> Dict[str, BenchStreams]:
     """The bench streams of a bag, by namespace (``"/real"``, ``""`` for the root)."""
     streams: Dict[str, BenchStreams] = defaultdict(BenchStreams)
     with AnyReader([Path(bag)], default_typestore=bench_typestore()) as reader:
-        wanted = [c for c in reader.connections if c.msgtype in (JOINT_STATE, ACTUATOR_STATE, ACTUATOR_COMMAND, BENCH_INFO)]
+        types = (JOINT_STATE, ACTUATOR_STATE, ACTUATOR_COMMAND, BENCH_INFO)
+        wanted = [c for c in reader.connections if c.msgtype in types]
         for connection, log_time, raw in reader.messages(connections=wanted):
             namespace, _, base = connection.topic.rpartition("/")
             bench = streams[namespace]

@@ -25,7 +25,10 @@ class States:
     @classmethod
     def of(cls, stamp: float, name: Sequence[str], position: Sequence[float], velocity: Sequence[float] = (),
            effort: Sequence[float] = ()) -> "States":
-        return cls(stamp, tuple(name), tuple(map(float, position)), tuple(map(float, velocity)), tuple(map(float, effort)))
+        def floats(values: Sequence[float]) -> Tuple[float, ...]:
+            return tuple(map(float, values))
+
+        return cls(stamp, tuple(name), floats(position), floats(velocity), floats(effort))
 
 
 def _difference(a: Tuple[float, ...], b: Tuple[float, ...], i: int, j: int) -> Optional[float]:

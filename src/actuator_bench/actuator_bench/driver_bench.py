@@ -37,7 +37,8 @@ class DriverConfig:
         ``mx106``, ``xl330``). min_position, max_position: joint limits per servo [rad].
         models: servo model per servo (params file or library name such as ``xl330/m6``; ``""``
         or none: the published ``<actuator>/m6``): the torque estimate, and the emulated physics.
-        command_timeout: watchdog [s]. latency_ms: USB latency timer [ms]. emulate: run the emulator instead of hardware.
+        command_timeout: watchdog [s]. latency_ms: USB latency timer [ms]. emulate: run the emulator
+        instead of hardware.
         mass [kg], length [m], arm_mass [kg]: the emulated pendulums.
     """
 
@@ -92,12 +93,12 @@ class DriverBench:
     def open(cls, config: DriverConfig) -> "DriverBench":
         """Open the bus (starting the emulator first when ``config.emulate``)."""
         models = [load_model(m) for m in config.models]
+        pendulum = Pendulum(config.mass, config.length, config.arm_mass)
         emulator = None
         port = config.port
         if config.emulate:
             emulator = DynamixelEmulator([
-                EmulatedServo(control_table(a, config.protocol), m, Pendulum(config.mass, config.length, config.arm_mass),
-                              servo_id=i)
+                EmulatedServo(control_table(a, config.protocol), m, pendulum, servo_id=i)
                 for i, a, m in zip(config.ids, config.actuators, models)
             ]).start()
             port = emulator.port

@@ -103,7 +103,8 @@ class FitJob:
         self.request = request
         self.models: Tuple[str, ...] = tuple(request.models) or ALL_MODELS
         stamp = time.strftime("%Y%m%d-%H%M%S")
-        self.output_dir = Path(request.output_dir) if request.output_dir else Path(output_root) / f"fit-{request.actuator}-{stamp}"
+        default = Path(output_root) / f"fit-{request.actuator}-{stamp}"
+        self.output_dir = Path(request.output_dir) if request.output_dir else default
         self.seed = seed
         self.dt = dt
         self._journal = self.output_dir / JOURNAL

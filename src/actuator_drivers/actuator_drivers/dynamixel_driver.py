@@ -244,7 +244,11 @@ class DynamixelDriver:
         """
         targets = self._per_servo(goals, "goals")
         raws = {}
-        for servo_id, goal in targets.items():
+        for servo_id, value in targets.items():
+            try:
+                goal = float(value)  # type: ignore[arg-type]
+            except (TypeError, ValueError):
+                raise ValueError(f"servo {servo_id}: goal {value!r} is not a number of radians") from None
             low, high = self.limits[servo_id]
             if not (math.isfinite(goal) and low <= goal <= high):
                 raise JointLimitError(f"servo {servo_id} ({self.configs[servo_id].joint}): goal {goal!r} rad is "
@@ -289,8 +293,6 @@ class DynamixelDriver:
         """Run a bus action; on any Dynamixel fault release torque everywhere, then re-raise."""
         try:
             return action()
-        except JointLimitError:
-            raise
         except DynamixelError:
             self._release_all()
             raise

@@ -56,6 +56,6 @@ def plot_mae_bars(
         ax.set_xticks(x, groups, rotation=25 if rotate else 0, ha="right" if rotate else "center")
         ax.legend(fontsize=9, ncol=min(len(models), 6))
     ax.set(ylabel=ylabel, title=title or None)
-    ax.margins(y=0.15)
+    ax.margins(y=0.15 if len(groups) == 1 else 0.25)  # room for the labels under the legend
     ax.grid(axis="y", alpha=0.3)
     return save_figure(fig, out)
