@@ -22,5 +22,7 @@ setup(
     zip_safe=True,
     maintainer="actuator_bench developers",
     maintainer_email="actuator-bench@example.org",
-    entry_points={"console_scripts": ["actuator-bench = actuator_drivers.cli:main"]},
+    # ``actuator-bench`` (package actuator_bench) includes these subcommands; this entry serves a
+    # stand-alone install and avoids two packages claiming the same script.
+    entry_points={"console_scripts": ["actuator-drivers = actuator_drivers.cli:main"]},
 )

@@ -1,7 +1,9 @@
-"""``actuator-bench`` command line: a registry of subcommands (emulate, record, record-all).
+"""Command line of the Dynamixel tools: a registry of subcommands (emulate, record, record-all).
 
 Each subcommand is a :class:`Command` (name, help, an argument configurator, a runner); a program
-combines command tuples: ``main(argv, commands=DYNAMIXEL_COMMANDS + other_commands)``.
+combines command tuples: ``main(argv, commands=DYNAMIXEL_COMMANDS + other_commands)`` (this is
+how ``actuator-bench`` of package actuator_bench includes them; stand-alone script:
+``actuator-drivers``).
 
     actuator-bench emulate --actuator mx64 --model mx64/m6 --mass 1.0 --length 0.15 [--protocol 1|2]
     actuator-bench record --port /dev/ttyUSB0 --actuator mx64 --trajectory sin_sin --mass 1 --length 0.15 --kp 32 --logdir logs
