@@ -184,6 +184,8 @@ def test_convergence_rule():
     assert not converged([1.0, 0.5, 0.4], 5)  # too short to tell
     assert converged([1.0, 0.9999, 0.9995], 2)  # 0.05 % in 2 generations
     assert not converged([1.0, 0.99, 0.98], 2)  # 2 % in 2 generations
+    assert not converged([2.0, 1.0, 1.5, 0.9], 2)  # a generation beat every earlier one by 10 %
+    assert converged([2.0, 1.0, 1.5, 1.2], 2)  # recent generations worse than the best before
 
 
 def test_nesting_of_friction_models():

@@ -34,7 +34,20 @@ def _run_bag2json(args: argparse.Namespace) -> int:
     return 0
 
 
+def _configure_demo(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--quick", action="store_true", help="a smaller grid and search: about a minute")
+    p.add_argument("--out", type=Path, default=Path("demo-out"), help="output folder [demo-out]")
+
+
+def _run_demo(args: argparse.Namespace) -> int:
+    from .demo import run_demo  # imports MuJoCo and optuna: only when asked
+
+    return run_demo(args.out, args.quick)
+
+
 BENCH_COMMANDS = (
+    Command("demo", "the whole pipeline without ROS or hardware: emulated servo, recordings, M1-M6 fits, report, plots",
+            _configure_demo, _run_demo),
     Command("bag2json", "convert a bench bag into JSON logs (one per trajectory run and joint) for identification",
             _configure_bag2json, _run_bag2json),
 )

@@ -46,12 +46,14 @@ CONVERGED = 1e-3
 PATIENCE = 60
 
 
-def converged(best_history: Sequence[float], patience: int) -> bool:
-    """True when the best cost improved by less than :data:`CONVERGED` over ``patience`` generations."""
-    if len(best_history) <= patience:
+def converged(generation_best: Sequence[float], patience: int) -> bool:
+    """True when the last ``patience`` generations found nothing better, by :data:`CONVERGED`
+    (relative), than the generations before them. It follows the search itself (each
+    generation's best), not the best trial so far, which may be a given starting point."""
+    if len(generation_best) <= patience:
         return False
-    before, now = best_history[-patience - 1], best_history[-1]
-    return before - now <= CONVERGED * abs(before)
+    before, recent = min(generation_best[:-patience]), min(generation_best[-patience:])
+    return before - recent <= CONVERGED * abs(before)
 
 
 class FitInterrupted(Exception):
@@ -191,7 +193,9 @@ def make_study(
     """Create or load the study (``load_if_exists``: re-running continues it); CMA-ES starts
     its search at ``x0`` (the centre of the bounds by default)."""
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    sampler = GenerationCmaEsSampler(seed=seed, popsize=popsize, x0=x0, warn_independent_sampling=False)
+    with warnings.catch_warnings():  # optuna 4.9 deprecated x0 (to move to OptunaHub in 6.0)
+        warnings.simplefilter("ignore", FutureWarning)
+        sampler = GenerationCmaEsSampler(seed=seed, popsize=popsize, x0=x0, warn_independent_sampling=False)
     return optuna.create_study(
         storage=open_storage(storage),
         study_name=study_name,
@@ -228,8 +232,7 @@ def run_study(
     Ctrl-C stops after the current generation is told (then raises KeyboardInterrupt), so the
     study holds no half-done generation and a later run resumes from the completed trials. The first trial of each
     generation records the ``worker`` index (user attribute). With ``patience``, it also stops
-    once the best cost has improved by less than :data:`CONVERGED` (relative) over the last
-    ``patience`` generations of this run.
+    once :func:`converged`.
     """
     history: List[float] = []
     with deferred_interrupt() as interrupted:
@@ -244,7 +247,7 @@ def run_study(
             costs = objective(space.batch([t.params for t in pending]))
             for trial, cost in zip(pending, costs):
                 study.tell(trial, float(cost))
-            history.append(study.best_value)
+            history.append(float(np.min(costs)))
             if progress:
                 progress.update(done + len(costs), study.best_value)
     if interrupted():
