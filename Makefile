@@ -17,9 +17,10 @@ $(STAMP): Makefile $(wildcard src/*/setup.py) requirements-test.txt
 
 install: $(STAMP)
 
+# the no-ROS demo; `make demo DEMO_ARGS=` runs the full one (about 10 minutes on 2 cores)
+DEMO_ARGS ?= --quick
 demo: $(STAMP)
-	$(VENV)/bin/actuator-models evaluate --logs data/xl330/processed \
-		--params xl330/m1 xl330/m2 xl330/m3 xl330/m4 xl330/m5 xl330/m6
+	$(VENV)/bin/actuator-bench demo $(DEMO_ARGS) --out demo-out
 
 test: $(STAMP)
 	$(PY) -m pytest -q tests

@@ -1,0 +1,25 @@
+"""The no-ROS demo end to end (the README's main command, quick variant)."""
+
+import json
+import subprocess
+import sys
+
+
+def test_quick_demo_records_fits_and_plots(tmp_path):
+    out = tmp_path / "demo"
+    result = subprocess.run([sys.executable, "-m", "actuator_bench.cli", "demo", "--quick", "--out", str(out)],
+                            capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "Validation MAE [rad]" in result.stdout and "best model:" in result.stdout
+    assert "recorded 16/16" in result.stderr  # progress, through the real driver
+    raw = sorted((out / "logs" / "raw").glob("*.json"))
+    assert len(raw) == 16 and len(list((out / "logs" / "processed").glob("*.json"))) == 16
+    report = json.loads((out / "params" / "report" / "report.json").read_text())
+    m1 = report["models"]["m1"]["validation_mae"]
+    best = report["models"][report["best_model"]]["validation_mae"]
+    assert best < 0.6 * m1  # the emulated servo has M6 friction: extended models must do better
+    for png in ("params/report/mae.png", "plots/trajectory.png", "plots/drive_backdrive.png", "plots/arm_2r.png"):
+        assert (out / png).stat().st_size > 10_000, png
+    arm = json.loads((out / "plots" / "arm_2r.json").read_text())
+    row = arm["circle LG"]
+    assert row[report["best_model"].upper()] < row["M1"]
