@@ -41,7 +41,7 @@ class DemoSettings:
         reference: the emulated servo's true model. actuator: its actuator name.
         grid: configurations to record. time_scale: emulator speed-up over real time.
         trials: CMA-ES trials per friction model (early stop on convergence).
-        paths: 2R end-effector paths compared in MuJoCo (low gain).
+        paths: 2R end-effector paths compared in MuJoCo (low gain); empty = all of them.
     """
 
     reference: str = "mx64/m6"
@@ -49,7 +49,7 @@ class DemoSettings:
     grid: Grid = Grid((0.5, 1.0, 1.5), (0.1, 0.2), (8, 32))
     time_scale: float = 4.0
     trials: int = 6000
-    paths: Sequence[str] = ("circle", "square", "square_wave", "triangular_wave")
+    paths: Sequence[str] = ()
 
 
 FULL = DemoSettings()
@@ -106,6 +106,7 @@ def figures(reports: Dict[str, ModelReport], logs: Sequence[Log], settings: Demo
     from actuator_sim.drive_backdrive import drive_backdrive, stall_torque
     from actuator_sim.experiment import compare_arm
     from actuator_sim.arm import ARMS
+    from actuator_sim.paths import PATHS
     from actuator_sim.plots import plot_drive_backdrive, plot_mae_bars, plot_trajectory
 
     written = []
@@ -122,14 +123,15 @@ def figures(reports: Dict[str, ModelReport], logs: Sequence[Log], settings: Demo
     panels = {name: drive_backdrive(model, torque) for name, model in fitted.items()}
     written.append(plot_drive_backdrive(panels, out / "drive_backdrive.png", title="fitted models"))
 
-    say(f"MuJoCo 2R arm: {len(settings.paths)} path(s), 'real' arm = mx106/m6 + {settings.reference}")
+    paths = tuple(settings.paths) or tuple(PATHS)
+    say(f"MuJoCo 2R arm: {len(paths)} path(s), 'real' arm = mx106/m6 + {settings.reference}")
     arm = ARMS["mx"]
     real = (load_model("mx106/m6"), load_model(settings.reference))
     candidates = {
         "M1": (load_model("mx106/m1"), reports["m1"].result.model),
         best.upper(): (load_model(f"mx106/{best}"), reports[best].result.model),
     }
-    table = compare_arm(arm, real, candidates, settings.paths)
+    table = compare_arm(arm, real, candidates, paths)
     (out / "arm_2r.json").write_text(json.dumps(table, indent=2) + "\n")
     written.append(plot_mae_bars(table, out / "arm_2r.png", title="2R arm, low gain: joint MAE vs the 'real' arm"))
     for group, row in table.items():

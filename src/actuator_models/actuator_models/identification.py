@@ -247,7 +247,13 @@ def run_study(
             costs = objective(space.batch([t.params for t in pending]))
             for trial, cost in zip(pending, costs):
                 study.tell(trial, float(cost))
-            history.append(float(np.min(costs)))
+            if not history:  # a given start point (enqueued) is not the search's own progress
+                given = {t.number for t in study.get_trials(deepcopy=False) if "fixed_params" in t.system_attrs}
+                costs_searched = [c for t, c in zip(pending, costs) if t.number not in given]
+            else:
+                costs_searched = list(costs)
+            if costs_searched:
+                history.append(float(np.min(costs_searched)))
             if progress:
                 progress.update(done + len(costs), study.best_value)
     if interrupted():
