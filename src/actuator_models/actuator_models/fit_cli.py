@@ -76,6 +76,7 @@ def run_fit(args: argparse.Namespace) -> int:
         popsize=args.popsize,
         progress=not args.quiet,
         patience=args.patience or None,
+        restarts=args.restarts,
     )
     try:
         reports = fit_models(args.logs, args.actuator, models, out_dir, study_prefix=args.study, **options)
@@ -145,5 +146,7 @@ def add_fit_command(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--popsize", type=int, help="CMA-ES population (default: 2 x (4 + 3 ln parameters), 24 for M6)")
     p.add_argument("--patience", type=int, default=PATIENCE, metavar="G",
                    help=f"stop after G generations without a 0.1%% improvement (default {PATIENCE}; 0 = never)")
+    p.add_argument("--restarts", type=int, default=0, metavar="R",
+                   help="R more CMA-ES runs, each with twice the population (IPOP); the best is kept (default 0)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.set_defaults(run=run_fit)

@@ -325,6 +325,34 @@ def _worker(
         pass
 
 
+def _search(
+    study: optuna.Study, space: SearchSpace, objective: Objective, trials: int, popsize: int,
+    progress: Progress, patience: Optional[int], workers: int, storage: Optional[str],
+    seed: Optional[int], base: Model, train: List[Log], integrator: str, x0: Optional[Dict[str, float]],
+) -> bool:
+    """Run one study with ``workers`` processes; True if Ctrl-C stopped it."""
+    helpers: List[multiprocessing.Process] = []
+    if workers > 1:
+        context = multiprocessing.get_context("spawn")
+        for index in range(1, workers):
+            args = (index, storage, study.study_name, (seed or 0) + index, popsize, space, base, train,
+                    integrator, trials, patience, x0)
+            helpers.append(context.Process(target=_worker, args=args, daemon=True))
+        for process in helpers:
+            process.start()
+    try:
+        run_study(study, space, objective, trials, popsize, progress, patience=patience)
+    except KeyboardInterrupt:
+        for process in helpers:  # they stop after their current generation
+            if process.pid is not None and process.is_alive():
+                os.kill(process.pid, signal.SIGINT)
+        return True
+    finally:
+        for process in helpers:
+            process.join()
+    return False
+
+
 def fit(
     logs: Union[str, Path, Sequence[Log]],
     actuator: str,
@@ -344,6 +372,7 @@ def fit(
     progress: bool = True,
     patience: Optional[int] = PATIENCE,
     start: Optional[Model] = None,
+    restarts: int = 0,
 ) -> FitResult:
     """Identify ``model`` (m1..m6) of ``actuator`` on processed logs with CMA-ES.
 
@@ -364,6 +393,9 @@ def fit(
         start: a fitted model of a friction model this one nests (see
             :func:`~actuator_models.friction.nests`): the search starts from its equivalent
             parameters, which are also the first trial, so the fit is never worse than it.
+        restarts: independent CMA-ES runs after the first (IPOP: each with twice the previous
+            population and its own seed and study, ``<study>-restart<i>``); the best is kept.
+            Each run has the budget ``trials`` and stops early on convergence.
 
     Raises:
         FitInterrupted: on Ctrl-C, after saving the best parameters so far.
@@ -380,31 +412,27 @@ def fit(
     if workers > 1 and study_name is None:
         study_name = f"{actuator}-{model}-{integrator}"
     x0 = start_point(start, base, space) if start is not None else None
-    study = make_study(storage, study_name, seed, size, x0)
-    if x0 is not None and not study.trials:
-        study.enqueue_trial(x0)
     objective = Objective(base, train, integrator)
-    start = time.perf_counter()
-    helpers: List[multiprocessing.Process] = []
-    if workers > 1:
-        context = multiprocessing.get_context("spawn")
-        for index in range(1, workers):
-            args = (index, storage, study.study_name, (seed or 0) + index, size, space, base, train, integrator, trials, patience, x0)
-            helpers.append(context.Process(target=_worker, args=args, daemon=True))
-        for process in helpers:
-            process.start()
-    label = f"{actuator}/{model}"
+    began = time.perf_counter()
+    studies: List[optuna.Study] = []
     interrupted = False
-    try:
-        run_study(study, space, objective, trials, size, Progress(label, trials, progress), patience=patience)
-    except KeyboardInterrupt:
-        interrupted = True
-        for process in helpers:  # they stop after their current generation
-            if process.pid is not None and process.is_alive():
-                os.kill(process.pid, signal.SIGINT)
-    finally:
-        for process in helpers:
-            process.join()
+    for attempt in range(restarts + 1):  # IPOP: each restart doubles the population
+        name = study_name if attempt == 0 or study_name is None else f"{study_name}-restart{attempt}"
+        attempt_seed = None if seed is None else seed + 1000 * attempt
+        study = make_study(storage, name, attempt_seed, size * 2**attempt, x0 if attempt == 0 else None)
+        if attempt == 0 and x0 is not None and not study.trials:
+            study.enqueue_trial(x0)
+        studies.append(study)
+        label = f"{actuator}/{model}" + (f" restart {attempt}" if attempt else "")
+        interrupted = _search(study, space, objective, trials, size * 2**attempt, Progress(label, trials, progress),
+                              patience, workers, storage, attempt_seed, base, train, integrator,
+                              x0 if attempt == 0 else None)
+        if interrupted:
+            break
+    finished = [s for s in studies if _completed(s)]
+    if not finished:  # stopped before any trial completed: nothing to keep
+        raise KeyboardInterrupt
+    study = min(finished, key=lambda s: s.best_value)
     best = study.best_trial
     fitted = base.with_values(**best.params)
     result = FitResult(
@@ -413,8 +441,8 @@ def fit(
         validation_mae=None,
         train_logs=_per_log(fitted, train, integrator),
         validation_logs=_per_log(fitted, validation, integrator),
-        trials=_completed(study),
-        seconds=time.perf_counter() - start,
+        trials=sum(_completed(s) for s in studies),
+        seconds=time.perf_counter() - began,
         study_name=study.study_name,
         space=space,
     )
