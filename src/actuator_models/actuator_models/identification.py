@@ -139,17 +139,28 @@ class Objective:
         return self.per_log(values).mean(axis=1)
 
 
-class Progress:
-    """Prints trials done, trials/s, best cost and ETA to stderr, at most every ``every`` s."""
+#: Called after each generation with (completed trials, trial budget, best cost [rad]).
+ProgressCallback = Callable[[int, int, float], None]
 
-    def __init__(self, label: str, total: int, enabled: bool = True, every: float = 1.0) -> None:
+
+class Progress:
+    """Prints trials done, trials/s, best cost and ETA to stderr, at most every ``every`` s, and
+    passes every update to ``callback`` (a GUI, a ROS action's feedback...)."""
+
+    def __init__(
+        self, label: str, total: int, enabled: bool = True, every: float = 1.0,
+        callback: Optional[ProgressCallback] = None,
+    ) -> None:
         self.label, self.total, self.enabled, self.every = label, total, enabled, every
+        self.callback = callback
         self.start = time.perf_counter()
         self.last = -math.inf
         self.first_done: Optional[int] = None
 
     def update(self, done: int, best: float, final: bool = False) -> None:
         now = time.perf_counter()
+        if self.callback is not None:
+            self.callback(done, self.total, best)
         if self.first_done is None:
             self.first_done = done
         if not self.enabled or (now - self.last < self.every and not final):
@@ -373,6 +384,7 @@ def fit(
     patience: Optional[int] = PATIENCE,
     start: Optional[Model] = None,
     restarts: int = 0,
+    callback: Optional[ProgressCallback] = None,
 ) -> FitResult:
     """Identify ``model`` (m1..m6) of ``actuator`` on processed logs with CMA-ES.
 
@@ -396,6 +408,7 @@ def fit(
         restarts: independent CMA-ES runs after the first (IPOP: each with twice the previous
             population and its own seed and study, ``<study>-restart<i>``); the best is kept.
             Each run has the budget ``trials`` and stops early on convergence.
+        callback: called after each generation with (completed trials, budget, best MAE).
 
     Raises:
         FitInterrupted: on Ctrl-C, after saving the best parameters so far.
@@ -424,7 +437,7 @@ def fit(
             study.enqueue_trial(x0)
         studies.append(study)
         label = f"{actuator}/{model}" + (f" restart {attempt}" if attempt else "")
-        interrupted = _search(study, space, objective, trials, size * 2**attempt, Progress(label, trials, progress),
+        interrupted = _search(study, space, objective, trials, size * 2**attempt, Progress(label, trials, progress, callback=callback),
                               patience, workers, storage, attempt_seed, base, train, integrator,
                               x0 if attempt == 0 else None)
         if interrupted:
