@@ -77,6 +77,7 @@ def run_fit(args: argparse.Namespace) -> int:
         progress=not args.quiet,
         patience=args.patience or None,
         restarts=args.restarts,
+        polish=not args.no_polish,
     )
     try:
         reports = fit_models(args.logs, args.actuator, models, out_dir, study_prefix=args.study, **options)
@@ -148,5 +149,7 @@ def add_fit_command(sub: "argparse._SubParsersAction") -> None:
                    help=f"stop after G generations without a 0.1%% improvement (default {PATIENCE}; 0 = never)")
     p.add_argument("--restarts", type=int, default=0, metavar="R",
                    help="R more CMA-ES runs, each with twice the population (IPOP); the best is kept (default 0)")
+    p.add_argument("--no-polish", action="store_true",
+                   help="skip the final local CMA-ES run around the best point (same budget as --trials)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.set_defaults(run=run_fit)

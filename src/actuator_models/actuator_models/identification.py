@@ -44,6 +44,8 @@ FAILED_COST = 1e3
 CONVERGED = 1e-3
 #: Default patience: generations without a CONVERGED improvement before a fit stops early.
 PATIENCE = 60
+#: CMA-ES step of the final local run, as a fraction of each parameter's range.
+POLISH_SIGMA = 0.02
 
 
 def converged(generation_best: Sequence[float], patience: int) -> bool:
@@ -199,14 +201,17 @@ def open_storage(url: Optional[str]) -> Union[None, str, optuna.storages.BaseSto
 
 def make_study(
     storage: Optional[str], study_name: Optional[str], seed: Optional[int], popsize: int,
-    x0: Optional[Mapping[str, float]] = None,
+    x0: Optional[Mapping[str, float]] = None, sigma0: Optional[float] = None,
 ) -> optuna.Study:
     """Create or load the study (``load_if_exists``: re-running continues it); CMA-ES starts
-    its search at ``x0`` (the centre of the bounds by default)."""
+    its search at ``x0`` (the centre of the bounds by default) with step ``sigma0`` (a fraction
+    of each parameter's range; 1/6 by default)."""
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     with warnings.catch_warnings():  # optuna 4.9 deprecated x0 (to move to OptunaHub in 6.0)
         warnings.simplefilter("ignore", FutureWarning)
-        sampler = GenerationCmaEsSampler(seed=seed, popsize=popsize, x0=x0, warn_independent_sampling=False)
+        sampler = GenerationCmaEsSampler(
+            seed=seed, popsize=popsize, x0=x0, sigma0=sigma0, warn_independent_sampling=False
+        )
     return optuna.create_study(
         storage=open_storage(storage),
         study_name=study_name,
@@ -385,6 +390,7 @@ def fit(
     start: Optional[Model] = None,
     restarts: int = 0,
     callback: Optional[ProgressCallback] = None,
+    polish: bool = True,
 ) -> FitResult:
     """Identify ``model`` (m1..m6) of ``actuator`` on processed logs with CMA-ES.
 
@@ -409,6 +415,9 @@ def fit(
             population and its own seed and study, ``<study>-restart<i>``); the best is kept.
             Each run has the budget ``trials`` and stops early on convergence.
         callback: called after each generation with (completed trials, budget, best MAE).
+        polish: end with a local CMA-ES run (step :data:`POLISH_SIGMA` of each range) started
+            at the best point found, with the same budget and early stop (study
+            ``<study>-polish``): the global runs locate the basin, this one settles in it.
 
     Raises:
         FitInterrupted: on Ctrl-C, after saving the best parameters so far.
@@ -446,6 +455,18 @@ def fit(
     if not finished:  # stopped before any trial completed: nothing to keep
         raise KeyboardInterrupt
     study = min(finished, key=lambda s: s.best_value)
+    if polish and not interrupted:  # a local CMA-ES run around the best point
+        best_x = {name: study.best_trial.params[name] for name in space.distributions}
+        name = None if study_name is None else f"{study_name}-polish"
+        polishing = make_study(storage, name, None if seed is None else seed + 999, size, best_x, POLISH_SIGMA)
+        if not polishing.trials:
+            polishing.enqueue_trial(best_x)
+        studies.append(polishing)
+        label = f"{actuator}/{model} polish"
+        interrupted = _search(polishing, space, objective, trials, size, Progress(label, trials, progress, callback=callback),
+                              patience, workers, storage, seed, base, train, integrator, best_x)
+        finished = [s for s in studies if _completed(s)]
+        study = min(finished, key=lambda s: s.best_value)
     best = study.best_trial
     fitted = base.with_values(**best.params)
     result = FitResult(
