@@ -2,6 +2,7 @@
 
 import json
 import math
+import time
 from pathlib import Path
 
 import numpy as np
@@ -192,6 +193,17 @@ def test_fit_job_reports_progress_and_results(tmp_path, xl330_processed):
     assert progress.best_score == pytest.approx(outcome.train_mae[1])
     again = FitJob(request, tmp_path).run()  # same output folder: the studies are complete already
     assert again.train_mae == outcome.train_mae
+
+
+def test_fit_job_cancels_after_the_current_generation(tmp_path, xl330_processed):
+    job = FitJob(FitRequest(str(xl330_processed), "xl330", ("m6", "m1"), trials=100_000), tmp_path)
+    outcome = job.start()
+    while job.progress() is None or job.progress().trial == 0:
+        time.sleep(0.05)
+    job.cancel()
+    result = outcome.result(timeout=60)
+    assert result.cancelled and not result.success and "m6" in result.message
+    assert (job.output_dir / "m6.json").is_file() and not (job.output_dir / "m1.json").exists()
 
 
 def test_fit_job_on_a_bag(tmp_path):

@@ -8,7 +8,8 @@ processed JSON logs or on a bench bag (converted first into ``<output_dir>/logs`
 kept in the journal file ``<output_dir>/studies.journal`` (one study per model,
 ``fit-<model>``), so it can be polled from another thread while the fit works; re-running a job
 with the same output folder continues its studies. Trials are counted per completed CMA-ES
-generation.
+generation. :meth:`FitJob.cancel` stops the fit after the current generation (through the
+fit's per-generation callback), keeping the best parameters so far of the model being fitted.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Optional, Sequence, Tuple
 
 from actuator_models.actuators import ACTUATORS
+from actuator_models.identification import FitInterrupted
 from actuator_models.logs import LogError
 from actuator_models.model import ParamsError
 from actuator_models.report import ALL_MODELS, best_model, fit_models
@@ -79,7 +81,8 @@ class FitProgress:
 
 @dataclass(frozen=True)
 class FitOutcome:
-    """The FitModels result; MAE [rad] per model, NaN where there is no validation log."""
+    """The FitModels result; MAE [rad] per model, NaN where there is no validation log.
+    ``cancelled``: stopped by :meth:`FitJob.cancel` (then ``success`` is False)."""
 
     success: bool
     message: str
@@ -89,6 +92,7 @@ class FitOutcome:
     validation_mae: Tuple[float, ...] = ()
     best_model: str = ""
     report_dir: str = ""
+    cancelled: bool = False
 
 
 class FitJob:
@@ -109,6 +113,7 @@ class FitJob:
         self.dt = dt
         self._journal = self.output_dir / JOURNAL
         self._storage = None
+        self._cancel = threading.Event()
 
     def run(self) -> FitOutcome:
         """Fit every model (blocking); an unusable request gives ``success=False`` and why."""
@@ -122,8 +127,15 @@ class FitJob:
             reports = fit_models(
                 logs, request.actuator, self.models, self.output_dir, study_prefix=STUDY_PREFIX,
                 trials=request.trials, validation_fraction=request.validation_fraction, seed=self.seed,
-                storage=str(self._journal), progress=False,
+                storage=str(self._journal), progress=False, callback=self._stop_if_cancelled,
             )
+        except FitInterrupted as stop:
+            model = stop.result.model
+            params = self.output_dir / f"{model.friction.name}.json"
+            return FitOutcome(False, f"cancelled while fitting {model.friction.name} ({stop.result.trials} trials); "
+                                     f"best parameters so far in {params}", cancelled=True)
+        except KeyboardInterrupt:  # cancelled before a generation completed
+            return FitOutcome(False, "cancelled before any trial completed", cancelled=True)
         except (ValueError, LogError, ParamsError, OSError) as error:
             return FitOutcome(False, str(error))
         results = [reports[m].result for m in self.models]
@@ -153,21 +165,32 @@ class FitJob:
         threading.Thread(target=work, name=f"fit {self.output_dir.name}", daemon=True).start()
         return future
 
+    def cancel(self) -> None:
+        """Stop after the current CMA-ES generation (any thread)."""
+        self._cancel.set()
+
+    def _stop_if_cancelled(self, done: int, total: int, best: float) -> None:
+        if self._cancel.is_set():
+            raise KeyboardInterrupt  # fit() stops on it as on Ctrl-C: best parameters saved, FitInterrupted
+
     def progress(self) -> Optional[FitProgress]:
-        """The model being fitted and its trials so far; None before the first study exists."""
+        """The model being fitted, the completed trials of its current search phase (a model's
+        studies are ``fit-<model>`` and its later phases ``fit-<model>-<phase>``) and its best
+        training MAE so far; None before the first study exists."""
         storage = self._open_storage()
         if storage is None:
             return None
         from optuna.trial import TrialState
 
+        names = [s.study_name for s in storage.get_all_studies()]
         for model in reversed(self.models):
-            try:
-                study_id = storage.get_study_id_from_name(f"{STUDY_PREFIX}-{model}")
-            except KeyError:
+            name = f"{STUDY_PREFIX}-{model}"
+            ids = sorted(storage.get_study_id_from_name(n) for n in names if n == name or n.startswith(f"{name}-"))
+            if not ids:
                 continue
-            trials = storage.get_all_trials(study_id, deepcopy=False, states=(TrialState.COMPLETE,))
-            best = min((t.value for t in trials), default=math.nan)
-            return FitProgress(model, len(trials), self.request.trials, float(best))
+            phases = [storage.get_all_trials(i, deepcopy=False, states=(TrialState.COMPLETE,)) for i in ids]
+            best = min((t.value for trials in phases for t in trials), default=math.nan)
+            return FitProgress(model, len(phases[-1]), self.request.trials, float(best))
         return None
 
     def _open_storage(self):

@@ -7,6 +7,7 @@ reliable and transient local (keep last 1) so late joiners and the recorder get 
 
 from __future__ import annotations
 
+import signal
 from typing import Callable, Optional
 
 import rclpy
@@ -80,7 +81,11 @@ def joint_state_of(states: States) -> JointState:
 def spin(make_node: Callable[[], Node], args: Optional[list] = None,
          make_executor: Optional[Callable[[], Executor]] = None) -> None:
     """Init, spin a node until Ctrl-C or shutdown, then destroy it (its ``destroy_node`` releases
-    what it holds: torque, bags) and shut down."""
+    what it holds: torque, bags) and shut down.
+
+    Ctrl-C under ``ros2 launch`` arrives twice (from the terminal, then forwarded by launch);
+    the second one is ignored so that it cannot interrupt the cleanup.
+    """
     rclpy.init(args=args)
     node = None
     try:
@@ -89,6 +94,7 @@ def spin(make_node: Callable[[], Node], args: Optional[list] = None,
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         if node is not None:
             node.destroy_node()
         rclpy.try_shutdown()

@@ -3,9 +3,10 @@
 Action ``fit_models`` (actuator_interfaces/FitModels) reports the model being fitted, its
 trials and its best training MAE as feedback every ``feedback_period`` s; service
 ``fit_models`` (actuator_interfaces/FitModels) is the blocking form for ``ros2 service call``.
-Fits run in background threads, so the executor keeps serving; cancelling is not supported
-(a fit stops between generations only on process exit, and continues when the same goal is
-sent again with the same ``output_dir``). The logic is :class:`actuator_bench.identify.FitJob`.
+Fits run in background threads, so the executor keeps serving. Cancelling a goal stops its fit
+after the current generation (the best parameters so far are kept); sending the same goal again
+with the same ``output_dir`` continues the fit. The logic is
+:class:`actuator_bench.identify.FitJob`.
 """
 
 from __future__ import annotations
@@ -43,14 +44,15 @@ class IdentificationNode(Node):
     def __init__(self, **kwargs) -> None:
         super().__init__('identification', **kwargs)
         self.output_root = Path(self.declare_parameter('output_root', 'fits', read_only(
-            'Parent folder of the fits whose goal gives no output_dir')).value)
+            'Parent folder of the fits whose goal gives no output_dir (relative: to the working '
+            'directory)')).value).resolve()
         self.seed = self.declare_parameter('seed', 0, read_only('Random seed of splits and CMA-ES')).value
         self.feedback_period = self.declare_parameter('feedback_period', 1.0, read_only(
             'Period of the action feedback [s]')).value
         group = ReentrantCallbackGroup()
         self.action_server = ActionServer(
             self, FitModels, 'fit_models', execute_callback=self.execute,
-            cancel_callback=lambda _: CancelResponse.REJECT, callback_group=group)
+            cancel_callback=lambda _: CancelResponse.ACCEPT, callback_group=group)
         self.create_service(FitModelsService, 'fit_models', self.on_fit, callback_group=group)
 
     def job(self, request) -> FitJob:
@@ -67,11 +69,15 @@ class IdentificationNode(Node):
                 result = outcome.result(timeout=self.feedback_period)
                 break
             except FutureTimeout:
+                if goal_handle.is_cancel_requested:
+                    job.cancel()
                 progress = job.progress()
                 if progress is not None:
                     goal_handle.publish_feedback(feedback_msg(progress))
         if result.success:
             goal_handle.succeed()
+        elif result.cancelled:
+            goal_handle.canceled()
         else:
             goal_handle.abort()
             self.get_logger().error(f'fit failed: {result.message}')

@@ -39,7 +39,7 @@ class RecorderNode(Node):
                 'Topics to record (relative names resolve in the node namespace); the type follows '
                 'from the last name: joint_states, actuator_states, commands, bench_info, error')).value
         self.output_dir = Path(self.declare_parameter('output_dir', 'bags', read_only(
-            'Folder of the bags')).value)
+            'Folder of the bags (relative: to the working directory)')).value).resolve()
         self.prefix = self.declare_parameter('prefix', 'bench', read_only('Bag name prefix')).value
         version = self.declare_parameter('bag_version', 9, read_only(
             'rosbag2 metadata version: 9 (Jazzy), 8 (readable by Humble)')).value
@@ -77,9 +77,7 @@ class RecorderNode(Node):
         return response
 
     def destroy_node(self) -> None:
-        path = self.recorder.stop()
-        if path:
-            self.get_logger().info(f'closed {path}')
+        self.recorder.stop()
         super().destroy_node()
 
 

@@ -1,0 +1,194 @@
+"""The nodes on a real ROS 2 graph (rclpy, in one process): skipped where ROS 2 is absent.
+
+Run with a sourced workspace that has actuator_interfaces built (``colcon build``, then
+``source install/setup.bash``). The real bench is the Dynamixel driver node on the emulator; the
+simulated one is the MuJoCo sim node; one trajectory player drives both, the comparison node
+publishes ``compare/error``, the recorder writes a bag that converts to logs, and the
+identification node fits them through its service and its action.
+"""
+
+import json
+import math
+import os
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+rclpy = pytest.importorskip("rclpy", reason="rclpy is absent: source a ROS 2 installation to run the node tests")
+interfaces = pytest.importorskip("actuator_interfaces.msg",
+                                 reason="actuator_interfaces is not built: colcon build the workspace and source it")
+
+from action_msgs.msg import GoalStatus  # noqa: E402
+from actuator_interfaces.action import FitModels  # noqa: E402
+from actuator_interfaces.msg import ActuatorCommand, ActuatorState, BenchInfo  # noqa: E402
+from actuator_interfaces.srv import FitModels as FitModelsService, RunTrajectory  # noqa: E402
+from rclpy.action import ActionClient  # noqa: E402
+from rclpy.executors import MultiThreadedExecutor  # noqa: E402
+from rclpy.parameter import Parameter  # noqa: E402
+from rclpy.serialization import serialize_message  # noqa: E402
+from sensor_msgs.msg import JointState  # noqa: E402
+from std_srvs.srv import SetBool  # noqa: E402
+
+from actuator_bench.bag2json import bag_logs  # noqa: E402
+from actuator_bench.interfaces import ACTUATOR_STATE, MessageCodec, interfaces_share  # noqa: E402
+from actuator_bench.messages import JointSample, actuator_state_fields  # noqa: E402
+from actuator_bench.nodes.common import SENSOR_QOS, actuator_state_msg  # noqa: E402
+from actuator_bench.nodes.comparison_node import ComparisonNode  # noqa: E402
+from actuator_bench.nodes.driver_node import DynamixelDriverNode  # noqa: E402
+from actuator_bench.nodes.identification_node import IdentificationNode  # noqa: E402
+from actuator_bench.nodes.recorder_node import RecorderNode  # noqa: E402
+from actuator_bench.nodes.sim_node import SimNode  # noqa: E402
+from actuator_bench.nodes.trajectory_node import TrajectoryNode  # noqa: E402
+
+CONFIG = Path(__file__).resolve().parents[1] / "config" / "xl330_bench.yaml"
+
+
+def test_rosbags_encoding_is_the_rmw_encoding():
+    """Bags written without ROS hold exactly the bytes rclpy would publish."""
+    sample = JointSample(1.5, ("pendulum",), (0.1,), (0.2,), (0.3,), (1.0,), (7.4,), (31.0,), (True,), (4,))
+    ns = 1_700_000_000_123_456_789
+    assert MessageCodec().encode(ACTUATOR_STATE, actuator_state_fields(sample), ns) == serialize_message(
+        actuator_state_msg(sample, ns))
+
+
+def test_rosbags_type_hashes_are_those_of_rosidl():
+    """rosbags' RIHS01 hashes of the custom messages equal rosidl's, so ros2 bag accepts our bags."""
+    codec = MessageCodec()
+    for name in ("ActuatorCommand", "ActuatorState", "BenchInfo"):
+        description = json.loads((interfaces_share() / "msg" / f"{name}.json").read_text())
+        (entry,) = [h for h in description["type_hashes"] if h["type_name"] == f"actuator_interfaces/msg/{name}"]
+        assert codec.typestore.hash_rihs01(f"actuator_interfaces/msg/{name}") == entry["hash_string"]
+
+
+@pytest.fixture
+def graph(tmp_path):
+    """real (driver on emulator) + sim + one player + comparison + recorder + identification."""
+    rclpy.init(args=["--ros-args", "--params-file", str(CONFIG)])
+    executor = MultiThreadedExecutor()
+    nodes = [
+        DynamixelDriverNode(namespace="real", parameter_overrides=[Parameter("emulate", value=True)]),
+        SimNode(namespace="sim"),
+        TrajectoryNode(parameter_overrides=[Parameter("namespaces", value=["real", "sim"])]),
+        ComparisonNode(),
+        RecorderNode(parameter_overrides=[
+            Parameter("topics", value=["real/joint_states", "real/commands", "real/bench_info", "real/actuator_states",
+                                       "sim/joint_states", "sim/commands", "sim/bench_info", "compare/error"]),
+            Parameter("output_dir", value=str(tmp_path / "bags"))]),
+        IdentificationNode(parameter_overrides=[Parameter("output_root", value=str(tmp_path / "fits")),
+                                                Parameter("feedback_period", value=0.2)]),
+    ]
+    client = rclpy.create_node("test_client")
+    for node in (*nodes, client):
+        executor.add_node(node)
+    thread = threading.Thread(target=executor.spin, daemon=True)
+    thread.start()
+    yield client
+    executor.shutdown()
+    thread.join(timeout=5)
+    for node in (*nodes, client):
+        node.destroy_node()
+    rclpy.try_shutdown()
+
+
+def call(client, srv_type, name, request, timeout=60.0):
+    service = client.create_client(srv_type, name)
+    assert service.wait_for_service(timeout_sec=10.0), name
+    future = service.call_async(request)
+    wait(future.done, timeout)
+    return future.result()
+
+
+def wait(condition, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert condition(), f"not done in {timeout} s"
+
+
+def collect(client, msg_type, topic, qos=SENSOR_QOS):
+    received = []
+    client.create_subscription(msg_type, topic, received.append, qos)
+    return received
+
+
+@pytest.mark.skipif(not os.environ.get("ROS_DISTRO"), reason="ROS_DISTRO is not set: not a ROS 2 environment")
+def test_graph_plays_records_compares_and_fits(graph):
+    client = graph
+    real = collect(client, JointState, "/real/joint_states")
+    sim = collect(client, JointState, "/sim/joint_states")
+    states = collect(client, ActuatorState, "/real/actuator_states")
+    errors = collect(client, JointState, "/compare/error")
+    commands = collect(client, ActuatorCommand, "/sim/commands", 10)
+    assert call(client, SetBool, "/recorder/record", SetBool.Request(data=True)).success
+    time.sleep(1.0)
+    rate = len(sim) / 1.0
+    assert 60 < rate < 140  # the sim publishes at its 100 Hz rate
+
+    response = call(client, RunTrajectory, "/run_trajectory",
+                    RunTrajectory.Request(start=True, trajectory="up_and_down", kp=400.0))
+    assert response.success and response.duration == 6.0
+    time.sleep(6.5)
+    bag = Path(call(client, SetBool, "/recorder/record", SetBool.Request(data=False)).message)
+
+    assert len(commands) > 500 and commands[-1].torque_enable == [False]
+    assert real and states and states[-1].input_voltage[0] > 7.0
+    assert max(m.position[0] for m in real) > 1.0 and max(m.position[0] for m in sim) > 1.0  # raised to ~pi/2
+    assert len(errors) > 300 and all(e.name == ["pendulum"] for e in errors)
+    error = sorted(abs(e.position[0]) for e in errors)
+    assert error[len(error) // 2] < 0.1  # median: the same servo model on both sides (they part once released)
+
+    logs = {ns: log for log in bag_logs(bag) for ns in ("real", "sim") if f"_{ns}_000_" in log.source}
+    assert set(logs) == {"real", "sim"}
+    assert all(log.trajectory == "up_and_down" and 500 < len(log) for log in logs.values())
+
+    fit = call(client, FitModelsService, "/fit_models", FitModelsService.Request(
+        logs=str(bag), actuator="xl330", models=["m1"], trials=12, validation_fraction=0.0), timeout=300)
+    assert fit.success, fit.message
+    assert fit.models == ["m1"] and math.isfinite(fit.train_mae[0]) and math.isnan(fit.validation_mae[0])
+
+    action = ActionClient(client, FitModels, "/fit_models")
+    assert action.wait_for_server(timeout_sec=10.0)
+    feedback = []
+    goal = FitModels.Goal(logs=str(bag), actuator="xl330", models=["m1", "m2"], trials=48, validation_fraction=0.0)
+    sent = action.send_goal_async(goal, feedback_callback=lambda f: feedback.append(f.feedback))
+    wait(sent.done, 60)
+    result_future = sent.result().get_result_async()
+    wait(result_future.done, 300)
+    result = result_future.result().result
+    assert result.success and result.models == ["m1", "m2"] and result.best_model in ("m1", "m2")
+    assert feedback and {f.model for f in feedback} <= {"m1", "m2"} and all(f.trials == 48 for f in feedback)
+    assert Path(result.report_dir, "report.json").is_file()
+
+    feedback.clear()  # a long fit, cancelled once it reports progress
+    goal = FitModels.Goal(logs=str(bag), actuator="xl330", models=["m6"], trials=100_000, validation_fraction=0.0)
+    sent = action.send_goal_async(goal, feedback_callback=lambda f: feedback.append(f.feedback))
+    wait(lambda: sent.done() and feedback, 120)
+    cancel = sent.result().cancel_goal_async()
+    wait(cancel.done, 10)
+    result_future = sent.result().get_result_async()
+    wait(result_future.done, 120)
+    assert result_future.result().status == GoalStatus.STATUS_CANCELED
+    assert "cancelled while fitting m6" in result_future.result().result.message
+    action.destroy()
+
+
+@pytest.mark.skipif(not os.environ.get("ROS_DISTRO"), reason="ROS_DISTRO is not set: not a ROS 2 environment")
+def test_bench_info_is_latched_for_late_joiners():
+    rclpy.init()
+    try:
+        player = TrajectoryNode(namespace="late")
+        listener = rclpy.create_node("listener")
+        from actuator_bench.nodes.common import LATCHED_QOS
+
+        infos = collect(listener, BenchInfo, "/late/bench_info", LATCHED_QOS)
+        deadline = time.monotonic() + 5.0
+        while not infos and time.monotonic() < deadline:
+            rclpy.spin_once(player, timeout_sec=0.05)
+            rclpy.spin_once(listener, timeout_sec=0.05)
+        assert infos and infos[0].trajectory == "" and infos[0].actuator == "xl330"
+        player.destroy_node()
+        listener.destroy_node()
+    finally:
+        rclpy.try_shutdown()
