@@ -15,7 +15,7 @@ def test_m6_fitted_on_emulated_recordings_matches_the_true_model(tmp_path):
     assert len(logs) == 16
     true_mae = true_validation_mae(load_model(settings.reference), logs)
     assert 0 < true_mae < 0.01
-    m6 = fit(logs, "mx64", "m6", trials=8000, seed=0, restarts=1, progress=False)
+    m6 = fit(logs, "mx64", "m6", trials=12000, seed=0, restarts=1, progress=False)
     m1 = fit(logs, "mx64", "m1", trials=2000, seed=0, progress=False)
     assert m6.validation_mae <= 1.1 * true_mae, (m6.validation_mae, true_mae)
     assert m1.validation_mae > 2 * m6.validation_mae

@@ -150,6 +150,6 @@ def add_fit_command(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--restarts", type=int, default=0, metavar="R",
                    help="R more CMA-ES runs, each with twice the population (IPOP); the best is kept (default 0)")
     p.add_argument("--no-polish", action="store_true",
-                   help="skip the final local CMA-ES run around the best point (same budget as --trials)")
+                   help="skip the final local CMA-ES run around the best point (half the --trials budget)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.set_defaults(run=run_fit)

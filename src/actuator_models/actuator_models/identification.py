@@ -416,7 +416,7 @@ def fit(
             Each run has the budget ``trials`` and stops early on convergence.
         callback: called after each generation with (completed trials, budget, best MAE).
         polish: end with a local CMA-ES run (step :data:`POLISH_SIGMA` of each range) started
-            at the best point found, with the same budget and early stop (study
+            at the best point found, with half the budget and early stop (study
             ``<study>-polish``): the global runs locate the basin, this one settles in it.
 
     Raises:
@@ -463,7 +463,8 @@ def fit(
             polishing.enqueue_trial(best_x)
         studies.append(polishing)
         label = f"{actuator}/{model} polish"
-        interrupted = _search(polishing, space, objective, trials, size, Progress(label, trials, progress, callback=callback),
+        budget = max(trials // 2, size)
+        interrupted = _search(polishing, space, objective, budget, size, Progress(label, budget, progress, callback=callback),
                               patience, workers, storage, seed, base, train, integrator, best_x)
         finished = [s for s in studies if _completed(s)]
         study = min(finished, key=lambda s: s.best_value)
