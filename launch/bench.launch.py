@@ -14,6 +14,7 @@ from pathlib import Path
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, IncludeLaunchDescription
 from launch.conditions import IfCondition
+from launch.launch_description_sources import PythonLaunchDescriptionSource
 from launch.substitutions import LaunchConfiguration, PythonExpression
 from launch_ros.actions import Node
 
@@ -45,7 +46,8 @@ def generate_launch_description() -> LaunchDescription:
              condition=IfCondition(LaunchConfiguration('recorder'))),
         Node(package='actuator_bench', executable='identification_node',
              parameters=[config], condition=IfCondition(LaunchConfiguration('identification'))),
-        IncludeLaunchDescription(str(HERE / 'description.launch.py'),
-                                 launch_arguments={'namespace': namespace, 'urdf': LaunchConfiguration('urdf')}.items(),
-                                 condition=IfCondition(LaunchConfiguration('description'))),
+        IncludeLaunchDescription(
+            PythonLaunchDescriptionSource(str(HERE / 'description.launch.py')),
+            launch_arguments={'namespace': namespace, 'urdf': LaunchConfiguration('urdf')}.items(),
+            condition=IfCondition(LaunchConfiguration('description'))),
     ])

@@ -15,6 +15,7 @@ from pathlib import Path
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, IncludeLaunchDescription
 from launch.conditions import IfCondition
+from launch.launch_description_sources import PythonLaunchDescriptionSource
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
@@ -37,9 +38,12 @@ def generate_launch_description() -> LaunchDescription:
         DeclareLaunchArgument('description', default_value='true', description='Run a robot_state_publisher per bench'),
         DeclareLaunchArgument('urdf', default_value='pendulum.urdf', description='URDF for robot_state_publisher'),
         DeclareLaunchArgument('rviz', default_value='false', description='Open RViz with config/compare.rviz'),
-        IncludeLaunchDescription(str(HERE / 'bench.launch.py'), launch_arguments={
-            **shared, 'namespace': 'real', 'driver': LaunchConfiguration('driver')}.items()),
-        IncludeLaunchDescription(str(HERE / 'sim.launch.py'), launch_arguments={**shared, 'namespace': 'sim'}.items()),
+        IncludeLaunchDescription(
+            PythonLaunchDescriptionSource(str(HERE / 'bench.launch.py')),
+            launch_arguments={**shared, 'namespace': 'real', 'driver': LaunchConfiguration('driver')}.items()),
+        IncludeLaunchDescription(
+            PythonLaunchDescriptionSource(str(HERE / 'sim.launch.py')),
+            launch_arguments={**shared, 'namespace': 'sim'}.items()),
         Node(package='actuator_bench', executable='trajectory_node',
              parameters=[config, {'namespaces': list(BENCHES)}]),
         Node(package='actuator_bench', executable='comparison_node', parameters=[config]),
