@@ -71,7 +71,8 @@ class FitRequest:
 
 @dataclass(frozen=True)
 class FitProgress:
-    """Feedback: ``trial`` of ``trials`` done for ``model``, best training MAE so far [rad]."""
+    """Feedback: ``trial`` trials done for ``model`` (``trials`` requested, search phases after
+    the first may add some), best training MAE so far [rad]."""
 
     model: str
     trial: int
@@ -174,9 +175,9 @@ class FitJob:
             raise KeyboardInterrupt  # fit() stops on it as on Ctrl-C: best parameters saved, FitInterrupted
 
     def progress(self) -> Optional[FitProgress]:
-        """The model being fitted, the completed trials of its current search phase (a model's
-        studies are ``fit-<model>`` and its later phases ``fit-<model>-<phase>``) and its best
-        training MAE so far; None before the first study exists."""
+        """The model being fitted, its completed trials and best training MAE so far, over all
+        its search phases (studies ``fit-<model>`` and ``fit-<model>-<phase>``: a polish or
+        restarts may add trials beyond the requested ones); None before the first study exists."""
         storage = self._open_storage()
         if storage is None:
             return None
@@ -190,7 +191,7 @@ class FitJob:
                 continue
             phases = [storage.get_all_trials(i, deepcopy=False, states=(TrialState.COMPLETE,)) for i in ids]
             best = min((t.value for trials in phases for t in trials), default=math.nan)
-            return FitProgress(model, len(phases[-1]), self.request.trials, float(best))
+            return FitProgress(model, sum(map(len, phases)), self.request.trials, float(best))
         return None
 
     def _open_storage(self):
