@@ -1,7 +1,8 @@
 """The nodes on a real ROS 2 graph (rclpy, in one process): skipped where ROS 2 is absent.
 
 Run with a sourced workspace that has actuator_interfaces built (``colcon build``, then
-``source install/setup.bash``). The real bench is the Dynamixel driver node on the emulator; the
+``source install/setup.bash``); with pytest >= 8 add ``-p no:launch_testing -p no:launch_ros``
+(ROS's launch_testing plugins do not load with it). The real bench is the Dynamixel driver node on the emulator; the
 simulated one is the MuJoCo sim node; one trajectory player drives both, the comparison node
 publishes ``compare/error``, the recorder writes a bag that converts to logs, and the
 identification node fits them through its service and its action.
