@@ -20,16 +20,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Dict, List, Sequence
 
-import numpy as np
 
 from actuator_drivers.emulated import emulated_dynamixel
 from actuator_drivers.record_grid import Grid, record_all
 from actuator_drivers.recording import Recording
-from actuator_models.identification import Objective
+from actuator_models.identification import FitSettings, Objective
 from actuator_models.logs import Log, read_logs, resample, write_log
 from actuator_models.model import Model, load_model
 from actuator_models.report import ModelReport, fit_models
-from actuator_models.splits import split_logs
+from actuator_models.splits import Dataset
 from actuator_models.simulation import simulate_logs
 
 
@@ -94,11 +93,9 @@ def process(raw: Sequence[Path], out_dir: Path, dt: float = 0.005) -> List[Log]:
     return logs
 
 
-def true_validation_mae(reference: Model, logs: Sequence[Log]) -> float:
-    """The reference model's own validation MAE (its recording noise floor) [rad]."""
-    _, validation = split_logs(logs)
-    values = {k: np.array([v]) for k, v in reference.values.items()}
-    return float(Objective(reference, validation)(values)[0])
+def true_validation_mae(reference: Model, validation: Sequence[Log]) -> float:
+    """The reference model's own MAE on the validation logs (its recording noise floor) [rad]."""
+    return float(Objective(reference, validation).of_model(reference).mean())
 
 
 def figures(reports: Dict[str, ModelReport], logs: Sequence[Log], settings: DemoSettings, out: Path) -> List[Path]:
@@ -111,7 +108,7 @@ def figures(reports: Dict[str, ModelReport], logs: Sequence[Log], settings: Demo
 
     written = []
     best = min(reports, key=lambda m: reports[m].result.validation_mae)
-    _, validation = split_logs(logs)
+    validation = next(iter(reports.values())).result.dataset.validation  # the fit's own split
     shown = next((log for log in validation if log.trajectory == "lift_and_drop"), validation[0])
     simulated = {
         name.upper(): simulate_logs(reports[name].result.model, [shown])[0][: len(shown)] for name in ("m1", best)
@@ -149,9 +146,10 @@ def run_demo(out: Path, quick: bool = False) -> int:
     raw = record_logs(settings, out / "logs" / "raw")
     logs = process(raw, out / "logs" / "processed")
     say(f"processed {len(logs)} logs at 5 ms ({time.perf_counter() - start:.0f} s so far); identifying M1-M6")
-    reports = fit_models(logs, settings.actuator, out_dir=out / "params", trials=settings.trials, seed=0)
+    dataset = Dataset.split(logs, seed=0)
+    reports = fit_models(dataset, settings.actuator, out_dir=out / "params", settings=FitSettings(settings.trials, seed=0))
     reference = load_model(settings.reference)
-    floor = true_validation_mae(reference, logs)
+    floor = true_validation_mae(reference, dataset.validation)
     say("drawing figures")
     plots = figures(reports, logs, settings, out / "plots")
     content = json.loads((out / "params" / "report" / "report.json").read_text())
