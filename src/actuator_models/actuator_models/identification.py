@@ -336,6 +336,7 @@ def fit(
     validation_fraction: Optional[float] = None,
     validation_kp: Optional[float] = None,
     seed: int = 0,
+    validation_logs: Optional[int] = None,
     fixed: Optional[Mapping[str, float]] = None,
     bounds: Optional[Mapping[str, Tuple[float, float]]] = None,
     storage: Optional[str] = None,
@@ -363,7 +364,7 @@ def fit(
         dataset = logs
     else:
         loaded = read_logs(logs) if isinstance(logs, (str, Path)) else list(logs)
-        dataset = Dataset.split(loaded, validation_fraction, None, validation_kp, seed)
+        dataset = Dataset.split(loaded, validation_fraction, validation_logs, validation_kp, seed)
     if workers > 1 and storage is None:
         storage = str(Path(out).with_suffix(".journal") if out else Path(f"{actuator}_{model}.journal"))
         study_name = study_name or f"{actuator}-{model}-{integrator}"

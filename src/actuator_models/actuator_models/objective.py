@@ -87,7 +87,7 @@ class SearchSpace:
             out[p.name] = np.array([float(s[p.name]) for s in parameter_sets])
         return out
 
-    def at_bounds(self, values: Mapping[str, float], tolerance: float = 1e-3) -> Tuple[str, ...]:
+    def at_bounds(self, values: Mapping[str, float], tolerance: float = 0.01) -> Tuple[str, ...]:
         """Free parameters within ``tolerance`` (a fraction of their range) of a search bound:
         the optimum may lie beyond it, so the bound, not the data, set their value."""
         out = []

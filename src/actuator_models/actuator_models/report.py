@@ -238,7 +238,7 @@ def markdown(content: Mapping[str, object]) -> str:
         "Interval: where the training cost stays within 1 % of its fitted value, the other parameters",
         "held at their fitted values (a loss slice). *undetermined*: the cost moves by less than 1 %",
         "across the whole search range, so the logs do not pin this parameter down. *at bound*: the",
-        "value ended within 0.1 % of the range from a search bound, so the bound may have set it",
+        "value ended within 1 % of its range from a search bound, so the bound may have set it",
         "rather than the data (widen it with --bounds and fit again).",
         "",
     ]
