@@ -86,7 +86,7 @@ def test_fit_recovers_a_known_model():
     _, validation = split_logs(logs, 0.25, seed=0)
     true_mae = Objective(true, validation)({k: np.array([v]) for k, v in true.values.items()})[0]
     assert 0.0002 < true_mae < 0.0006
-    m6 = fit(logs, "mx64", "m6", trials=12000, seed=0)
+    m6 = fit(logs, "mx64", "m6", trials=6000, seed=0)
     m1 = fit(logs, "mx64", "m1", trials=2000, seed=0)
     assert m6.validation_mae <= 1.1 * true_mae
     assert m1.validation_mae > 5 * m6.validation_mae
