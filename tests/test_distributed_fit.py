@@ -50,7 +50,7 @@ def wait_for(condition, what):
     deadline = time.monotonic() + GUARD
     while not condition():
         assert time.monotonic() < deadline, f"gave up waiting for {what}"
-        time.sleep(0.2)
+        time.sleep(0.5)
 
 
 def command(logs, storage, index, trials, out):
@@ -85,7 +85,7 @@ def test_two_workers_one_killed_and_resumed(storage, tmp_path, xl330_processed):
         second.wait()
         before = snapshot(storage, name)
         again = worker(xl330_processed, storage, 1, budget, tmp_path)
-        wait_for(lambda: len(by_worker(snapshot(storage, name), 1)) >= len(by_worker(before, 1)) + 36,
+        wait_for(lambda: len(by_worker(snapshot(storage, name), 1)) >= len(by_worker(before, 1)) + 18,
                  "the restarted worker 1 to record more generations")
         for process in (first, again):
             process.send_signal(signal.SIGINT)  # stop after the current generation

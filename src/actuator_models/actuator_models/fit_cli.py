@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # the fit machinery (optuna, numba) is imported when a fit ru
     from .identification import FitResult, Progress
 
 ALL_MODELS = ("m1", "m2", "m3", "m4", "m5", "m6")
+DEFAULT_TRIALS = 9000  # identification.DEFAULT_TRIALS, repeated for the same reason
 PATIENCE = 60  # identification.PATIENCE, repeated here so that building the parser imports nothing heavy
 
 
@@ -165,8 +166,8 @@ def add_fit_command(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--logs", required=True, metavar="DIR", help="folder of processed JSON logs")
     p.add_argument("--actuator", required=True, choices=sorted(ACTUATORS), help="actuator model")
     p.add_argument("--model", required=True, choices=[*ALL_MODELS, "all"], help="friction model, or all of them")
-    p.add_argument("--trials", type=int, default=6000,
-                   help="trial budget per model, search and polish together, never exceeded (default 6000)")
+    p.add_argument("--trials", type=int, default=DEFAULT_TRIALS,
+                   help="trial budget per model, search and polish together, never exceeded (default %(default)s)")
     split = p.add_mutually_exclusive_group()
     split.add_argument("--validation-fraction", type=float, metavar="F",
                        help="hold out exactly round(F x logs) logs, stratified by gain and trajectory (0 = fit on all); "

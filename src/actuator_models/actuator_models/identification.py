@@ -46,6 +46,9 @@ from .model import Model, new_model, save_model
 from .objective import FAILED_COST, Objective, SearchSpace  # noqa: F401 (re-exported)
 from .splits import Dataset, minimum_train_logs
 
+#: Default trial budget (search and polish): what the former default of 6000 search trials
+#: plus a polish of up to half as many could spend, now a hard budget.
+DEFAULT_TRIALS = 9000
 #: Default patience: generations without a CONVERGED improvement before a CMA-ES run stops.
 PATIENCE = 60
 #: CMA-ES step of the polish, as a fraction of each parameter's range.
@@ -66,7 +69,7 @@ class FitSettings:
     this process's index; ``fixed``/``bounds``: parameters held out of the search / search
     bounds; ``force``: fit even on fewer training logs than :func:`minimum_train_logs`."""
 
-    trials: int = 6000
+    trials: int = DEFAULT_TRIALS
     seed: int = 0
     popsize: Optional[int] = None
     patience: Optional[int] = PATIENCE
@@ -332,7 +335,7 @@ def fit(
     logs: Union[str, Path, Sequence[Log], Dataset],
     actuator: str,
     model: str = "m6",
-    trials: int = 6000,
+    trials: int = DEFAULT_TRIALS,
     validation_fraction: Optional[float] = None,
     validation_kp: Optional[float] = None,
     seed: int = 0,
