@@ -112,7 +112,8 @@ def test_bag_converts_to_logs_that_fit(bag, tmp_path):
     out = tmp_path / "m1.json"
     fit = subprocess.run(
         [sys.executable, "-m", "actuator_models.cli", "fit", "--logs", str(tmp_path / "logs"), "--actuator", "xl330",
-         "--model", "m1", "--trials", "24", "--validation-fraction", "0", "--out", str(out), "--quiet"],
+         "--model", "m1", "--trials", "24", "--validation-fraction", "0", "--out", str(out), "--quiet",
+         "--force"],  # 2 logs for M1's 6 parameters: below one log per two parameters
         capture_output=True, text=True,
     )
     assert fit.returncode == 0, fit.stderr

@@ -218,7 +218,8 @@ def test_fit_job_on_a_bag(tmp_path):
     for name in ("sin_sin", "up_and_down"):
         session.play(name, 400.0)
     recorder.stop()
-    request = FitRequest(str(tmp_path / "bag"), "xl330", ("m1",), trials=12, validation_fraction=0.0)
+    request = FitRequest(str(tmp_path / "bag"), "xl330", ("m1",), trials=12, validation_fraction=0.0,
+                         force=True)  # 2 logs for M1's 6 parameters: refused without it
     outcome = FitJob(request, tmp_path).run()
     assert outcome.success and math.isnan(outcome.validation_mae[0])
     assert len(list((Path(outcome.report_dir).parent / "logs").glob("*.json"))) == 2

@@ -18,7 +18,7 @@ import sys
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Dict, List, Sequence
+from typing import Dict, List, Sequence, Union
 
 
 from actuator_drivers.emulated import emulated_dynamixel
@@ -93,8 +93,10 @@ def process(raw: Sequence[Path], out_dir: Path, dt: float = 0.005) -> List[Log]:
     return logs
 
 
-def true_validation_mae(reference: Model, validation: Sequence[Log]) -> float:
-    """The reference model's own MAE on the validation logs (its recording noise floor) [rad]."""
+def true_validation_mae(reference: Model, data: Union[Dataset, Sequence[Log]]) -> float:
+    """The reference model's own MAE on the validation logs of a dataset (of the default split
+    of logs) [rad]: the recording noise floor."""
+    validation = (data if isinstance(data, Dataset) else Dataset.split(data, seed=0)).validation
     return float(Objective(reference, validation).of_model(reference).mean())
 
 
@@ -149,7 +151,7 @@ def run_demo(out: Path, quick: bool = False) -> int:
     dataset = Dataset.split(logs, seed=0)
     reports = fit_models(dataset, settings.actuator, out_dir=out / "params", settings=FitSettings(settings.trials, seed=0))
     reference = load_model(settings.reference)
-    floor = true_validation_mae(reference, dataset.validation)
+    floor = true_validation_mae(reference, dataset)
     say("drawing figures")
     plots = figures(reports, logs, settings, out / "plots")
     content = json.loads((out / "params" / "report" / "report.json").read_text())

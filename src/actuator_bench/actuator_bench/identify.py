@@ -45,7 +45,8 @@ class FitRequest:
         logs: folder of processed JSON logs, or a rosbag2 folder. actuator: ``actuator_models``
         name. models: m1..m6 (empty = all). trials: CMA-ES trials per model.
         validation_fraction: fraction of logs held out, in [0, 1). output_dir: where to write
-        (empty = a new folder under the job's output root).
+        (empty = a new folder under the job's output root). force: fit even on fewer training
+        logs than one per two free parameters (refused otherwise, with the reason as outcome).
     """
 
     logs: str
@@ -54,6 +55,7 @@ class FitRequest:
     trials: int = 6000
     validation_fraction: float = 0.25
     output_dir: str = ""
+    force: bool = False
 
     def check(self) -> None:
         """ValueError naming the first unusable field."""
@@ -127,7 +129,7 @@ class FitJob:
                 logs = self.output_dir / "logs"
                 convert(Path(request.logs), logs, self.dt)
             dataset = Dataset.split(read_logs(logs), request.validation_fraction, seed=self.seed)
-            settings = FitSettings(trials=request.trials, seed=self.seed)
+            settings = FitSettings(trials=request.trials, seed=self.seed, force=request.force)
             reports = fit_models(dataset, request.actuator, self.models, self.output_dir, settings,
                                  storage=str(self._journal), study_prefix=STUDY_PREFIX, stop=self._cancel,
                                  progress=self._record_progress)
