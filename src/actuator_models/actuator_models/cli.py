@@ -71,8 +71,11 @@ class UsageError(ValueError):
     """A command-line argument that cannot be used."""
 
 
-def _note(text: str) -> None:
-    print(text, file=sys.stderr)
+def _print_notes(notes: Sequence[str]) -> None:
+    """Notes (defaults used...) go to stderr once the input has been checked, so that bad input
+    still gives a single ``error:`` line."""
+    for text in notes:
+        print(text, file=sys.stderr)
 
 
 def _cmd_process(args: argparse.Namespace) -> int:
@@ -101,11 +104,13 @@ def _processed(path: str, dt: float) -> "object":
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
-    model = load_model(args.params, _note)
+    notes: List[str] = []
+    model = load_model(args.params, notes.append)
     log = _processed(args.log, args.dt)
     check_motor([log], model.actuator.name, f"params {args.params}", args.allow_mismatch)
     if args.out:
         refuse_existing([args.out], args.force)
+    _print_notes(notes)
     integrator = args.integrator or model.integrator
     from .simulation import simulate_logs  # local: keeps --help fast
 
@@ -123,9 +128,11 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 
 def _cmd_evaluate(args: argparse.Namespace) -> int:
     logs = read_logs(args.logs)
-    models = {name: load_model(name, _note) for name in args.params}
+    notes: List[str] = []
+    models = {name: load_model(name, notes.append) for name in args.params}
     for name, model in models.items():
         check_motor(logs, model.actuator.name, f"params {name}", args.allow_mismatch)
+    _print_notes(notes)
     results = {name: evaluate_model(model, logs, args.integrator) for name, model in models.items()}
     names = list(next(iter(results.values())).maes)
     width = max(len(n) for n in names)

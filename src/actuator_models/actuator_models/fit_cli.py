@@ -72,12 +72,13 @@ def _actuator_arg(text: str) -> str:
 
 def _outputs(args: argparse.Namespace, models: list, single: bool) -> Path:
     """The output folder: a new run folder by default; an explicit --out must not hold outputs
-    of an earlier run unless --force."""
+    of an earlier run unless --force, or --storage (a resumed study updates its own outputs:
+    every earlier trial is kept in the storage)."""
     if not args.out:
         return new_run_folder(f"fit-{actuator(args.actuator).name}")
     out_dir = Path(args.out).parent if single else Path(args.out)
     written = [out_dir / f"{m}.json" for m in models] + [out_dir / "report"]
-    refuse_existing(written + ([Path(args.out)] if single else []), args.force)
+    refuse_existing(written + ([Path(args.out)] if single else []), args.force or bool(args.storage))
     return out_dir
 
 
@@ -150,7 +151,8 @@ def add_fit_command(sub: "argparse._SubParsersAction") -> None:
                "      --storage runs.journal --study xl330-m3 --workers 2\n"
                "  actuator-models fit --logs xm430_logs/ --actuator xm430.yaml --model m1   # a servo of your own\n\n"
                "Without --out each run writes a new folder (fit-xl330/, fit-xl330-2/, ...); an --out that holds\n"
-               "an earlier run's params or report is refused unless --force. Logs recorded on another motor\n"
+               "an earlier run's params or report is refused unless --force (or --storage: a resumed study\n"
+               "updates its outputs). Logs recorded on another motor\n"
                "than --actuator are refused unless --allow-mismatch.",
     )
     p.add_argument("--logs", required=True, metavar="DIR", help="folder of processed JSON logs")

@@ -304,8 +304,8 @@ def check_motor(logs: Sequence[Log], actuator_name: str, what: str, allow_mismat
         first = wrong[0]
         more = f" (and {len(wrong) - 1} more)" if len(wrong) > 1 else ""
         raise LogError(
-            f"{first.source}: field 'motor': {first.motor!r} but {what} is for actuator "
-            f"{actuator_name!r}{more}; pass --allow-mismatch to use these logs anyway"
+            f"{first.source}: field 'motor' is {first.motor!r}, not {actuator_name!r} ({what}){more}; "
+            "pass --allow-mismatch to use these logs anyway"
         )
     return wrong
 
