@@ -21,5 +21,5 @@ def test_quick_demo_records_fits_and_plots(tmp_path):
     for png in ("params/report/mae.png", "plots/trajectory.png", "plots/drive_backdrive.png", "plots/arm_2r.png"):
         assert (out / png).stat().st_size > 10_000, png
     arm = json.loads((out / "plots" / "arm_2r.json").read_text())
-    row = arm["circle LG"]
+    row = arm["circle, low gain"]
     assert row[report["best_model"].upper()] < row["M1"]

@@ -56,7 +56,7 @@ def test_plots_from_the_command_line(tmp_path, one_log, capsys):
 
 
 def test_mae_groups_formats():
-    assert mae_groups({"maes": {"circle LG": {"M1": 1}}}) == {"circle LG": {"M1": 1.0}}
+    assert mae_groups({"maes": {"circle, low gain": {"M1": 1}}}) == {"circle, low gain": {"M1": 1.0}}
     assert mae_groups({"a": {"mean": 2, "logs": {}}}) == {"mean over logs": {"a": 2.0}}
     with pytest.raises(ValueError):
         mae_groups([1, 2])

@@ -18,6 +18,7 @@ import numpy as np
 
 from .actuator_file import ActuatorFileError
 from .evaluation import evaluate_model
+from .exit_codes import run_command
 from .fit_cli import FitUsageError, add_fit_command
 from .logs import LogError, check_motor, log_files, read_log, read_logs, resample, write_log
 from .model import ParamsError, library_names, load_model
@@ -199,6 +200,9 @@ def _add_core_commands(sub: "argparse._SubParsersAction") -> None:
     p.set_defaults(run=_cmd_library)
 
 
+#: Errors that mean bad input (exit status 2, see :mod:`.exit_codes`).
+BAD_INPUT_ERRORS = (LogError, ParamsError, UsageError, FitUsageError, OutputExistsError, ActuatorFileError)
+
 #: Functions that add subcommands.
 COMMAND_GROUPS: List[Callable[["argparse._SubParsersAction"], None]] = [_add_core_commands, add_fit_command]
 
@@ -219,17 +223,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = build_parser().parse_args(argv)
-    try:
-        return int(args.run(args) or 0)
-    except (LogError, ParamsError, UsageError, FitUsageError, OutputExistsError, ActuatorFileError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    except OSError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+    return run_command(lambda: args.run(args), "actuator-models", BAD_INPUT_ERRORS)
 
 
 if __name__ == "__main__":
