@@ -71,7 +71,7 @@ def test_export_models(tmp_path, capsys):
 
 def test_errors_exit_2(tmp_path, capsys):
     assert main(["pendulum", "--params", "nope/m9", "--log", str(tmp_path / "x.json")]) == 2
-    assert capsys.readouterr().err.startswith("error: ")
+    assert capsys.readouterr().err.startswith("actuator-sim: error: ")
     assert main(["arm", "--arm", "mx", "--shoulder", "m1", "--elbow", "m1", "--path", "circle",
                  "--gain", "medium"]) == 2
     assert "gain 'medium'" in capsys.readouterr().err

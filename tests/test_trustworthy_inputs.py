@@ -21,22 +21,7 @@ from actuator_models.synthesis import BenchConfig, synthesize_logs
 
 ROOT = Path(__file__).resolve().parents[1]
 LIBRARY = ROOT / "src" / "actuator_models" / "actuator_models" / "library"
-XM430 = """\
-name: xm430
-title: Dynamixel XM430-W350 (user-defined)
-control_law: voltage
-constants:
-  error_gain: {value: 0.0028775, unit: 1/rad}
-  max_duty: {value: 1.0, unit: "1"}
-  vin: {value: 12.0, unit: V}
-parameters:
-  kt: {default: 1.78, bounds: [0.5, 4.0], unit: N m/A}
-  R: {default: 5.2, bounds: [2.0, 10.0], unit: ohm}
-  armature: {default: 0.008, bounds: [0.001, 0.05], unit: kg m^2}
-  q_offset: {default: 0.0, bounds: [-0.1, 0.1], unit: rad}
-friction_bounds:
-  friction_base: {bounds: [0.0, 0.3], unit: N m}
-"""
+XM430 = (ROOT / "config" / "actuators" / "xm430.yaml").read_text()  # the README's worked example
 
 
 def run(*args, cwd=None, tool="actuator_models.cli"):
