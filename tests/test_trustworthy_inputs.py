@@ -325,3 +325,30 @@ def test_readme_emulate_and_record_run_as_written(tmp_path):
     logs = read_logs(tmp_path / "logs" / "raw")
     assert len(logs) == 1 and logs[0].motor == "mx64" and logs[0].duration == pytest.approx(6.0, abs=0.1)
     assert math.isfinite(float(np.mean(logs[0].position)))
+
+
+# ----------------------------------------------------------------------------- 3. honest figures
+def test_figures_keep_every_source_apart(tmp_path, xl330_processed, reference_mae_file):
+    """A published model and a fitted file of the same actuator/model are two curves, each
+    with its own MAE (the issue: one curve named mx64/m6 carrying the fitted file's number)."""
+    log = sorted(xl330_processed.glob("*.json"))[1]
+    fitted = {**published("xl330/m6"), "friction_base": 0.05, "load_friction_motor": 0.1}
+    (tmp_path / "m6.json").write_text(json.dumps(fitted))
+    result = run("plot-trajectory", "--params", "xl330/m6", tmp_path / "m6.json", "--log", log,
+                 "--out", tmp_path / "t.png", tool="actuator_sim.cli")
+    assert result.returncode == 0, result.stderr
+    maes = {line.split(": MAE ")[0]: float(line.split(": MAE ")[1].split()[0])
+            for line in result.stdout.splitlines() if ": MAE " in line}
+    published_mae = json.loads(reference_mae_file.read_text())["models"]["m6"][log.name]  # the paper's tool
+    assert maes["xl330/m6"] == pytest.approx(published_mae, abs=1e-6)
+    assert maes["m6.json"] == pytest.approx(log_maes(load_model(tmp_path / "m6.json"), read_logs(xl330_processed))[1],
+                                            abs=1e-6)
+    assert abs(maes["m6.json"] - maes["xl330/m6"]) > 1e-3
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "m6.json").write_text(json.dumps(published("xl330/m1") | {"model": "m1"}))
+    diagram = run("plot-diagram", "--params", "xl330/m6", tmp_path / "m6.json", tmp_path / "other" / "m6.json",
+                  "--out", tmp_path / "d.png", tool="actuator_sim.cli")
+    assert diagram.returncode == 0, diagram.stderr
+    assert f"(3 panels: xl330/m6, {tmp_path / 'm6.json'}, {tmp_path / 'other' / 'm6.json'})" in diagram.stdout
+    twice = run("plot-diagram", "--params", "xl330/m6", "xl330/m6", "--out", tmp_path / "e.png", tool="actuator_sim.cli")
+    assert twice.returncode == 2 and "given twice" in error_line(twice)

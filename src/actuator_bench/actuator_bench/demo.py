@@ -25,7 +25,7 @@ import numpy as np
 from actuator_drivers.emulated import emulated_dynamixel
 from actuator_drivers.record_grid import Grid, record_all
 from actuator_drivers.recording import Recording
-from actuator_models.actuators import ACTUATORS
+from actuator_models.actuators import actuator
 from actuator_models.identification import Objective
 from actuator_models.logs import Log, read_logs, resample, write_log
 from actuator_models.model import Model, load_model
@@ -102,9 +102,6 @@ def true_validation_mae(reference: Model, logs: Sequence[Log]) -> float:
     return float(Objective(reference, validation)(values)[0])
 
 
-ACTUATORS_TITLE = {name: a.title for name, a in ACTUATORS.items()}
-
-
 def figures(reports: Dict[str, ModelReport], logs: Sequence[Log], settings: DemoSettings, out: Path) -> List[Path]:
     """Trajectory, drive/backdrive and 2R figures (the MAE bars are in the report)."""
     from actuator_sim.drive_backdrive import drive_backdrive, stall_torque
@@ -115,7 +112,7 @@ def figures(reports: Dict[str, ModelReport], logs: Sequence[Log], settings: Demo
 
     written = []
     best = min(reports, key=lambda m: reports[m].result.validation_mae)
-    title = ACTUATORS_TITLE.get(settings.actuator, settings.actuator)
+    title = actuator(settings.actuator).title
     truth = f"emulated {title}, true model {settings.reference}"
     _, validation = split_logs(logs)
     shown = next((log for log in validation if log.trajectory == "lift_and_drop"), validation[0])
@@ -148,9 +145,9 @@ def figures(reports: Dict[str, ModelReport], logs: Sequence[Log], settings: Demo
     (out / "arm_2r.json").write_text(json.dumps({"real": list(real_names), "maes": table}, indent=2) + "\n")
     written.append(plot_mae_bars(
         table, out / "arm_2r.png",
-        title=f"MuJoCo 2R arm (MX-106 shoulder + MX-64 elbow), low gain: joint MAE against a simulated 'real' "
-              f"arm whose servos are the published M6 models ({real_names[0]} + {real_names[1]}); M6 is the "
-              f"real arm's own model, so M6's advantage here is partly built in"))
+        title=f"MuJoCo 2R arm (MX-106 shoulder + MX-64 elbow), low gain: joint MAE against the 'real' arm\n"
+              f"'real' arm = published M6 models ({real_names[0]} + {real_names[1]}), simulated: "
+              f"M6's advantage here is partly built in"))
     for group, row in table.items():
         say(f"2R {group}: " + ", ".join(f"{k} {v:.4f} rad" for k, v in row.items()))
     return written

@@ -40,8 +40,9 @@ def plot_mae_bars(
         raise ValueError("no MAE to plot")
     groups = list(maes)
     models = list(dict.fromkeys(m for g in groups for m in maes[g]))
+    title_width = min(12.0, max((len(line) for line in title.splitlines()), default=0) / 8)  # see wrap_title
     if len(groups) == 1:  # one configuration: the models are the categories
-        fig = Figure(figsize=(max(5.0, 1.5 + 0.9 * len(models)), 4.5), layout="constrained")
+        fig = Figure(figsize=(max(5.0, 1.5 + 0.9 * len(models), title_width), 4.5), layout="constrained")
         ax = fig.subplots()
         values = [maes[groups[0]][m] for m in models]
         bars = ax.bar(models, values, color=[f"C{i}" for i in range(len(models))])
@@ -50,7 +51,7 @@ def plot_mae_bars(
         ax.tick_params(axis="x", labelrotation=20 if len(models) > 5 else 0)
     else:
         width = 0.8 / len(models)
-        size = min(15.0, max(6.0, 2.0 + len(groups) * (0.35 + 0.18 * len(models))))
+        size = min(15.0, max(6.0, 2.0 + len(groups) * (0.35 + 0.18 * len(models)), title_width))
         fig = Figure(figsize=(size, 4.8), layout="constrained")
         ax = fig.subplots()
         x = np.arange(len(groups))
