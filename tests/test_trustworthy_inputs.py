@@ -119,7 +119,7 @@ def test_every_friction_parameter_of_the_model_is_required(friction):
 @pytest.mark.parametrize("change, expected", [
     ({"friction_stribeck": None}, "key 'friction_stribeck' (extra static (Stribeck) friction at rest, N m) is missing"),
     ({"friction_stribeck": None, "friction_stribek": 0.1}, "unknown key 'friction_stribek' (value 0.1) for model "
-                                                           "xl330/m6; did you mean 'friction_stribeck'?"),
+                                                           "xl330/m6 (did you mean 'friction_stribeck'?)"),
     ({"friction_base": -0.01}, "key 'friction_base' is -0.01: expected >= 0"),
     ({"load_friction_motor_quad": -1e-3}, "key 'load_friction_motor_quad' is -0.001: expected >= 0"),
     ({"armature": 0.0}, "key 'armature' is 0.0: expected > 0"),

@@ -25,7 +25,6 @@ Every problem raises :class:`ActuatorFileError` naming the file and the field.
 
 from __future__ import annotations
 
-import difflib
 import math
 from dataclasses import replace
 from pathlib import Path
@@ -33,7 +32,7 @@ from typing import Dict, Mapping, Tuple, Union
 
 from .actuators import ARMATURE, KT, Q_OFFSET, R, Actuator, CurrentControlled, VoltageControlled
 from .friction import FRICTION_MODELS
-from .parameters import Parameter
+from .parameters import Parameter, did_you_mean
 
 #: Control laws a description may name, with their constants and the unit of each.
 LAWS: Dict[str, Dict[str, str]] = {
@@ -55,11 +54,6 @@ def _unit_key(unit: str) -> str:
     return "".join(ch for ch in unit if ch not in " ·*.")
 
 
-def _suggest(key: str, known: Tuple[str, ...]) -> str:
-    close = difflib.get_close_matches(key, known, n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ""
-
-
 def _mapping(data: object, where: str) -> Mapping[str, object]:
     if not isinstance(data, Mapping):
         raise ActuatorFileError(f"{where}: expected a mapping, got {type(data).__name__} {data!r}")
@@ -70,7 +64,7 @@ def _no_unknown(data: Mapping[str, object], known: Tuple[str, ...], where: str) 
     for key in data:
         if key not in known:
             raise ActuatorFileError(
-                f"{where}: unknown field {key!r}{_suggest(str(key), known)}; expected {', '.join(known)}"
+                f"{where}: unknown field {key!r}{did_you_mean(str(key), known)}; expected {', '.join(known)}"
             )
 
 

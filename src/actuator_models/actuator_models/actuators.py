@@ -13,14 +13,13 @@ wherever a registry name is.
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Mapping, Tuple, Union
 
 import numpy as np
 
-from .parameters import Parameter, ParamValues, Value, clip
+from .parameters import Parameter, ParamValues, Value, clip, did_you_mean
 
 #: Parameters every actuator model has, with the bounds used for the Dynamixel MX series.
 KT = Parameter("kt", 1.6, 1.0, 3.0, "N m/A", "torque constant (motor and reducer)", "kt")
@@ -184,9 +183,7 @@ def actuator(name: Union[str, Path]) -> Actuator:
         from .actuator_file import read_actuator_file  # local: actuator_file builds on this module
 
         return read_actuator_file(name)
-    close = difflib.get_close_matches(key, ACTUATORS, n=1)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
     raise ValueError(
-        f"unknown actuator {str(name)!r}{hint}; expected one of {', '.join(actuator_names())} "
+        f"unknown actuator {str(name)!r}{did_you_mean(key, actuator_names())}; expected one of {', '.join(actuator_names())} "
         "or an actuator description file (.yaml/.json)"
     )

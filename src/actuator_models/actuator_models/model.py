@@ -14,18 +14,17 @@ The published models of the paper ship inside the package (``library/``, Apache-
 
 from __future__ import annotations
 
-import difflib
 import json
 import math
 from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
-from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, List, Mapping, Optional, Tuple, Union
 
 from .actuator_file import actuator_from_description
 from .actuators import Actuator, actuator, is_description_path
 from .friction import FrictionModel, friction_model
-from .parameters import Parameter
+from .parameters import Parameter, did_you_mean
 
 INTEGRATORS = ("bam", "semi-implicit")
 #: Parameters a params file may omit (the published files do); their defaults are
@@ -103,11 +102,6 @@ def _actuator_of(data: Mapping[str, object], source: str, base_dir: Optional[Pat
     return actuator(name)
 
 
-def _suggestion(key: str, known: Sequence[str]) -> str:
-    close = difflib.get_close_matches(key, known, n=1, cutoff=0.75)
-    return f"did you mean {close[0]!r}? " if close else ""
-
-
 def model_from_dict(
     data: Mapping[str, object],
     source: str = "<dict>",
@@ -142,8 +136,8 @@ def model_from_dict(
     for key in data:
         if key not in known and key not in RESERVED_KEYS:
             raise ParamsError(
-                f"{source}: unknown key {key!r} (value {data[key]!r}) for model {act.name}/{fric.name}; "
-                f"{_suggestion(str(key), known)}its parameters are {', '.join(known)}"
+                f"{source}: unknown key {key!r} (value {data[key]!r}) for model {act.name}/{fric.name}"
+                f"{did_you_mean(str(key), known)}; its parameters are {', '.join(known)}"
             )
     values: Dict[str, float] = {}
     for p in parameters:

@@ -6,9 +6,10 @@ name is the BAM-compatible key used in params JSON files.
 
 from __future__ import annotations
 
+import difflib
 import math
 from dataclasses import dataclass, replace
-from typing import Mapping, Optional, Union
+from typing import Mapping, Optional, Sequence, Union
 
 import numpy as np
 
@@ -69,6 +70,12 @@ class Parameter:
     def with_bounds(self, lower: float, upper: float) -> "Parameter":
         """Return a copy with other identification bounds."""
         return replace(self, lower=lower, upper=upper)
+
+
+def did_you_mean(name: str, known: Sequence[str]) -> str:
+    """``" (did you mean 'x'?)"`` for the closest of ``known`` to a misspelt ``name``, else ``""``."""
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.75)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def clip(x: Value, low: Value, high: Value) -> Value:
