@@ -77,3 +77,11 @@ def test_fixed_step_simulators_converge_to_the_reference_at_first_order():
         assert errors[0] < 1e-3 and errors[-1] > 5 * errors[0]
     # the published step's q update (v_new dt + a dt^2 / 2) costs more than the semi-implicit one
     assert row.mae[("bam", 0.005)] > row.mae[("semi-implicit", 0.005)]
+
+
+def test_cli_names_a_missing_log(tmp_path, capsys):
+    from hybrid_sim.cli import main
+
+    missing = tmp_path / "missing.json"
+    assert main(["stick-slip", "--params", "xl330/m6", "--log", str(missing)]) == 2
+    assert "missing.json" in capsys.readouterr().err
