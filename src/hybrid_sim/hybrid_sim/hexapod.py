@@ -160,6 +160,13 @@ def skew(w: np.ndarray) -> np.ndarray:
     return np.array([[0.0, -w[2], w[1]], [w[2], 0.0, -w[0]], [-w[1], w[0], 0.0]])
 
 
+def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Cross product over the last axis (broadcasting), cheaper than ``np.cross`` on tiny arrays."""
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], -1)
+
+
 def rotation(q: np.ndarray) -> np.ndarray:
     """Rotation matrix B -> W of a (not necessarily unit) quaternion ``[w, x, y, z]``."""
     w, x, y, z = q / np.linalg.norm(q)
@@ -258,9 +265,9 @@ class Hexapod(HybridModel):
         return f"{contacts}/{''.join(str(p) for p in phases_of(chart))}"
 
     # ----------------------------------------------------------------- forces
-    def legs(self, x: np.ndarray, chart: int) -> LegForces:
+    def legs(self, x: np.ndarray, chart: int, rot: Optional[np.ndarray] = None) -> LegForces:
         """Leg states and the forces each leg would exert on the body (all legs, any mode)."""
-        rot = rotation(x[Q])
+        rot = rotation(x[Q]) if rot is None else rot
         w, r, rd = x[W], x[R], x[RD]
         toes = x[F].reshape(N_LEGS, 3)
         toes_d = x[FD].reshape(N_LEGS, 3)
@@ -268,7 +275,7 @@ class Hexapod(HybridModel):
         leg = hips - self.attach
         # R^T (fd - rd - w x R (v + a)) = R^T (fd - rd) - (R^T w) x (v + a)
         w_body = rot.T @ w
-        leg_d = (toes_d - rd) @ rot - np.cross(w_body, hips)
+        leg_d = (toes_d - rd) @ rot - cross(w_body, hips)
         theta, phi, rho, theta_d, phi_d, rho_d = spherical(leg, leg_d)
         radial = -self.k_r * (rho - self.r0) - self.d_r * rho_d
         radial = radial - np.where(rho >= self.p.q_rl, self.p.saturation * np.expm1(rho - self.p.q_rl), 0.0)
@@ -286,14 +293,14 @@ class Hexapod(HybridModel):
     def vector_field(self, t: float, x: np.ndarray, chart: int) -> np.ndarray:
         p = self.p
         rot = rotation(x[Q])
-        legs = self.legs(x, chart)
+        legs = self.legs(x, chart, rot)
         stance = contacts_of(chart)
         arms = legs.leg + self.attach  # from the centre of mass to the toe, in B
         force = np.array([0.0, 0.0, -p.body_mass * p.g]) + legs.force_world[stance].sum(axis=0)
-        torque = rot @ np.cross(arms[stance], legs.force_body[stance]).sum(axis=0)
+        torque = rot @ cross(arms[stance], legs.force_body[stance]).sum(axis=0)
         w = x[W]
         inertia = rot @ self.inertia_body @ rot.T
-        w_dot = np.linalg.solve(inertia, torque - np.cross(w, inertia @ w))
+        w_dot = np.linalg.solve(inertia, torque - cross(w, inertia @ w))
         qw, qx, qy, qz = x[Q]
         q_dot = 0.5 * np.array([-w[0] * qx - w[1] * qy - w[2] * qz, w[0] * qw + w[1] * qz - w[2] * qy,
                                 w[1] * qw + w[2] * qx - w[0] * qz, w[2] * qw + w[0] * qy - w[1] * qx])
