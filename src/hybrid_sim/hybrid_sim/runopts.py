@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 from dataclasses import asdict, replace
 from typing import Dict, Mapping, Optional, Sequence
 
@@ -13,7 +12,7 @@ from .model import HybridModel
 from .plot import plot_run
 from .result import HybridResult
 from .settings import RunSettings
-from .symbols import read_symbols, write_outputs
+from .symbols import read_symbols, refuse_overwrite, write_outputs
 
 #: SimSect symbols that have no meaning here (visualisation, messages): accepted and ignored
 IGNORED_SYMBOLS = ("systemName", "dataBaseName", "useGeomview", "framerate", "measurePeriod", "rkPower", "power")
@@ -81,8 +80,7 @@ def finish(result: HybridResult, model: HybridModel, initial: Sequence[float], a
     if args.out:
         write_outputs(args.out, result, initial, model.parameters(), force=args.force)
     if args.plot:
-        if Path(args.plot).exists() and not args.force:
-            raise FileExistsError(f"{args.plot}: exists (use --force to overwrite)")
+        refuse_overwrite(args.plot, args.force)
         plot_run(result, args.plot, plot_states)
     if args.json:
         print(json.dumps(summary))
