@@ -12,7 +12,7 @@ import numpy as np
 from .engine import simulate
 from .hexapod import CONTROL, N_LEGS, Hexapod, HexapodParameters, contacts_of
 from .result import HybridResult
-from .runopts import add_run_arguments, finish, read_config, settings_from_args
+from .runopts import add_run_arguments, check_outputs, finish, read_config, settings_from_args
 from .settings import RunSettings
 from .symbols import refuse_overwrite
 
@@ -98,6 +98,7 @@ def _run(args: argparse.Namespace) -> int:
     settings = settings_from_args(args, FIGURE1, symbols)
     model = Hexapod(params)
     x0 = model.standing_state()
+    check_outputs(args)
     result = simulate(model, x0, settings)
     info = summary(model, result)
     print(f"hexapod {settings.final_time:g} s: {result.message}; {len(result.events)} transitions "

@@ -12,7 +12,7 @@ from .model import HybridModel
 from .plot import plot_run
 from .result import HybridResult
 from .settings import RunSettings
-from .symbols import read_symbols, refuse_overwrite, write_outputs
+from .symbols import output_paths, read_symbols, refuse_overwrite, write_outputs
 
 #: SimSect symbols that have no meaning here (visualisation, messages): accepted and ignored
 IGNORED_SYMBOLS = ("systemName", "dataBaseName", "useGeomview", "framerate", "measurePeriod", "rkPower", "power")
@@ -72,6 +72,14 @@ def settings_from_args(args: argparse.Namespace, defaults: RunSettings,
     settings = defaults.with_symbols(symbols)
     changes = {field: getattr(args, field) for field in asdict(defaults) if getattr(args, field, None) is not None}
     return replace(settings, **changes)
+
+
+def check_outputs(args: argparse.Namespace) -> None:
+    """Refuse existing output files before a run rather than after it (unless ``--force``)."""
+    for path in (output_paths(args.out) if args.out else ()):
+        refuse_overwrite(path, args.force)
+    if args.plot:
+        refuse_overwrite(args.plot, args.force)
 
 
 def finish(result: HybridResult, model: HybridModel, initial: Sequence[float], args: argparse.Namespace,

@@ -12,6 +12,7 @@ from actuator_models.model import load_model
 
 from .pendulum import INTEGRATORS, REFERENCE_SETTINGS, discretisation_errors, exact_rollout
 from .plot import plot_run
+from .runopts import check_outputs
 from .symbols import refuse_overwrite, write_outputs
 
 
@@ -28,6 +29,7 @@ def _dts(text: str):
 def _run(args: argparse.Namespace) -> int:
     model = load_model(args.params)
     log = read_log(args.log)
+    check_outputs(args)
     row = discretisation_errors(model, log, args.dts)
     print(f"{Path(args.log).name} ({log.trajectory}, kp {log.kp:g}), {model.name}: reference with "
           f"{row.transitions} transitions, {row.stick_time:.3f} s stuck; MAE reference vs log "
