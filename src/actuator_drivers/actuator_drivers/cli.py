@@ -7,7 +7,7 @@ how ``actuator-bench`` of package actuator_bench includes them; stand-alone scri
 
     actuator-bench emulate --actuator mx64 --params mx64/m6 --mass 1.0 --length 0.15 [--protocol 1|2]
     actuator-bench record --port /dev/ttyUSB0 --actuator mx64 --trajectory sin_sin --mass 1 --length 0.15 --kp 32 --out logs
-    actuator-bench record-all --emulate mx64/m6 --actuator mx64 --out logs --unattended --time-scale 4
+    actuator-bench record-all --emulate mx64/m6 --actuator mx64 --out logs --unattended --lockstep
 
 One vocabulary with ``actuator-models`` and ``actuator-sim``: ``--params`` (a params file or a
 published model), ``--out`` (where files go; ``--model`` and ``--logdir`` remain as aliases), and
@@ -219,6 +219,9 @@ def _configure_record_all(p: argparse.ArgumentParser) -> None:
     p.add_argument("--trajectories", help="comma-separated trajectory names [all four]")
     p.add_argument("--unattended", action="store_true",
                    help="do not prompt between groups (the in-process emulator changes its own load)")
+    p.add_argument("--lockstep", action="store_true",
+                   help="with --emulate: the emulator's shaft advances with the driver's cycle instead of the wall "
+                        "clock (deterministic recordings, as fast as the host allows; --time-scale is ignored)")
     _add_faults(p)
 
 
@@ -234,13 +237,16 @@ def _grid(args: argparse.Namespace) -> Grid:
 
 def _run_record_all(args: argparse.Namespace) -> int:
     grid = _grid(args)
+    if args.lockstep and not args.emulate:
+        raise ValueError("--lockstep needs --emulate MODEL: only an in-process emulator can share the driver's clock")
     line = ProgressLine()
     emulator = None
     if args.emulate:
         mass, length = grid.groups()[0]
         emulator = DynamixelEmulator.single(
             args.actuator, args.emulate, mass, length, args.arm_mass, protocol=args.protocol, servo_id=args.id,
-            vin=args.vin, time_scale=args.time_scale, faults=Faults(args.drop, args.corrupt, args.delay), seed=args.seed,
+            vin=args.vin, time_scale=None if args.lockstep else args.time_scale,
+            faults=Faults(args.drop, args.corrupt, args.delay), seed=args.seed,
         ).start()
 
         def change(m: float, l: float) -> bool:
@@ -278,7 +284,7 @@ DYNAMIXEL_COMMANDS = (
              "      --kp 400 --out logs/raw          # against 'actuator-bench emulate' (its printed port)")),
     Command("record-all", "record a Table I style grid (prompts to change the load)", _configure_record_all, _run_record_all,
             ("actuator-bench record-all --port /dev/ttyUSB0 --actuator mx64 --out logs/raw",
-             "actuator-bench record-all --emulate mx64/m6 --actuator mx64 --out logs/raw --unattended --time-scale 4")),
+             "actuator-bench record-all --emulate mx64/m6 --actuator mx64 --out logs/raw --unattended --lockstep")),
 )
 COMMANDS = DYNAMIXEL_COMMANDS
 
