@@ -338,6 +338,14 @@ def _read_json(path: str) -> object:
         return json.loads(lines[-1])
 
 
+def _models_named(row: Dict[str, float]) -> List[Model]:
+    """The models named by the keys of an evaluation row, or [] when a key is not a params source."""
+    try:
+        return [load_model(name) for name in row]
+    except ValueError:
+        return []
+
+
 def _cmd_plot_mae(args: argparse.Namespace) -> int:
     from .plots import plot_mae_bars
 
@@ -346,6 +354,9 @@ def _cmd_plot_mae(args: argparse.Namespace) -> int:
         data = _read_json(args.eval)
         groups = mae_groups(data)
         title = f"MAE from {Path(args.eval).name}"
+        models = _models_named(next(iter(groups.values())))
+        if models:  # an 'evaluate --json' line: its keys are the params
+            title = f"Mean MAE, data: {Path(args.eval).name}\n{_models_title(models, list(next(iter(groups.values()))))}"
         if isinstance(data, dict) and "arm" in data:
             real = " + ".join(data.get("real", []))
             title = f"2R arm {data['arm']}: joint MAE against the 'real' arm ({real}), from {Path(args.eval).name}"
