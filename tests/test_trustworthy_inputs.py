@@ -181,6 +181,16 @@ def test_unphysical_bench_in_a_log_is_refused(tmp_path, xl330_processed, field, 
     assert result.returncode == 2 and expected in error_line(result)
 
 
+def test_unphysical_bench_arguments_are_refused():
+    with pytest.raises(ValueError, match="field 'length': 0.0 is not physical"):
+        BenchConfig(1.0, 0.0, 8.0)
+    result = run("consistency", "--params", "mx64/m1", "--synthetic", "mx64/m6", "--bench=-1,0.15,8",
+                 tool="actuator_sim.cli")
+    assert result.returncode == 2 and "MASS > 0" in result.stderr
+    result = run("export-models", "--out", "x", "--length", "-0.2", tool="actuator_sim.cli")
+    assert result.returncode == 2 and "'-0.2' is not a positive number" in result.stderr
+
+
 # ----------------------------------------------------------------------------- 6. user-defined actuators
 def test_a_description_equal_to_the_xl330_reproduces_it_exactly(tmp_path, xl330_processed):
     """Independent reference: the shipped XL330 law. A description file with its constants, and
