@@ -26,7 +26,7 @@ from .tire_frame import ContactFrame, average_frame
 from .tire_rolling import coordinate_rates, rolling_velocity
 from .tire_slip import SlipRule
 from .tire_spring import Stiffness, rate_map
-from .tire_surfaces import Surface, weingarten
+from .tire_surfaces import Surface
 from .tire_twist import P, body_wrench, relative_twist
 
 
@@ -121,14 +121,28 @@ class TireContact:
 
     def hinge_rate(self, body1: Body, body2: Body, hinge: np.ndarray, frame: ContactFrame,
                    omega_roll: np.ndarray) -> np.ndarray:
-        """(u1', v1', u2', v2') from the rolling part of the twist (Montana, ``tire_rolling``)."""
-        u1, v1, u2, v2 = hinge
-        r1, r2 = body1.rotation, body2.rotation
-        w1 = r1 @ weingarten(self.surface1, u1, v1) @ r1.T
-        w2 = r2 @ weingarten(self.surface2, u2, v2) @ r2.T
-        a = rolling_velocity(frame, w1, w2, omega_roll)
-        return np.concatenate((coordinate_rates(r1 @ self.surface1.tangents(u1, v1), a),
-                               coordinate_rates(r2 @ self.surface2.tangents(u2, v2), a)))
+        """(u1', v1', u2', v2') from the rolling part of the twist (Montana, ``tire_rolling``).
+
+        Montana's equations hold for two surfaces touching at one point. While the spring is
+        compressed the hinge points are apart, so they are applied to the parallel surfaces
+        through p_c: surface i offset along its normal by d_i = (p_c - p_i).(-n_i) (inward when
+        positive), with tangents J_i - d_i G_i and Weingarten map G_i (J_i - d_i G_i)^+ (radii
+        rho_i - d_i). Both offset points move with one velocity a, and so each hinge keeps facing
+        p_c: a wheel compressed by delta rolls with radius R - delta and its ground hinge stays
+        under its centre (with the surfaces' own radii the ground hinge would run ahead by
+        delta per radian rolled). At zero penetration this is Montana's point contact exactly.
+        """
+        offset = []
+        for body, surface, (u, v) in ((body1, self.surface1, hinge[:2]), (body2, self.surface2, hinge[2:])):
+            r = body.rotation
+            point = body.origin + r @ surface.point(u, v)
+            normal = r @ surface.normal(u, v)
+            depth = float((frame.origin - point) @ -normal)
+            tangents, normal_derivatives = r @ surface.tangents(u, v), r @ surface.normal_derivatives(u, v)
+            shifted = tangents - depth * normal_derivatives
+            offset.append((shifted, normal_derivatives @ np.linalg.pinv(shifted)))
+        a = rolling_velocity(frame, offset[0][1], offset[1][1], omega_roll)
+        return np.concatenate([coordinate_rates(shifted, a) for shifted, _ in offset])
 
     def body_wrench(self, state: ContactState, point: np.ndarray) -> np.ndarray:
         """(tau, F) on body 2 in the common frame, moment about ``point`` (e.g. its centre of mass)."""

@@ -53,7 +53,10 @@ class SlipRule:
     def radius_rate(self, q: np.ndarray, rate: np.ndarray) -> float:
         """r' [m/s] for a deformation rate q' (while compressed)."""
         k = self.stiffness.matrix
-        return self.mu * (-k[3] @ rate) / k[1, 1] if -k[3] @ q > 0.0 else 0.0
+        growth = self.mu * (-k[3] @ rate) / k[1, 1]
+        force = -k[3] @ q
+        # r = mu max(f_n, 0) / k_t: its right derivative, also at the first instant of contact (f_n = 0)
+        return growth if force > 0.0 or (force == 0.0 and growth > 0.0) else 0.0
 
     def stick_margin(self, q: np.ndarray) -> float:
         """r - |(x, y)| [m]: positive while the friction holds the tangential spring."""

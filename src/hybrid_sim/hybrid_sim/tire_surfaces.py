@@ -45,6 +45,15 @@ def weingarten(surface: Surface, u: float, v: float) -> np.ndarray:
 class Plane:
     """The plane z = 0, f(u, v) = (u, v, 0), normal +z."""
 
+    def height(self, u: float) -> float:
+        return 0.0
+
+    def slope(self, u: float) -> float:
+        return 0.0
+
+    def curvature(self, u: float) -> float:
+        return 0.0
+
     def point(self, u: float, v: float) -> np.ndarray:
         return np.array([u, v, 0.0])
 
