@@ -18,6 +18,7 @@ the one on body 2 (the tire); body 1 gets its opposite at the origin of Psi_c.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -71,11 +72,11 @@ class TireContact:
     mu: float = float("inf")
     reference_axis: np.ndarray = field(default_factory=lambda: np.array([0.0, 1.0, 0.0]))
 
-    @property
+    @cached_property
     def stiffness(self) -> Stiffness:
         return self.stiffness2 if self.stiffness1 is None else self.stiffness1.series(self.stiffness2)
 
-    @property
+    @cached_property
     def slip(self) -> SlipRule:
         return SlipRule(self.mu, self.stiffness)
 
@@ -140,7 +141,8 @@ class TireContact:
             depth = float((frame.origin - point) @ -normal)
             tangents, normal_derivatives = r @ surface.tangents(u, v), r @ surface.normal_derivatives(u, v)
             shifted = tangents - depth * normal_derivatives
-            offset.append((shifted, normal_derivatives @ np.linalg.pinv(shifted)))
+            metric = shifted.T @ shifted
+            offset.append((shifted, normal_derivatives @ np.linalg.solve(metric, shifted.T)))
         a = rolling_velocity(frame, offset[0][1], offset[1][1], omega_roll)
         return np.concatenate([coordinate_rates(shifted, a) for shifted, _ in offset])
 

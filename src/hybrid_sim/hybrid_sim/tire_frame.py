@@ -73,5 +73,6 @@ def average_frame(p1: np.ndarray, n1: np.ndarray, p2: np.ndarray, n2: np.ndarray
     if norm < 1e-9 * max(np.linalg.norm(axis), 1e-300):
         raise ValueError("contact frame: the reference axis is parallel to the contact normal")
     y = y / norm
-    x = np.cross(y, normal)
+    x = np.array([y[1] * normal[2] - y[2] * normal[1], y[2] * normal[0] - y[0] * normal[2],
+                  y[0] * normal[1] - y[1] * normal[0]])
     return ContactFrame(origin, np.column_stack((x, y, normal)))

@@ -42,5 +42,5 @@ def rolling_velocity(frame: ContactFrame, weingarten1: np.ndarray, weingarten2: 
 
 
 def coordinate_rates(tangents: np.ndarray, velocity: np.ndarray) -> np.ndarray:
-    """(u', v') with J (u', v') = velocity in the least-squares sense; J (3x2) in the common frame."""
-    return np.linalg.lstsq(tangents, velocity, rcond=None)[0]
+    """(u', v') with J (u', v') = velocity in the least-squares sense; J (3x2, full rank) in the common frame."""
+    return np.linalg.solve(tangents.T @ tangents, tangents.T @ velocity)

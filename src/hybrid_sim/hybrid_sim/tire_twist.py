@@ -29,6 +29,11 @@ def skew(w: np.ndarray) -> np.ndarray:
     return np.array([[0.0, -w[2], w[1]], [w[2], 0.0, -w[0]], [-w[1], w[0], 0.0]])
 
 
+def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a x b for 3-vectors (numpy.cross is slow on single vectors)."""
+    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
+
+
 def adjoint(rotation: np.ndarray, origin: np.ndarray) -> np.ndarray:
     """Ad of H = [R p; 0 1]: twist coordinates in the moved frame -> in the base frame (6x6)."""
     ad = np.zeros((6, 6))
@@ -46,8 +51,8 @@ def relative_twist(frame: ContactFrame, origin1: np.ndarray, omega1: np.ndarray,
     velocity ``omega_i`` [rad/s] and the velocity ``velocity_i`` [m/s] of that point.
     """
     r = frame.origin
-    v2 = velocity2 + np.cross(omega2, r - origin2)
-    v1 = velocity1 + np.cross(omega1, r - origin1)
+    v2 = velocity2 + cross(omega2, r - origin2)
+    v1 = velocity1 + cross(omega1, r - origin1)
     e = frame.rotation
     return np.concatenate((e.T @ (omega2 - omega1), e.T @ (v2 - v1)))
 
@@ -61,4 +66,4 @@ def body_wrench(frame: ContactFrame, wrench4: np.ndarray, point: np.ndarray) -> 
     w6 = P.T @ np.asarray(wrench4, float)
     e = frame.rotation
     tau_c, force = e @ w6[:3], e @ w6[3:]
-    return np.concatenate((tau_c + np.cross(frame.origin - point, force), force))
+    return np.concatenate((tau_c + cross(frame.origin - point, force), force))
