@@ -61,7 +61,16 @@ class TireContact:
 
     ``stiffness1`` / ``stiffness2``: per-body tensors (section VI); the contact uses their series
     combination, and their normal entries weight eqs. 1-2 (``numpy.inf`` entries: rigid ground,
-    pass ``None``). ``reference_axis``: a body-2 axis whose projection is y_c (the axle).
+    pass ``None``). ``reference_axis``: a body-1 axis whose projection onto the contact plane is
+    y_c (default the ground's y axis: a wheel rolling along x has its axle there).
+
+    Why a body-1 axis: the spring state q is integrated in Psi_c's axes. Axes that turned with the
+    tire about the normal (its axle) would rotate the coordinates of a held deformation without
+    any twist, so a closed sliding loop with a yaw in it would not return q to 0. With axes fixed
+    to the ground (up to the tilt of the normal) q is the exact relative SE(2) x T(1) pose of the
+    hinge frames whenever nothing rolls. Consequence: anisotropic stiffness directions are the
+    ground's x/y projected onto the contact plane (a steered tire with a direction-dependent
+    stiffness would need the tire's axes and a correction for their rotation; not done).
     """
 
     surface1: Surface
@@ -96,7 +105,7 @@ class TireContact:
     def frame(self, body1: Body, body2: Body, hinge: np.ndarray) -> ContactFrame:
         p1, n1, p2, n2 = self.hinges(body1, body2, hinge)
         c1, c2 = self.compliances()
-        return average_frame(p1, n1, p2, n2, c1, c2, body2.rotation @ self.reference_axis)
+        return average_frame(p1, n1, p2, n2, c1, c2, body1.rotation @ self.reference_axis)
 
     def evaluate(self, body1: Body, body2: Body, hinge: np.ndarray, q: np.ndarray, slipping: bool) -> ContactState:
         """The contact at one instant; ``slipping`` selects the slip chart's spring rate."""

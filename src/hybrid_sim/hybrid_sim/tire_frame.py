@@ -16,9 +16,10 @@ Decisions (the paper leaves them open):
 2. Normals are transformed as vectors (rotation only): the paper's homogeneous [n; 1] would add
    the translation to a direction. Callers pass n2 = R_2 g_2 already rotated.
 3. The tangent axes vary continuously in time: y_c is the projection onto the average plane of a
-   reference axis fixed in one body (the wheel's axle by default), x_c = y_c x n_c. The frame is
-   right-handed by construction and continuous wherever the reference axis is not parallel to
-   n_c (a wheel lying on its side); that case raises ValueError rather than flipping the axes.
+   reference axis fixed in body 1 (``TireContact``: the ground's y axis, the axle direction of a
+   wheel rolling along x), x_c = y_c x n_c. The frame is right-handed by construction and
+   continuous wherever the reference axis is not parallel to n_c; that case raises ValueError
+   rather than flipping the axes.
 """
 
 from __future__ import annotations
