@@ -118,20 +118,25 @@ class TireContact:
         stiffness = self.stiffness
         active = np.ones(4, bool)
         rate = stick_rate
+        slide = np.zeros(2)
         if slipping:
-            rate = self.slip.slip_rate(q, stick_rate)
+            slide = self.slip.released(q, stick_rate)
+            rate = stick_rate - np.concatenate(([0.0], slide, [0.0]))
             active = np.array([True, False, False, True])
         wrench = stiffness.wrench(q)
         if self.damper is not None:
             wrench = wrench + self.damper.wrench(q, rate, active)
         # power balance: the bodies receive <W, xi>, the spring stores grad V . q'
         dissipation = -float(wrench @ xi) - float((stiffness.matrix @ q) @ rate)
-        return ContactState(frame, twist, wrench, rate, self.hinge_rate(body1, body2, hinge, frame, twist[:2]),
+        return ContactState(frame, twist, wrench, rate, self.hinge_rate(body1, body2, hinge, frame, twist[:2], slide),
                             dissipation, stiffness.energy(q))
 
     def hinge_rate(self, body1: Body, body2: Body, hinge: np.ndarray, frame: ContactFrame,
-                   omega_roll: np.ndarray) -> np.ndarray:
+                   omega_roll: np.ndarray, slide: np.ndarray = np.zeros(2)) -> np.ndarray:
         """(u1', v1', u2', v2') from the rolling part of the twist (Montana, ``tire_rolling``).
+
+        ``slide`` (Psi_c's x, y [m/s]): sliding released by the slip rule; it moves body 1's hinge
+        with body 2's, so Psi_c stays with the tire while it slides.
 
         Montana's equations hold for two surfaces touching at one point. While the spring is
         compressed the hinge points are apart, so they are applied to the parallel surfaces
@@ -153,7 +158,8 @@ class TireContact:
             metric = shifted.T @ shifted
             offset.append((shifted, normal_derivatives @ np.linalg.solve(metric, shifted.T)))
         a = rolling_velocity(frame, offset[0][1], offset[1][1], omega_roll)
-        return np.concatenate([coordinate_rates(shifted, a) for shifted, _ in offset])
+        return np.concatenate((coordinate_rates(offset[0][0], a + frame.tangent @ slide),
+                               coordinate_rates(offset[1][0], a)))
 
     def body_wrench(self, state: ContactState, point: np.ndarray) -> np.ndarray:
         """(tau, F) on body 2 in the common frame, moment about ``point`` (e.g. its centre of mass)."""

@@ -10,7 +10,9 @@ The paper leaves stick-slip to future work; this is our rule, an elasto-plastic 
   e = (x, y) / |(x, y)|, (x, y)' = s - lambda e, lambda = s.e - r' >= 0. The released part
   lambda e never reaches the spring: the spring's power balance gives a dissipation
   lambda k_t r >= 0, so the rule can only lower the energy (and theta, z stay elastic);
-* slipping ends when lambda would become negative (the twist unloads the spring).
+* slipping ends when lambda would become negative (the twist unloads the spring);
+* the released sliding lambda e moves the ground's hinge point over its surface (``TireContact``),
+  so that the hinges, and Psi_c, follow the tire as it slides, as rolling moves them when it rolls.
 
 Transitions between the two are charts of the hybrid model (``wheel``): crossing
 r - |(x, y)| = 0 (stick -> slip) and lambda = 0 (slip -> stick), so the state never jumps and
@@ -76,8 +78,12 @@ class SlipRule:
         e = self.direction(q, stick_rate)
         return float(stick_rate[1:3] @ e) - self.radius_rate(q, stick_rate)
 
+    def released(self, q: np.ndarray, stick_rate: np.ndarray) -> np.ndarray:
+        """lambda e [m/s] in Psi_c's (x, y): the sliding the spring does not take."""
+        return self.release(q, stick_rate) * self.direction(q, stick_rate)
+
     def slip_rate(self, q: np.ndarray, stick_rate: np.ndarray) -> np.ndarray:
         """q' while slipping: the sticking rate less lambda e on (x, y)."""
         rate = np.array(stick_rate, float)
-        rate[1:3] -= self.release(q, stick_rate) * self.direction(q, stick_rate)
+        rate[1:3] -= self.released(q, stick_rate)
         return rate
