@@ -238,7 +238,7 @@ def simulate(model: HybridModel, x0: Sequence[float], settings: RunSettings = Ru
 
 
 def _check_valid(model: HybridModel, t: float, x: np.ndarray, chart: int) -> None:
-    if not 0 <= chart < max(len(model.chart_names), 1):
+    if not 0 <= chart < max(model.chart_count(), 1):
         raise SimulationError(f"t = {t!r} s: chart {chart} does not exist")
     problem = model.validate(t, x, chart)
     if problem:

@@ -103,5 +103,9 @@ class HybridModel(ABC):
         """Auxiliary outputs at a recorded point, in the order of ``aux_names``."""
         return np.concatenate(([t], x))
 
+    def chart_count(self) -> int:
+        """How many charts exist (numbered from 0); default: one per name in ``chart_names``."""
+        return len(self.chart_names)
+
     def chart_name(self, chart: int) -> str:
         return self.chart_names[chart] if 0 <= chart < len(self.chart_names) else str(chart)
