@@ -250,3 +250,24 @@ def test_frame_weights_and_axes():
         if previous is not None:
             assert np.linalg.norm(e - previous) < 0.05
         previous = e
+
+
+def test_curvatures_and_frame_change():
+    from hybrid_sim.tire_surfaces import weingarten
+    from hybrid_sim.tire_twist import adjoint
+
+    # Weingarten map: 1/rho on a sphere, 1/R along and 1/crown across the tread of the torus
+    ball = Sphere(0.1)
+    w = weingarten(ball, 0.4, -0.3)
+    t = ball.tangents(0.4, -0.3)
+    np.testing.assert_allclose(w @ t, t / 0.1, atol=1e-12)
+    np.testing.assert_allclose(np.diag(weingarten(Torus(R, CROWN), 0.0, 0.0)), [1 / R, 1 / CROWN, 0.0], atol=1e-12)
+    # eq. 3 and the adjoint: a twist and a wrench keep their power when both change frame
+    rng = np.random.default_rng(3)
+    frame = _random_frame(rng)
+    h = frame.homogeneous()
+    np.testing.assert_allclose(h[:3, :3].T @ h[:3, :3], np.eye(3), atol=1e-14)
+    ad = adjoint(frame.rotation, frame.origin)
+    twist_c, wrench_c = rng.normal(size=6), rng.normal(size=6)
+    wrench_0 = np.linalg.inv(ad).T @ wrench_c
+    assert abs(wrench_0 @ (ad @ twist_c) - wrench_c @ twist_c) < 1e-12
