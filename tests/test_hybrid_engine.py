@@ -192,3 +192,23 @@ def test_symbol_parser_reads_the_manuals_example_and_names_bad_lines():
     assert settings.final_time == 5.0 and settings.record_period == 0.01
     with pytest.raises(ValueError, match="rc:2"):
         parse_symbols("a = 1;\nb = oops;\n", "rc")
+
+
+def test_an_event_at_a_step_end_and_a_sample_time_gives_one_sample_there():
+    """scipy #15262/#17066: an event root at a step end duplicated a time in solve_ivp's output.
+    Here x' = 1 crosses x = 0.5 at t = 0.5, a step end (steps of 0.1 s) and a sample time."""
+
+    class Level(Line):
+        def boundary(self, t, x, chart, index):
+            return self.levels[index] - x[0]
+
+    settings = RunSettings(final_time=1.0, record_period=0.1, max_time_step=0.1, stop_precision=1e-12)
+    result = simulate(Level([0.5]), [0.0], settings)
+    assert result.events[0].t == pytest.approx(0.5, abs=1e-12)
+    assert np.array_equal(result.t, np.arange(11) * 0.1)
+    # one sample per time; each from the epoch containing it ([t_i, t_{i+1}): the RIGHT-side event
+    # time is at or just after 0.5, so the sample at 0.5 is the state reaching the boundary)
+    np.testing.assert_array_equal(result.chart, (result.t >= result.events[0].t).astype(int))
+    assert result.y[0, 5] == pytest.approx(0.5, abs=1e-12)
+    every_step = simulate(Level([0.5]), [0.0], RunSettings(final_time=1.0, max_time_step=0.1))
+    assert np.all(np.diff(every_step.t) > 0.0) and np.count_nonzero(np.isclose(every_step.t, 0.5)) == 1

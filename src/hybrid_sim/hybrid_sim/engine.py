@@ -10,7 +10,9 @@ rules of SimSect can be kept exactly (``solve_ivp``'s own events cannot express 
   is within ``stop_precision`` of zero on the boundary's side (``Side``); the earliest located
   crossing wins (ties: the boundary listed first);
 * a boundary that is at or below ``stop_precision`` when its chart is entered is disarmed until it
-  has risen above ``stop_precision``, so a transition never re-fires at once;
+  has risen above ``stop_precision``, so a transition never re-fires at once. Hence when several
+  boundaries cross at the same instant only the first listed fires: a model whose boundaries
+  cross together handles them all in that one transition (the hexapod's tripods do);
 * recorded samples are evaluated on the dense output at exact multiples ``k * record_period``
   (or at every step end when the period is 0) and kept strictly increasing in time: one state per
   time, the post-transition one at an event time (epochs are ``[t_i, t_{i+1})``). No dense output

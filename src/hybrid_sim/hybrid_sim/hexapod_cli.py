@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import fields, replace
-from pathlib import Path
 from typing import Dict, List
 
 import numpy as np
@@ -13,8 +12,9 @@ import numpy as np
 from .engine import simulate
 from .hexapod import CONTROL, N_LEGS, Hexapod, HexapodParameters, contacts_of
 from .result import HybridResult
-from .runopts import add_run_arguments, finish, read_config, settings_from_args
+from .runopts import add_run_arguments, check_outputs, finish, read_config, settings_from_args
 from .settings import RunSettings
+from .symbols import refuse_overwrite
 
 #: the manual's Figure 1 settings (its example init file is the hexapod's), 10 s
 FIGURE1 = RunSettings(final_time=10.0, record_period=0.01, stop_precision=1e-10, max_stop_iterations=128,
@@ -98,6 +98,7 @@ def _run(args: argparse.Namespace) -> int:
     settings = settings_from_args(args, FIGURE1, symbols)
     model = Hexapod(params)
     x0 = model.standing_state()
+    check_outputs(args)
     result = simulate(model, x0, settings)
     info = summary(model, result)
     print(f"hexapod {settings.final_time:g} s: {result.message}; {len(result.events)} transitions "
@@ -107,8 +108,7 @@ def _run(args: argparse.Namespace) -> int:
     args.plot = None  # the generic plot does not fit 55 states: draw the hexapod's own
     code = finish(result, model, x0, args, info)
     if plot_path:
-        if Path(plot_path).exists() and not args.force:
-            raise FileExistsError(f"{plot_path}: exists (use --force to overwrite)")
+        refuse_overwrite(plot_path, args.force)
         plot_hexapod(model, result, plot_path)
     return code
 

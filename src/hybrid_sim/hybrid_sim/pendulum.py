@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Dict, Mapping, Optional, Sequence, Tuple
+from typing import Dict, Mapping, Sequence, Tuple
 
 import numpy as np
 
@@ -39,7 +39,7 @@ from actuator_models.model import Model
 from actuator_models.simulation import Pendulum, simulate_logs
 
 from .engine import simulate
-from .model import Boundary, HybridModel, Side, Transition
+from .model import Boundary, HybridModel, Transition
 from .result import HybridResult
 from .settings import RunSettings
 

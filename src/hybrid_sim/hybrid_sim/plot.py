@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional, Sequence, Union
 
-import numpy as np
 
 from .result import HybridResult
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 from dataclasses import asdict, replace
 from typing import Dict, Mapping, Optional, Sequence
 
@@ -13,7 +12,7 @@ from .model import HybridModel
 from .plot import plot_run
 from .result import HybridResult
 from .settings import RunSettings
-from .symbols import read_symbols, write_outputs
+from .symbols import output_paths, read_symbols, refuse_overwrite, write_outputs
 
 #: SimSect symbols that have no meaning here (visualisation, messages): accepted and ignored
 IGNORED_SYMBOLS = ("systemName", "dataBaseName", "useGeomview", "framerate", "measurePeriod", "rkPower", "power")
@@ -36,16 +35,16 @@ def parse_assignments(text: str, option: str) -> Dict[str, float]:
 def add_run_arguments(p: argparse.ArgumentParser, defaults: RunSettings) -> None:
     """Options for the run settings (manual 2.4.2), the rc file and the outputs."""
     g = p.add_argument_group("run settings (SimSect manual 2.4.2)")
-    g.add_argument("--final-time", type=float, default=defaults.final_time, metavar="T", help="final time [s]")
-    g.add_argument("--record-period", type=float, default=defaults.record_period, metavar="S",
-                   help="sampling period [s] (0: every step; default %(default)s)")
-    g.add_argument("--tolerance", type=float, default=defaults.tolerance, help="RK error tolerance (default %(default)s)")
-    g.add_argument("--max-time-step", type=float, default=defaults.max_time_step, help="[s] (default %(default)s)")
-    g.add_argument("--min-time-step", type=float, default=defaults.min_time_step, help="[s] (default %(default)s)")
-    g.add_argument("--stop-precision", type=float, default=defaults.stop_precision, help="(default %(default)s)")
-    g.add_argument("--max-stop-iterations", type=int, default=defaults.max_stop_iterations)
-    g.add_argument("--max-chart-count", type=int, default=defaults.max_chart_count, help="(default %(default)s)")
-    g.add_argument("--method", default=defaults.method, help="scipy OdeSolver (default %(default)s)")
+    g.add_argument("--final-time", type=float, metavar="T", help=f"final time [s] (default {defaults.final_time:g})")
+    g.add_argument("--record-period", type=float, metavar="S",
+                   help=f"sampling period [s] (0: every step; default {defaults.record_period:g})")
+    g.add_argument("--tolerance", type=float, help=f"RK error tolerance (default {defaults.tolerance:g})")
+    g.add_argument("--max-time-step", type=float, help=f"[s] (default {defaults.max_time_step:g})")
+    g.add_argument("--min-time-step", type=float, help=f"[s] (default {defaults.min_time_step:g})")
+    g.add_argument("--stop-precision", type=float, help=f"(default {defaults.stop_precision:g})")
+    g.add_argument("--max-stop-iterations", type=int, help=f"(default {defaults.max_stop_iterations})")
+    g.add_argument("--max-chart-count", type=int, help=f"(default {defaults.max_chart_count})")
+    g.add_argument("--method", help=f"scipy OdeSolver (default {defaults.method})")
     g.add_argument("--config", metavar="RC", help="a SimSect initialization file (name = value; lines); "
                    "command-line options given explicitly win")
     o = p.add_argument_group("outputs")
@@ -67,16 +66,20 @@ def read_config(path: Optional[str], known: Sequence[str]) -> Dict[str, object]:
     return symbols
 
 
-def settings_from_args(args: argparse.Namespace, parser_defaults: RunSettings,
+def settings_from_args(args: argparse.Namespace, defaults: RunSettings,
                        symbols: Mapping[str, object]) -> RunSettings:
-    """Defaults, then the rc file's symbols, then options that differ from their defaults."""
-    settings = parser_defaults.with_symbols(symbols)
-    changes = {}
-    for field, value in asdict(parser_defaults).items():
-        given = getattr(args, field)
-        if given != value:
-            changes[field] = given
+    """Defaults, then the rc file's symbols, then the options given on the command line."""
+    settings = defaults.with_symbols(symbols)
+    changes = {field: getattr(args, field) for field in asdict(defaults) if getattr(args, field, None) is not None}
     return replace(settings, **changes)
+
+
+def check_outputs(args: argparse.Namespace) -> None:
+    """Refuse existing output files before a run rather than after it (unless ``--force``)."""
+    for path in (output_paths(args.out) if args.out else ()):
+        refuse_overwrite(path, args.force)
+    if args.plot:
+        refuse_overwrite(args.plot, args.force)
 
 
 def finish(result: HybridResult, model: HybridModel, initial: Sequence[float], args: argparse.Namespace,
@@ -85,8 +88,7 @@ def finish(result: HybridResult, model: HybridModel, initial: Sequence[float], a
     if args.out:
         write_outputs(args.out, result, initial, model.parameters(), force=args.force)
     if args.plot:
-        if Path(args.plot).exists() and not args.force:
-            raise FileExistsError(f"{args.plot}: exists (use --force to overwrite)")
+        refuse_overwrite(args.plot, args.force)
         plot_run(result, args.plot, plot_states)
     if args.json:
         print(json.dumps(summary))

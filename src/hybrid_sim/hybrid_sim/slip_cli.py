@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import argparse
-from dataclasses import asdict, fields
+from dataclasses import fields
 from typing import Dict, List
 
 import numpy as np
 
 from .engine import simulate
 from .result import HybridResult
-from .runopts import add_run_arguments, finish, parse_assignments, read_config, settings_from_args
+from .runopts import add_run_arguments, check_outputs, finish, parse_assignments, read_config, settings_from_args
 from .settings import RunSettings
 from .slip import (ASCENT, COMPRESSION, DECOMPRESSION, DESCENT, STATE_ALIASES, STATE_NAMES, Slip,
                    SlipParameters, initial_state, state_dict)
@@ -58,6 +58,7 @@ def _run(args: argparse.Namespace) -> int:
     overrides.update(parse_assignments(args.initial, "--initial"))
     model = Slip(params)
     x0 = initial_state(overrides)
+    check_outputs(args)
     result = simulate(model, x0, settings)
     info = summary(model, result, model.initial_chart(0.0, x0).state)
     print(f"SLIP {settings.final_time:g} s: {result.message}; {len(result.events)} transitions "

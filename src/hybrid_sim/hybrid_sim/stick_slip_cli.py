@@ -12,7 +12,8 @@ from actuator_models.model import load_model
 
 from .pendulum import INTEGRATORS, REFERENCE_SETTINGS, discretisation_errors, exact_rollout
 from .plot import plot_run
-from .symbols import write_outputs
+from .runopts import check_outputs
+from .symbols import refuse_overwrite, write_outputs
 
 
 def _dts(text: str):
@@ -28,6 +29,7 @@ def _dts(text: str):
 def _run(args: argparse.Namespace) -> int:
     model = load_model(args.params)
     log = read_log(args.log)
+    check_outputs(args)
     row = discretisation_errors(model, log, args.dts)
     print(f"{Path(args.log).name} ({log.trajectory}, kp {log.kp:g}), {model.name}: reference with "
           f"{row.transitions} transitions, {row.stick_time:.3f} s stuck; MAE reference vs log "
@@ -40,8 +42,7 @@ def _run(args: argparse.Namespace) -> int:
         if args.out:
             write_outputs(args.out, reference, reference.y[:, 0], reference_parameters(model, log), force=args.force)
         if args.plot:
-            if Path(args.plot).exists() and not args.force:
-                raise FileExistsError(f"{args.plot}: exists (use --force to overwrite)")
+            refuse_overwrite(args.plot, args.force)
             plot_run(reference, args.plot, ("q", "v", "goal"), title=f"stick/slip reference: {Path(args.log).name}")
     if args.json:
         print(json.dumps({"log": args.log, "model": model.name, "transitions": row.transitions,

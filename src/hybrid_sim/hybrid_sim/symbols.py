@@ -58,6 +58,12 @@ def format_symbols(symbols: Mapping[str, Value], comment: str = "") -> str:
     return "\n".join(lines) + "\n"
 
 
+def refuse_overwrite(path: Union[str, Path], force: bool) -> None:
+    """Raise ``FileExistsError`` for an existing ``path`` unless ``force``."""
+    if not force and Path(path).exists():
+        raise FileExistsError(f"{path}: exists (use --force to overwrite)")
+
+
 def output_paths(base: Union[str, Path]) -> Tuple[Path, Path, Path]:
     base = str(base)
     return tuple(Path(base + suffix) for suffix in SUFFIXES)  # type: ignore[return-value]
@@ -67,10 +73,8 @@ def write_outputs(base: Union[str, Path], result: HybridResult, initial: Sequenc
                   parameters: Mapping[str, Value], force: bool = False) -> Tuple[Path, Path, Path]:
     """Write ``BASE.data``, ``BASE.initial``, ``BASE.param``; existing files only with ``force``."""
     paths = output_paths(base)
-    if not force:
-        for path in paths:
-            if path.exists():
-                raise FileExistsError(f"{path}: exists (use --force to overwrite)")
+    for path in paths:
+        refuse_overwrite(path, force)
     data_path, initial_path, param_path = paths
     header = " ".join(result.aux_names)
     np.savetxt(data_path, result.aux.T, fmt="%.17g", header=header)
