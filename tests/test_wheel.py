@@ -106,3 +106,10 @@ def test_cli_wheel_writes_plot_and_json(tmp_path, capsys):
     assert main(["wheel", "--param", "radius=-1"]) == 2
     assert main(["wheel", "--param", "bogus=1"]) == 2
     assert "bogus" in capsys.readouterr().err
+    rc = tmp_path / "wheel.rc"
+    rc.write_text("finalTime = 0.05;\nheight = 0.01;\n")   # a 1 cm drop touches down at 0.045 s
+    assert main(["wheel", "--config", str(rc), "--json"]) == 0
+    info = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert info["touchdowns"] == 1 and info["events"][0]["t"] == pytest.approx(np.sqrt(2 * 0.01 / 9.81), abs=1e-9)
+    rc.write_text("bogus = 1;\n")
+    assert main(["wheel", "--config", str(rc)]) == 2

@@ -11,7 +11,7 @@ import numpy as np
 
 from .engine import simulate
 from .result import HybridResult
-from .runopts import add_run_arguments, finish, parse_assignments, settings_from_args
+from .runopts import add_run_arguments, finish, parse_assignments, read_config, settings_from_args
 from .settings import RunSettings
 from .wheel import FLIGHT, Wheel, WheelParameters, initial_state
 from .wheel_mujoco import MujocoRun, run_mujoco
@@ -49,12 +49,14 @@ def summary(model: Wheel, result: HybridResult, mujoco: Optional[MujocoRun]) -> 
 
 def _run(args: argparse.Namespace) -> int:
     names = [f.name for f in fields(WheelParameters)]
-    given = parse_assignments(args.param, "--param")
+    symbols = read_config(args.config, names + list(INITIAL))  # rc file first, options win
+    given = {n: float(v) for n, v in symbols.items() if n in names}
+    initial = dict(INITIAL, **{n: float(v) for n, v in symbols.items() if n in INITIAL})
+    given.update(parse_assignments(args.param, "--param"))
     for name in given:
         if name not in names:
             raise ValueError(f"--param: unknown wheel parameter {name!r}; known: {', '.join(names)}")
     params = WheelParameters(**given)
-    initial = dict(INITIAL)
     for name, value in parse_assignments(args.initial, "--initial").items():
         if name not in initial:
             raise ValueError(f"--initial: unknown name {name!r}; known: {', '.join(initial)}")
@@ -63,7 +65,7 @@ def _run(args: argparse.Namespace) -> int:
         raise ValueError(f"--initial: height must be > 0 (start in flight), got {initial['height']!r}")
     if args.plot and Path(args.plot).exists() and not args.force:
         raise FileExistsError(f"{args.plot}: exists (use --force to overwrite)")
-    settings = settings_from_args(args, DEFAULTS, {})
+    settings = settings_from_args(args, DEFAULTS, symbols)
     model = Wheel(params)
     x0 = initial_state(params=params, **initial)
     result = simulate(model, x0, settings)
