@@ -212,3 +212,11 @@ def test_an_event_at_a_step_end_and_a_sample_time_gives_one_sample_there():
     assert result.y[0, 5] == pytest.approx(0.5, abs=1e-12)
     every_step = simulate(Level([0.5]), [0.0], RunSettings(final_time=1.0, max_time_step=0.1))
     assert np.all(np.diff(every_step.t) > 0.0) and np.count_nonzero(np.isclose(every_step.t, 0.5)) == 1
+
+
+def test_plot_of_a_run_is_a_png(tmp_path):
+    from hybrid_sim.plot import plot_run
+
+    result = simulate(Ball(), [1.0, 0.0, 0.0], RunSettings(final_time=1.0, record_period=0.01))
+    path = plot_run(result, tmp_path / "ball.png", ("y", "v"))
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

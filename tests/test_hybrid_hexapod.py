@@ -145,3 +145,17 @@ def test_legs_touch_down_and_lift_off_and_the_body_moves_forward(short_walk):
     z = result.aux[result.aux_names.index("z")]
     assert y[-1] < -0.1  # forward is -y_B
     assert 0.12 < z.min() and z.max() < 0.2  # neither collapses nor jumps
+
+
+def test_cli_prints_the_walk_summary_with_its_events_and_writes_the_plot(tmp_path, capsys):
+    import json
+
+    from hybrid_sim.cli import main
+
+    png = tmp_path / "hexapod.png"
+    assert main(["hexapod", "--final-time", "0.3", "--json", "--plot", str(png)]) == 0
+    out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert out["status"] == 0 and out["transitions"] == len(out["events"]) > 0
+    first = out["events"][0]
+    assert set(first) == {"t", "event", "chart", "chart_number"} and first["event"].startswith("touchdown")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

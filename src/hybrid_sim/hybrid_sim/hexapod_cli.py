@@ -83,9 +83,9 @@ def plot_hexapod(model: Hexapod, result: HybridResult, path: str) -> None:
     for ax in axes:
         ax.grid(alpha=0.3)
     speeds = cycle_speeds(result, model.p.cycle_time)
-    mean = np.mean(speeds[1:]) if len(speeds) > 1 else float("nan")
+    mean = f"{np.mean(speeds[1:]):.3f} m/s" if len(speeds) > 1 else "n/a (under two cycles)"
     fig.suptitle(f"hexapod, tripod gait: {len(result.events)} transitions, mean speed after the first cycle "
-                 f"{mean:.3f} m/s; {result.message}", fontsize=9)
+                 f"{mean}; {result.message}", fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
