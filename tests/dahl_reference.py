@@ -32,13 +32,13 @@ def dahl_ode_force(
     return fc * w
 
 
-def cosine_record(amplitude: float, omega: float, fc: float, rho: float, periods: int = 6, dt: float = 0.01):
+def cosine_record(amplitude: float, omega: float, fc: float, rho: float, periods: float = 6, dt: float = 0.01):
     """x = -A cos(omega t) (wave periodic, T = 2 pi / omega) and its Dahl force from w(0) = 0."""
     period = 2 * np.pi / omega
     t = np.arange(0.0, periods * period, dt * period / (2 * np.pi))
     x = -amplitude * np.cos(omega * t)
     force = dahl_ode_force(t, lambda s: amplitude * omega * np.sin(omega * s), fc, rho,
-                           reversals=[k * period / 2 for k in range(1, 2 * periods)])
+                           reversals=[k * period / 2 for k in range(1, int(2 * periods) + 1)])
     return t, x, force
 
 
