@@ -30,6 +30,7 @@ import numpy as np
 from scipy.optimize import least_squares
 
 from .dahl import steady_loading_force
+from .model import Model, new_model
 
 #: Fraction of a stage-1 record (by displacement, at its end) averaged for ``Fc``.
 TAIL = 0.25
@@ -327,3 +328,16 @@ def identify(constant_velocity: Record, periodic: Record, tail: float = TAIL) ->
     coulomb = identify_fc(constant_velocity, tail)
     hysteresis = identify_rho(periodic, coulomb.fc)
     return DahlIdentification(coulomb.fc, hysteresis.rho_fit, coulomb, hysteresis)
+
+
+def start_model(
+    result: DahlIdentification, actuator: str, friction: str = "dahl+viscous", integrator: str = "bam",
+    **values: float,
+) -> Model:
+    """A model carrying the two-stage estimate (``Fc`` -> ``friction_base`` [N m], ``rho`` ->
+    ``dahl_rho`` [1/rad]; other parameters from ``values`` or defaults), to start a CMA-ES
+    identification there: ``fit(logs, actuator, friction, start=start_model(...))``."""
+    model = new_model(actuator, friction, integrator, **values)
+    if model.friction.state is None:
+        raise ValueError(f"friction model {friction!r} has no Dahl state; use dahl or dahl+viscous")
+    return model.with_values(friction_base=result.fc, dahl_rho=result.rho)
