@@ -97,7 +97,7 @@ def identify_fc(record: Record, tail: float = TAIL) -> CoulombEstimate:
         raise ValueError(f"tail fraction {tail} is not in (0, 1)")
     t, x, force = record.t, record.x, record.F
     velocity, offset = np.polyfit(t, x, 1)
-    travel = abs(x[-1] - x[0])
+    travel = float(np.ptp(x))
     if travel == 0.0 or velocity == 0.0:
         raise DahlDataError(f"{record.source}: x does not move; stage 1 needs a constant nonzero velocity")
     residual = float(np.max(np.abs(x - (velocity * t + offset))))
