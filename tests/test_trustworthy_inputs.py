@@ -13,7 +13,7 @@ import pytest
 
 from actuator_models.actuator_file import ActuatorFileError, actuator_from_description, read_actuator_file
 from actuator_models.actuators import XL330_GAIN, actuator, actuator_names
-from actuator_models.friction import FRICTION_MODELS
+from actuator_models.friction import DYNAMIC_FRICTION_MODELS, FRICTION_MODELS
 from actuator_models.logs import LogError, log_from_dict, read_logs, write_log
 from actuator_models.model import OPTIONAL_PARAMETERS, ParamsError, library_names, load_model, model_from_dict, new_model
 from actuator_models.simulation import log_maes
@@ -105,11 +105,14 @@ def test_every_published_model_loads_with_only_r_and_q_offset_defaulted(name):
     assert all(model.values[k] == v for k, v in data.items() if k not in ("model", "actuator"))
 
 
-@pytest.mark.parametrize("friction", sorted(FRICTION_MODELS))
+ALL_FRICTION = {**FRICTION_MODELS, **DYNAMIC_FRICTION_MODELS}
+
+
+@pytest.mark.parametrize("friction", sorted(ALL_FRICTION))
 def test_every_friction_parameter_of_the_model_is_required(friction):
-    """Validation follows each model's own parameter set (new friction models included)."""
+    """Validation follows each model's own parameter set (the Dahl models included)."""
     full = new_model("mx64", friction).to_dict()
-    for p in FRICTION_MODELS[friction].parameters:
+    for p in ALL_FRICTION[friction].parameters:
         data = {k: v for k, v in full.items() if k != p.name}
         with pytest.raises(ParamsError, match=f"p.json: key '{p.name}' .* is missing"):
             model_from_dict(data, "p.json")
@@ -276,7 +279,7 @@ def test_current_law_description():
 
 # ----------------------------------------------------------------------------- 8. one vocabulary
 SUBCOMMANDS = {
-    "actuator_models.cli": ("actuator-models", ("process", "simulate", "evaluate", "library", "fit")),
+    "actuator_models.cli": ("actuator-models", ("process", "simulate", "evaluate", "library", "fit", "dahl")),
     "actuator_sim.cli": ("actuator-sim", ("pendulum", "consistency", "arm", "arm-compare", "transfer", "plot-diagram",
                                           "plot-trajectory", "plot-mae", "export-models")),
     "actuator_bench.cli": ("actuator-bench", ("emulate", "record", "record-all", "demo", "bag2json")),

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Dict, Mapping, Tuple, Union
 
 from .actuators import ARMATURE, KT, Q_OFFSET, R, Actuator, CurrentControlled, VoltageControlled
-from .friction import FRICTION_MODELS
+from .friction import DYNAMIC_FRICTION_MODELS, FRICTION_MODELS
 from .parameters import Parameter, did_you_mean
 
 #: Control laws a description may name, with their constants and the unit of each.
@@ -139,7 +139,8 @@ def actuator_from_description(data: object, source: str = "<description>") -> Ac
     own = tuple(
         _parameter(base, params[key], f"{source}: parameters.{key}") for key, base in OWN_PARAMETERS.items() if key in params
     )
-    friction = {p.name: p for m in FRICTION_MODELS.values() for p in m.parameters}
+    models = (*FRICTION_MODELS.values(), *DYNAMIC_FRICTION_MODELS.values())
+    friction = {p.name: p for m in models for p in m.parameters}
     bounds_data = _mapping(data.get("friction_bounds", {}), f"{source}: field 'friction_bounds'")
     _no_unknown(bounds_data, tuple(sorted(friction)), f"{source}: field 'friction_bounds'")
     friction_bounds = {}

@@ -17,6 +17,8 @@ from typing import Callable, List, Optional, Sequence
 import numpy as np
 
 from .actuator_file import ActuatorFileError
+from .dahl_cli import add_dahl_command
+from .dahl_identification import DahlDataError
 from .evaluation import evaluate_model
 from .exit_codes import run_command
 from .fit_cli import FitUsageError, add_fit_command
@@ -36,6 +38,7 @@ examples:
   actuator-models evaluate --params xl330/m1 xl330/m6 my_params.json --logs processed_logs/
   actuator-models fit --logs processed_logs/ --actuator xl330 --model all --out fitted/
   actuator-models fit --logs processed_logs/ --actuator my_servo.yaml --model m1
+  actuator-models dahl identify --constant-velocity A.csv --periodic B.csv --json
 
 A params argument is a JSON file or a published model by name; an actuator argument is a
 registry name (mx64, mx106, xl330, erob80_50, erob80_100) or an actuator description file.
@@ -201,10 +204,11 @@ def _add_core_commands(sub: "argparse._SubParsersAction") -> None:
 
 
 #: Errors that mean bad input (exit status 2, see :mod:`.exit_codes`).
-BAD_INPUT_ERRORS = (LogError, ParamsError, UsageError, FitUsageError, OutputExistsError, ActuatorFileError)
+BAD_INPUT_ERRORS = (LogError, ParamsError, UsageError, FitUsageError, OutputExistsError, ActuatorFileError,
+                    DahlDataError)
 
 #: Functions that add subcommands.
-COMMAND_GROUPS: List[Callable[["argparse._SubParsersAction"], None]] = [_add_core_commands, add_fit_command]
+COMMAND_GROUPS: List[Callable[["argparse._SubParsersAction"], None]] = [_add_core_commands, add_fit_command, add_dahl_command]
 
 
 def build_parser() -> argparse.ArgumentParser:

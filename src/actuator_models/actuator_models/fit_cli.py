@@ -11,6 +11,7 @@ from typing import Dict, Optional, Tuple
 from .actuators import actuator, actuator_names
 from .logs import check_motor, read_logs
 from .outputs import new_run_folder, refuse_existing
+from .friction import DYNAMIC_FRICTION_MODELS
 from .identification import PATIENCE, FitInterrupted, FitResult
 from .report import ALL_MODELS, fit_models
 
@@ -162,7 +163,8 @@ def add_fit_command(sub: "argparse._SubParsersAction") -> None:
                    help="use logs whose 'motor' is another actuator than --actuator (an error otherwise)")
     p.add_argument("--force", action="store_true",
                    help="overwrite the params and report of an earlier run in --out (refused otherwise)")
-    p.add_argument("--model", required=True, choices=[*ALL_MODELS, "all"], help="friction model, or all of them")
+    p.add_argument("--model", required=True, choices=[*ALL_MODELS, *DYNAMIC_FRICTION_MODELS, "all"],
+                   help="friction model, or all of M1-M6")
     p.add_argument("--trials", type=int, default=6000, help="trials per model (default 6000)")
     split = p.add_mutually_exclusive_group()
     split.add_argument("--validation-fraction", type=float, default=0.25, metavar="F",

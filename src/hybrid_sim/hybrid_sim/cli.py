@@ -22,15 +22,16 @@ examples:
   hybrid-sim slip --final-time 5 --initial y=1.2,xd=1.0,theta=0.2 --plot slip.png
   hybrid-sim hexapod --final-time 10 --plot hexapod.png
   hybrid-sim stick-slip --params xl330/m6 --log data/xl330/processed/2026-01-15_10h28m17.json --plot ref.png
+  hybrid-sim wheel --final-time 2 --mujoco --plot wheel.png
 
 Units: SI (m, s, kg, rad) unless a model says otherwise."""
 
 
 def _subcommands() -> List[Callable[[argparse._SubParsersAction], None]]:
     """The ``add_subparser`` functions of the command modules (imported lazily)."""
-    from . import hexapod_cli, slip_cli, stick_slip_cli
+    from . import hexapod_cli, slip_cli, stick_slip_cli, wheel_cli
 
-    return [slip_cli.add_subparser, hexapod_cli.add_subparser, stick_slip_cli.add_subparser]
+    return [slip_cli.add_subparser, hexapod_cli.add_subparser, stick_slip_cli.add_subparser, wheel_cli.add_subparser]
 
 
 def build_parser() -> argparse.ArgumentParser:
