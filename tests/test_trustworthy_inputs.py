@@ -292,6 +292,9 @@ def test_every_subcommand_help_has_examples(tool, capsys):
 
     main = importlib.import_module(tool).main
     prog, names = SUBCOMMANDS[tool]
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert f"examples:\n  {prog} " in capsys.readouterr().out  # the issue: 'actuator-bench --help' had none
     for name in names:
         with pytest.raises(SystemExit):
             main([name, "--help"])

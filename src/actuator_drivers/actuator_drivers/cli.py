@@ -297,8 +297,10 @@ the servo or the disk failed), 130 interrupted. Each subcommand's --help shows e
 
 
 def build_parser(commands: Sequence[Command] = COMMANDS) -> argparse.ArgumentParser:
+    first = [f"  {command.examples[0]}" for command in commands if command.examples]
+    epilog = "\n".join(["examples:", *first, "", EPILOG]) if first else EPILOG
     parser = argparse.ArgumentParser(prog=PROG, description="Servo actuator bench tools (no ROS needed).",
-                                     epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+                                     epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in commands:
         epilog = "examples:\n" + "\n".join(f"  {line}" for line in command.examples) if command.examples else None
