@@ -33,6 +33,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 from actuator_models.logs import Log, resample, write_log
+from actuator_models.outputs import refuse_existing
 from rosbags.highlevel import AnyReader
 
 from .interfaces import ACTUATOR_COMMAND, ACTUATOR_STATE, BENCH_INFO, JOINT_STATE, bench_typestore
@@ -201,11 +202,15 @@ def bag_logs(bag: Path, namespace: Optional[str] = None) -> List[Log]:
     return logs
 
 
-def convert(bag: Path, out_dir: Path, dt: Optional[float] = DEFAULT_DT, namespace: Optional[str] = None) -> List[Path]:
-    """Write the logs of a bag into ``out_dir``, resampled at ``dt`` [s] (None: raw logs)."""
+def convert(bag: Path, out_dir: Path, dt: Optional[float] = DEFAULT_DT, namespace: Optional[str] = None,
+            overwrite: bool = True) -> List[Path]:
+    """Write the logs of a bag into ``out_dir``, resampled at ``dt`` [s] (None: raw logs);
+    with ``overwrite`` False, existing logs of the same names are an
+    :class:`~actuator_models.outputs.OutputExistsError` and nothing is written."""
     logs = bag_logs(bag, namespace)
     if not logs:
         raise ValueError(f"{bag}: no trajectory run found (needs bench_info, commands and joint_states topics)")
+    refuse_existing((Path(out_dir) / log.source for log in logs), overwrite)
     paths = []
     for log in logs:
         path = Path(out_dir) / log.source

@@ -11,14 +11,15 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Dict, Optional, Tuple
 
-from .actuators import ACTUATORS
+from .actuators import actuator, actuator_names
+from .friction import DYNAMIC_FRICTION_MODELS
+from .identification import DEFAULT_TRIALS, PATIENCE  # light: optuna, cmaes and numba load when a fit runs
+from .logs import check_motor, read_logs
+from .outputs import new_run_folder, refuse_existing
+from .report import ALL_MODELS
 
-if TYPE_CHECKING:  # the fit machinery (optuna, numba) is imported when a fit runs: --help stays fast
+if TYPE_CHECKING:
     from .identification import FitResult, Progress
-
-ALL_MODELS = ("m1", "m2", "m3", "m4", "m5", "m6")
-DEFAULT_TRIALS = 9000  # identification.DEFAULT_TRIALS, repeated for the same reason
-PATIENCE = 60  # identification.PATIENCE, repeated here so that building the parser imports nothing heavy
 
 
 class FitUsageError(ValueError):
@@ -84,18 +85,38 @@ class ProgressPrinter:
               f"best MAE {p.best:.5f} rad  ETA {eta}", file=sys.stderr, flush=True)
 
 
+def _actuator_arg(text: str) -> str:
+    """``--actuator``: a registry name or an actuator description file, checked now."""
+    try:
+        actuator(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
+def _outputs(args: argparse.Namespace, models: list, single: bool) -> Path:
+    """The output folder: a new run folder by default; an explicit --out must not hold outputs
+    of an earlier run unless --force, or --storage (a resumed study updates its own outputs:
+    every earlier trial is kept in the storage)."""
+    if not args.out:
+        return new_run_folder(f"fit-{actuator(args.actuator).name}")
+    out_dir = Path(args.out).parent if single else Path(args.out)
+    written = [out_dir / f"{m}.json" for m in models] + [out_dir / "report"]
+    refuse_existing(written + ([Path(args.out)] if single else []), args.force or bool(args.storage))
+    return out_dir
+
+
 def run_fit(args: argparse.Namespace) -> int:
     from .identification import FitInterrupted, FitSettings, stop_on_sigint
-    from .logs import read_logs
     from .report import fit_models
     from .splits import Dataset
 
     models = list(ALL_MODELS) if args.model == "all" else [args.model]
     single = len(models) == 1 and not (args.out and not args.out.endswith(".json"))
-    out_dir = Path(args.out).parent if single and args.out else Path(args.out or f"fit-{args.actuator}")
+    logs = read_logs(args.logs)
+    check_motor(logs, actuator(args.actuator).name, f"--actuator {args.actuator}", args.allow_mismatch)
     try:
-        dataset = Dataset.split(read_logs(args.logs), args.validation_fraction, args.validation_logs,
-                                args.validation_kp, args.seed)
+        dataset = Dataset.split(logs, args.validation_fraction, args.validation_logs, args.validation_kp, args.seed)
         settings = FitSettings(
             trials=args.trials, seed=args.seed, popsize=args.popsize, patience=args.patience or None,
             restarts=args.restarts, polish=not args.no_polish, workers=args.workers, worker=args.worker,
@@ -103,6 +124,7 @@ def run_fit(args: argparse.Namespace) -> int:
         )
     except ValueError as error:
         raise FitUsageError(str(error)) from None
+    out_dir = _outputs(args, models, single)
     for warning in dataset.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     stop = threading.Event()
@@ -161,11 +183,23 @@ def add_fit_command(sub: "argparse._SubParsersAction") -> None:
                "      --storage runs.journal --study xl330-m3 --workers 2\n"
                "  # one more worker on the same study, from another shell or machine sharing the RDB:\n"
                "  actuator-models fit --logs logs/ --actuator xl330 --model m6 --storage postgresql://host/db \\\n"
-               "      --study xl330 --worker 1",
+               "      --study xl330 --worker 1\n"
+               "  actuator-models fit --logs xm430_logs/ --actuator xm430.yaml --model m1   # a servo of your own\n\n"
+               "Without --out each run writes a new folder (fit-xl330/, fit-xl330-2/, ...); an --out that holds\n"
+               "an earlier run's params or report is refused unless --force (or --storage: a resumed study\n"
+               "updates its outputs). Logs recorded on another motor\n"
+               "than --actuator are refused unless --allow-mismatch.",
     )
     p.add_argument("--logs", required=True, metavar="DIR", help="folder of processed JSON logs")
-    p.add_argument("--actuator", required=True, choices=sorted(ACTUATORS), help="actuator model")
-    p.add_argument("--model", required=True, choices=[*ALL_MODELS, "all"], help="friction model, or all of them")
+    p.add_argument("--actuator", required=True, type=_actuator_arg, metavar="NAME|FILE",
+                   help=f"actuator: {', '.join(actuator_names())}, or an actuator description file (.yaml/.json)")
+    p.add_argument("--allow-mismatch", action="store_true",
+                   help="use logs whose 'motor' is another actuator than --actuator (an error otherwise)")
+    p.add_argument("--force", action="store_true",
+                   help="overwrite the params and report of an earlier run in --out, and fit even on fewer training "
+                        "logs than one per two free parameters (both refused otherwise)")
+    p.add_argument("--model", required=True, choices=[*ALL_MODELS, *DYNAMIC_FRICTION_MODELS, "all"],
+                   help="friction model, or all of M1-M6")
     p.add_argument("--trials", type=int, default=DEFAULT_TRIALS,
                    help="trial budget per model, search and polish together, never exceeded (default %(default)s)")
     split = p.add_mutually_exclusive_group()
@@ -176,7 +210,8 @@ def add_fit_command(sub: "argparse._SubParsersAction") -> None:
     split.add_argument("--validation-kp", type=float, metavar="K", help="hold out the logs recorded at gain K instead")
     p.add_argument("--seed", type=int, default=0, help="random seed (split and CMA-ES), default 0")
     p.add_argument("--out", metavar="PATH",
-                   help="params file (.json) for one model, else a folder for params and report (default fit-<actuator>/)")
+                   help="params file (.json) for one model, else a folder for params and report "
+                        "(default: a new folder fit-<actuator>/, fit-<actuator>-2/, ... on each run)")
     p.add_argument("--set", metavar="NAME=VALUE,...", help="fix parameters, e.g. --set q_offset=0,R=2.5")
     p.add_argument("--bounds", metavar="FILE", help="YAML/JSON file {name: [lower, upper]} overriding search bounds")
     p.add_argument("--storage", metavar="URL",
@@ -185,8 +220,6 @@ def add_fit_command(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--workers", type=int, default=1, help="processes working on each study (default 1)")
     p.add_argument("--worker", type=int, default=0, metavar="I",
                    help="this process's worker index on a shared study (default 0); re-run with it to resume its CMA-ES")
-    p.add_argument("--force", action="store_true",
-                   help="fit even on fewer training logs than one per two free parameters (refused otherwise)")
     p.add_argument("--integrator", choices=("bam", "semi-implicit"), default="bam",
                    help="simulation step to fit with, recorded in the params files (default bam)")
     p.add_argument("--popsize", type=int, help="CMA-ES population (default: 2 x (4 + 3 ln parameters), 24 for M6)")
