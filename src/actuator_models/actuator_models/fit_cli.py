@@ -12,11 +12,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Dict, Optional, Tuple
 
 from .actuators import actuator, actuator_names
-from .friction import DYNAMIC_FRICTION_MODELS
+from .friction import DYNAMIC_FRICTION_MODELS, FRICTION_MODELS
 from .identification import DEFAULT_TRIALS, PATIENCE  # light: optuna, cmaes and numba load when a fit runs
 from .logs import check_motor, read_logs
 from .outputs import new_run_folder, refuse_existing
-from .report import ALL_MODELS
+
+ALL_MODELS = tuple(FRICTION_MODELS)  # m1..m6 (report.ALL_MODELS; report imports matplotlib, so not here)
 
 if TYPE_CHECKING:
     from .identification import FitResult, Progress
