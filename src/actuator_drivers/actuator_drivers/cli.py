@@ -8,6 +8,8 @@ how ``actuator-bench`` of package actuator_bench includes them; stand-alone scri
     actuator-bench emulate --actuator mx64 --model mx64/m6 --mass 1.0 --length 0.15 [--protocol 1|2]
     actuator-bench record --port /dev/ttyUSB0 --actuator mx64 --trajectory sin_sin --mass 1 --length 0.15 --kp 32 --logdir logs
     actuator-bench record-all --emulate mx64/m6 --actuator mx64 --logdir logs --unattended --time-scale 4
+
+eRob over EtherCAT (``--ethercat IFACE``, ``veth``): see :mod:`.erob_cli`.
 """
 
 from __future__ import annotations
@@ -22,11 +24,12 @@ from typing import Callable, List, Optional, Sequence, TextIO
 from actuator_models.logs import LogError
 from actuator_models.model import ParamsError, load_model
 
+from . import erob_cli
 from .clock import Clock
+from .driver_errors import DriverError
 from .dynamixel_bus import SDK_BAUDRATES
 from .dynamixel_driver import DynamixelDriver, ServoConfig
 from .dynamixel_emulator import DynamixelEmulator, Faults
-from .dynamixel_errors import DynamixelError
 from .record_grid import Grid, default_grid, parse_values, prompt_bench, record_all, split_names
 from .recording import Bench, Progress, Recording, RecordingError, record
 
@@ -59,8 +62,8 @@ def _fraction(text: str) -> float:
 
 
 def _add_servo(p: argparse.ArgumentParser, required_actuator: bool = True) -> None:
-    p.add_argument("--actuator", required=required_actuator, choices=("mx64", "mx106", "xl330"),
-                   help="servo model")
+    p.add_argument("--actuator", required=required_actuator, choices=("mx64", "mx106", "xl330") + erob_cli.EROB_ACTUATORS,
+                   help="servo model (erob*: with --ethercat or --emulate)")
     p.add_argument("--protocol", type=int, choices=(1, 2), default=2,
                    help="firmware protocol (MX: 1 or 2; XL330: 2) [2]")
     p.add_argument("--id", type=int, default=1, help="servo ID [1]")
@@ -126,17 +129,23 @@ def _summary(r: Recording) -> str:
 
 # ---------------------------------------------------------------------- emulate
 def _configure_emulate(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--model", required=True, help="servo model driving the shaft (library name such as mx64/m6, or a params JSON)")
+    p.add_argument("--model", help="servo model driving the shaft (library name such as mx64/m6, or a params JSON); required")
     _add_servo(p, required_actuator=False)
-    p.add_argument("--mass", type=float, required=True, help="pendulum mass, kg")
-    p.add_argument("--length", type=_positive, required=True, help="pendulum length, m")
+    p.add_argument("--mass", type=float, help="pendulum mass, kg; required")
+    p.add_argument("--length", type=_positive, help="pendulum length, m; required")
     p.add_argument("--arm-mass", type=float, default=0.0, help="mass of the arm itself, kg [0]")
     p.add_argument("--vin", type=_positive, help="supply voltage, V [model default]")
     p.add_argument("--physics-dt", type=_positive, default=0.005, help="simulation step, s [0.005]")
     _add_faults(p)
+    erob_cli.add_emulate_options(p)
 
 
 def _run_emulate(args: argparse.Namespace) -> int:
+    if args.ethercat:
+        return erob_cli.run_emulate(args)
+    missing = [f"--{n}" for n in ("model", "mass", "length") if getattr(args, n) is None]
+    if missing:
+        raise ValueError(f"emulate: the following arguments are required: {', '.join(missing)}")
     model = load_model(args.model)
     actuator = args.actuator or model.actuator.name
     emulator = DynamixelEmulator.single(
@@ -166,9 +175,12 @@ def _run_emulate(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------------- record
 def _configure_record(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--port", required=True, help="serial device or emulator pty")
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--port", help="serial device or emulator pty")
+    source.add_argument("--ethercat", metavar="IFACE", help="EtherCAT interface of an eRob (hardware or emulator)")
     _add_servo(p)
     _add_bus(p)
+    erob_cli.add_driver_options(p)
     p.add_argument("--trajectory", required=True, choices=("sin_time_square", "sin_sin", "up_and_down", "lift_and_drop"))
     p.add_argument("--mass", type=float, required=True, help="pendulum mass, kg")
     p.add_argument("--length", type=_positive, required=True, help="pendulum length, m")
@@ -177,7 +189,10 @@ def _configure_record(p: argparse.ArgumentParser) -> None:
 
 def _run_record(args: argparse.Namespace) -> int:
     line = ProgressLine()
-    with _driver(args, args.port, Clock(args.time_scale)) as driver:
+    _check_source(args, args.ethercat)
+    opened = (erob_cli.erob_driver(args, args.ethercat, args.stepped) if args.ethercat
+              else _driver(args, args.port, Clock(args.time_scale)))
+    with opened as driver:
         recording = record(driver, args.trajectory, Bench(args.actuator, args.mass, args.length, args.arm_mass, args.vin),
                            args.kp, rate=args.rate, logdir=args.logdir, progress=line)
     line.done(recording)
@@ -188,9 +203,12 @@ def _run_record(args: argparse.Namespace) -> int:
 def _configure_record_all(p: argparse.ArgumentParser) -> None:
     source = p.add_mutually_exclusive_group(required=True)
     source.add_argument("--port", help="serial device or external emulator pty")
-    source.add_argument("--emulate", metavar="MODEL", help="run an in-process emulator driven by MODEL (e.g. mx64/m6)")
+    source.add_argument("--emulate", metavar="MODEL", help="run an in-process emulator driven by MODEL (e.g. mx64/m6; "
+                        "for eRob a veth pair and an emulator process, root needed)")
+    source.add_argument("--ethercat", metavar="IFACE", help="EtherCAT interface of an eRob (hardware or emulator)")
     _add_servo(p)
     _add_bus(p)
+    erob_cli.add_driver_options(p)
     p.add_argument("--masses", help="comma-separated masses, kg [Table I]")
     p.add_argument("--lengths", help="comma-separated lengths, m [Table I]")
     p.add_argument("--kps", help="comma-separated gains [Table I]")
@@ -210,10 +228,20 @@ def _grid(args: argparse.Namespace) -> Grid:
     )
 
 
+def _check_source(args: argparse.Namespace, ethercat: Optional[str]) -> None:
+    if erob_cli.is_erob(args.actuator) and args.port:
+        raise ValueError(f"--actuator {args.actuator}: an eRob is reached with --ethercat IFACE (or --emulate), not --port")
+    if ethercat and not erob_cli.is_erob(args.actuator):
+        raise ValueError(f"--ethercat: --actuator {args.actuator} is a Dynamixel; use --port")
+
+
 def _run_record_all(args: argparse.Namespace) -> int:
     grid = _grid(args)
     line = ProgressLine()
     emulator = None
+    _check_source(args, args.ethercat)
+    if erob_cli.is_erob(args.actuator):
+        return _run_record_all_erob(args, grid, line)
     if args.emulate:
         mass, length = grid.groups()[0]
         emulator = DynamixelEmulator.single(
@@ -240,8 +268,30 @@ def _run_record_all(args: argparse.Namespace) -> int:
     finally:
         if emulator is not None:
             emulator.stop()
+    _report_done(done, args.logdir)
+    return 0
+
+
+def _report_done(done: Sequence[Recording], logdir: str) -> None:
     errors = sum(r.errors.errors for r in done)
-    print(f"{len(done)} logs written to {args.logdir}; communication errors {errors}", file=sys.stderr)
+    print(f"{len(done)} logs written to {logdir}; communication errors {errors}", file=sys.stderr)
+
+
+def _run_record_all_erob(args: argparse.Namespace, grid: Grid, line: ProgressLine) -> int:
+    def run(driver, change) -> List[Recording]:
+        return record_all(driver, grid, args.actuator, args.logdir, change, arm_mass=args.arm_mass, vin=args.vin,
+                          rate=args.rate, progress=line, on_recording=line.done)
+
+    print(f"{len(grid)} recordings in {len(grid.groups())} mass/length group(s) -> {args.logdir}", file=sys.stderr)
+    if args.emulate:
+        done = erob_cli.emulated_record_all(args, grid, run)
+    else:
+        if args.unattended and len(grid.groups()) > 1:
+            raise ValueError("--unattended with --ethercat cannot change the mass/length of an external bench; "
+                             "use --emulate MODEL, or a single --masses/--lengths group")
+        with erob_cli.erob_driver(args, args.ethercat, args.stepped) as driver:
+            done = run(driver, (lambda m, l: True) if args.unattended else prompt_bench)
+    _report_done(done, args.logdir)
     return 0
 
 
@@ -249,6 +299,8 @@ DYNAMIXEL_COMMANDS = (
     Command("emulate", "emulated Dynamixel on a pseudo-terminal (prints the device path)", _configure_emulate, _run_emulate),
     Command("record", "record one identification trajectory through a Dynamixel", _configure_record, _run_record),
     Command("record-all", "record a Table I style grid (prompts to change the load)", _configure_record_all, _run_record_all),
+    Command("veth", "create or remove a veth pair (the virtual EtherCAT cable; root)", erob_cli.configure_veth,
+            erob_cli.run_veth),
 )
 COMMANDS = DYNAMIXEL_COMMANDS
 
@@ -271,7 +323,7 @@ def main(argv: Optional[List[str]] = None, commands: Sequence[Command] = COMMAND
     except RecordingError as error:
         print(f"{PROG}: error: {error}", file=sys.stderr)
         return 1
-    except (DynamixelError, ValueError, LogError, ParamsError, OSError) as error:
+    except (DriverError, ValueError, LogError, ParamsError, OSError) as error:
         print(f"{PROG}: error: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -69,10 +69,12 @@ class ObjectDictionary:
         self.entries: Dict[Key, Entry] = {}
         self.values: Dict[Key, int] = {}
         self.hooks: Dict[Key, Callable[[int], None]] = {}
+        self._mappings: Dict[int, List[Tuple[int, int, int]]] = {}
 
     def add(self, index: int, sub: int, entry: Entry, value: int = 0) -> None:
         self.entries[(index, sub)] = entry
         self.values[(index, sub)] = value
+        self._mappings.clear()
 
     def __getitem__(self, key: Key) -> int:
         return self.values[key]
@@ -81,6 +83,8 @@ class ObjectDictionary:
         if key not in self.entries:
             raise KeyError(f"object 0x{key[0]:04X}:{key[1]:02X} does not exist")
         self.values[key] = value
+        if 0x1600 <= key[0] < 0x1C00 or key[0] in (0x1C12, 0x1C13):
+            self._mappings.clear()
 
     def encode(self, key: Key) -> bytes:
         entry = self.entries[key]
@@ -112,6 +116,8 @@ class ObjectDictionary:
             raise SdoAbort(ABORT_LENGTH)
         value = self.decode(key, bytes(data[:entry.size]))
         self.values[key] = value
+        if 0x1600 <= index < 0x1C00 or index in (0x1C12, 0x1C13):
+            self._mappings.clear()
         hook = self.hooks.get(key)
         if hook is not None:
             hook(value)
@@ -126,12 +132,16 @@ class ObjectDictionary:
     # -------------------------------------------------------------- PDO mapping
     def mapping(self, assign_index: int) -> List[Tuple[int, int, int]]:
         """The (index, subindex, bits) entries assigned to a sync manager (0x1C12 or 0x1C13)."""
+        cached = self._mappings.get(assign_index)
+        if cached is not None:
+            return cached
         out: List[Tuple[int, int, int]] = []
         for n in range(1, self.values.get((assign_index, 0), 0) + 1):
             pdo = self.values.get((assign_index, n), 0)
             for m in range(1, self.values.get((pdo, 0), 0) + 1):
                 word = self.values.get((pdo, m), 0)
                 out.append((word >> 16, (word >> 8) & 0xFF, word & 0xFF))
+        self._mappings[assign_index] = out
         return out
 
     def mapped_size(self, assign_index: int) -> int:
