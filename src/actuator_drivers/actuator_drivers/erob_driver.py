@@ -331,16 +331,24 @@ class ErobDriver:
         self._sdo(slave, i, 0x6072, 0, struct.pack("<H", self.units[i].permille(self.laws[i].max_current)))
 
     def _sdo(self, slave, i: int, index: int, sub: int, data: bytes) -> None:
-        try:
-            slave.sdo_write(index, sub, data)
-        except Exception as error:  # pysoem.SdoError, MailboxError, PacketError, WkcError
-            raise SetupError(f"slave {i + 1}: SDO write 0x{index:04X}:{sub:02X} = {data.hex()} failed: {error}") from error
+        """SDO download, retried on lost frames (the writes are idempotent); an abort is final."""
+        self._mailbox(i, f"SDO write 0x{index:04X}:{sub:02X} = {data.hex()}", lambda: slave.sdo_write(index, sub, data))
 
     def _sdo_read(self, slave, i: int, index: int, sub: int) -> bytes:
-        try:
-            return slave.sdo_read(index, sub)
-        except Exception as error:
-            raise SetupError(f"slave {i + 1}: SDO read 0x{index:04X}:{sub:02X} failed: {error}") from error
+        return self._mailbox(i, f"SDO read 0x{index:04X}:{sub:02X}", lambda: slave.sdo_read(index, sub))
+
+    def _mailbox(self, i: int, what: str, call, attempts: int = 3):
+        import pysoem
+
+        for attempt in range(attempts):
+            try:
+                return call()
+            except pysoem.SdoError as error:  # the drive refused: abort code in the message
+                raise SetupError(f"slave {i + 1}: {what} refused: {error.desc} (abort 0x{error.abort_code:08X})") from error
+            except Exception as error:  # WkcError, MailboxError, PacketError: a lost or garbled frame
+                if attempt == attempts - 1:
+                    raise SetupError(f"slave {i + 1}: {what} failed after {attempts} attempts: "
+                                     f"{type(error).__name__} {error}") from error
 
     def _safe_op(self, pysoem) -> None:
         m = self._master
@@ -455,7 +463,9 @@ class ErobDriver:
         drive = cia402.decode(state.statusword) if state is not None else cia402.State.SWITCH_ON_DISABLED
         target = cia402.State.OPERATION_ENABLED if self.enable[i] else cia402.State.SWITCHED_ON
         cw = cia402.next_command(drive, target)
-        if cw == cia402.FAULT_RESET and self._controlwords[i] & cia402.FAULT_RESET:
+        if cw == cia402.FAULT_RESET and not self.enable[i]:
+            cw = cia402.DISABLE_VOLTAGE  # releasing: leave a fault latched for the user to read
+        elif cw == cia402.FAULT_RESET and self._controlwords[i] & cia402.FAULT_RESET:
             cw = cia402.DISABLE_VOLTAGE  # a reset needs a rising edge
         self._controlwords[i] = cw
         permille = 0
