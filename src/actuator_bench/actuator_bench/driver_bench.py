@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from actuator_drivers.clock import Clock
 from actuator_drivers.dynamixel_driver import DynamixelDriver, ServoConfig, ServoState
 from actuator_drivers.dynamixel_emulator import DynamixelEmulator
 from actuator_drivers.dynamixel_firmware import EmulatedServo
@@ -24,7 +25,7 @@ from actuator_drivers.dynamixel_tables import control_table
 from actuator_models.model import Model, load_model
 from actuator_models.simulation import Pendulum
 
-from .messages import Command, JointSample
+from actuator_models.bench import Command, JointSample
 
 
 @dataclass(frozen=True)
@@ -73,7 +74,7 @@ class DriverConfig:
 
 
 class DriverBench:
-    """Servos of one bus, addressed by joint name.
+    """Servos of one bus, addressed by joint name: a :class:`actuator_models.bench.Bench`.
 
     Args:
         driver: an open driver. models: servo model per servo (same order as the driver's IDs).
@@ -88,6 +89,11 @@ class DriverBench:
         self.joints: Tuple[str, ...] = tuple(driver.configs[i].joint for i in driver.ids)
         self._ids: Dict[str, int] = dict(zip(self.joints, driver.ids))
         self._kp: Dict[int, float] = {}
+
+    @property
+    def clock(self) -> Clock:
+        """The bus's time base (the emulator's clock when emulating, else wall time)."""
+        return self.driver.clock
 
     @classmethod
     def open(cls, config: DriverConfig) -> "DriverBench":
