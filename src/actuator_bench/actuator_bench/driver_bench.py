@@ -40,7 +40,8 @@ class DriverConfig:
         or none: the published ``<actuator>/m6``): the torque estimate, and the emulated physics.
         command_timeout: watchdog [s]. latency_ms: USB latency timer [ms]. emulate: run the emulator
         instead of hardware.
-        mass [kg], length [m], arm_mass [kg]: the emulated pendulums.
+        mass [kg], length [m], arm_mass [kg]: the emulated pendulums. time_scale: emulated bench
+        time per wall second. seed: random seed of the emulator.
     """
 
     ids: Tuple[int, ...]
@@ -58,6 +59,8 @@ class DriverConfig:
     mass: float = 1.0
     length: float = 0.15
     arm_mass: float = 0.0
+    time_scale: float = 1.0
+    seed: int = 0
 
     def __post_init__(self) -> None:
         n = len(self.ids)
@@ -106,7 +109,7 @@ class DriverBench:
             emulator = DynamixelEmulator([
                 EmulatedServo(control_table(a, config.protocol), m, pendulum, servo_id=i)
                 for i, a, m in zip(config.ids, config.actuators, models)
-            ]).start()
+            ], time_scale=config.time_scale, seed=config.seed).start()
             port = emulator.port
         driver = DynamixelDriver(port, config.servos(), protocol=config.protocol, baudrate=config.baudrate,
                                  command_timeout=config.command_timeout, latency_ms=config.latency_ms,

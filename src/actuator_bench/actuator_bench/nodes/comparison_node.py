@@ -12,7 +12,7 @@ from rclpy.node import Node
 from sensor_msgs.msg import JointState
 
 from ..comparison import StateComparison
-from .common import SENSOR_QOS, joint_state_of, read_only, spin, states_of
+from .common import SENSOR_QOS, joint_state_of, read_only, sample_of, spin
 
 
 class ComparisonNode(Node):
@@ -27,10 +27,10 @@ class ComparisonNode(Node):
         self.create_subscription(JointState, 'real/joint_states', self.on_real, SENSOR_QOS)
 
     def on_sim(self, msg: JointState) -> None:
-        self.comparison.update_sim(states_of(msg))
+        self.comparison.update_sim(sample_of(msg))
 
     def on_real(self, msg: JointState) -> None:
-        error = self.comparison.update_real(states_of(msg))
+        error = self.comparison.update_real(sample_of(msg))
         if error is not None:
             self.error_pub.publish(joint_state_of(error))
 
