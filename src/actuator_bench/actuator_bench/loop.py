@@ -54,10 +54,10 @@ class BenchLoop:
         self.bench, self.player = bench, player
 
     def start(self, trajectory: str, kp: float) -> Tuple[Schedule, Cycle]:
-        """Start a run now (bench clock); the cycle carries the run's bench info."""
-        now = self.bench.clock.now()
-        schedule, info = self.player.start(trajectory, kp, now)
-        return schedule, Cycle(now, info=info)
+        """Start a run at the next tick (its t = 0); the cycle (now, bench clock) carries the
+        run's bench info."""
+        schedule, info = self.player.start(trajectory, kp)
+        return schedule, Cycle(self.bench.clock.now(), info=info)
 
     def stop(self) -> Cycle:
         """Stop the run: the torque-release command is sent now (nothing when idle)."""
