@@ -23,6 +23,7 @@ from typing import Callable, List, Optional, Sequence, TextIO
 
 from actuator_models.logs import LogError
 from actuator_models.model import ParamsError, load_model
+from actuator_models.trajectories import TRAJECTORIES
 
 from . import erob_cli
 from .clock import Clock
@@ -30,6 +31,7 @@ from .driver_errors import DriverError
 from .dynamixel_bus import SDK_BAUDRATES
 from .dynamixel_driver import DynamixelDriver, ServoConfig
 from .dynamixel_emulator import DynamixelEmulator, Faults
+from .dynamixel_tables import table_actuators
 from .record_grid import Grid, default_grid, parse_values, prompt_bench, record_all, split_names
 from .recording import Bench, Progress, Recording, RecordingError, record
 
@@ -62,7 +64,7 @@ def _fraction(text: str) -> float:
 
 
 def _add_servo(p: argparse.ArgumentParser, required_actuator: bool = True) -> None:
-    p.add_argument("--actuator", required=required_actuator, choices=("mx64", "mx106", "xl330") + erob_cli.EROB_ACTUATORS,
+    p.add_argument("--actuator", required=required_actuator, choices=table_actuators() + erob_cli.EROB_ACTUATORS,
                    help="servo model (erob*: with --ethercat or --emulate)")
     p.add_argument("--protocol", type=int, choices=(1, 2), default=2,
                    help="firmware protocol (MX: 1 or 2; XL330: 2) [2]")
@@ -181,7 +183,7 @@ def _configure_record(p: argparse.ArgumentParser) -> None:
     _add_servo(p)
     _add_bus(p)
     erob_cli.add_driver_options(p)
-    p.add_argument("--trajectory", required=True, choices=("sin_time_square", "sin_sin", "up_and_down", "lift_and_drop"))
+    p.add_argument("--trajectory", required=True, choices=tuple(TRAJECTORIES))
     p.add_argument("--mass", type=float, required=True, help="pendulum mass, kg")
     p.add_argument("--length", type=_positive, required=True, help="pendulum length, m")
     p.add_argument("--kp", type=float, required=True, help="firmware P gain (MX: 'P Gain' value; XL330: 'Position P Gain')")
