@@ -8,7 +8,9 @@ name, so adding an actuator family is one :class:`Backend` entry:
     registry = BACKENDS.with_backend(Backend("erob", "eRob over EtherCAT", open_erob))
 
 Built in: ``dynamixel`` (a Dynamixel bus), ``dynamixel_emulator`` (the same driver on the
-emulated bus), ``mujoco`` (the MuJoCo simulation, wall-clock paced).
+emulated bus), ``mujoco`` (the MuJoCo simulation, wall-clock paced), ``erob`` (eRob drives over
+EtherCAT, ``port`` = network interface) and ``erob_emulator`` (the eRob driver on emulated drives
+over a veth pair; root).
 """
 
 from __future__ import annotations
@@ -125,6 +127,18 @@ def _dynamixel(emulate: bool) -> Callable[[BenchParams], Bench]:
     return open_bench
 
 
+def _erob(emulate: bool) -> Callable[[BenchParams], Bench]:
+    def open_bench(p: BenchParams) -> Bench:
+        from actuator_drivers.erob_bench import ErobBench, ErobConfig
+
+        return ErobBench.open(ErobConfig(
+            joints=p.joints, actuators=p.actuators, min_position=p.min_position, max_position=p.max_position,
+            models=p.models, iface=p.port, command_timeout=p.command_timeout, emulate=emulate, mass=p.mass,
+            length=p.length, arm_mass=p.arm_mass))
+
+    return open_bench
+
+
 def _mujoco(p: BenchParams) -> Bench:
     from .sim_bench import SimBench, SimConfig
 
@@ -139,6 +153,8 @@ BACKENDS = BackendRegistry(
     Backend("dynamixel", "Dynamixel servos on a serial bus", _dynamixel(emulate=False)),
     Backend("dynamixel_emulator", "the Dynamixel driver on the emulated bus", _dynamixel(emulate=True)),
     Backend("mujoco", "MuJoCo simulation", _mujoco),
+    Backend("erob", "eRob drives over EtherCAT (port = network interface)", _erob(emulate=False)),
+    Backend("erob_emulator", "the eRob driver on emulated drives over a veth pair (root)", _erob(emulate=True)),
 )
 
 

@@ -77,6 +77,10 @@ class SetupError(ErobError):
     """Bring-up failed (no slaves, wrong identity, mapping refused, state not reached)."""
 
 
+class IdentityError(SetupError):
+    """The line holds other slaves than configured (count, vendor or product)."""
+
+
 class ALStatusError(ErobError):
     """A slave left OP (AL status error, e.g. 0x001A synchronization error)."""
 
@@ -250,21 +254,32 @@ class ErobDriver:
         return self._master
 
     # ------------------------------------------------------------------ bring-up
-    def open(self) -> "ErobDriver":
+    def open(self, attempts: int = 2) -> "ErobDriver":
+        """Bring the line up; a failed bring-up (lost frames during configuration: SOEM's own
+        retry windows are a few ms) is tried again from INIT, ``attempts`` times in all."""
         import pysoem
 
-        master = pysoem.Master()
-        try:
-            master.open(self.iface)
-        except ConnectionError as error:
-            raise SetupError(f"cannot open EtherCAT interface {self.iface!r}: {error} (does it exist? "
-                             "raw sockets need root or CAP_NET_RAW)") from error
-        self._master = master
-        try:
-            self._bring_up(pysoem)
-        except BaseException:
-            self._shutdown_master()
-            raise
+        for attempt in range(attempts):
+            master = pysoem.Master()
+            try:
+                master.open(self.iface)
+            except ConnectionError as error:
+                raise SetupError(f"cannot open EtherCAT interface {self.iface!r}: {error} (does it exist? "
+                                 "raw sockets need root or CAP_NET_RAW)") from error
+            self._master = master
+            try:
+                self._bring_up(pysoem)
+                break
+            except IdentityError:
+                self._shutdown_master()
+                raise
+            except SetupError:
+                self._shutdown_master()
+                if attempt == attempts - 1:
+                    raise
+            except BaseException:
+                self._shutdown_master()
+                raise
         if self.mode == "realtime":
             self._thread = threading.Thread(target=self._run, name="erob-cycle", daemon=True)
             self._thread.start()
@@ -272,14 +287,18 @@ class ErobDriver:
 
     def _bring_up(self, pysoem) -> None:
         m = self._master
+        n = len(self.joints)
+        self._states, self._controlwords = [None] * n, [cia402.SHUTDOWN] * n
+        self.cycles, self.counters, self.consecutive_lost = 0, ErrorCounters(), 0
+        self.dc_fallback_reason = ""
         found = m.config_init()
         if found <= 0:
             raise SetupError(f"no EtherCAT slave answers on {self.iface!r} (config_init returned {found})")
         if found != len(self.joints):
-            raise SetupError(f"{found} slave(s) on {self.iface!r}, {len(self.joints)} joint(s) configured")
+            raise IdentityError(f"{found} slave(s) on {self.iface!r}, {len(self.joints)} joint(s) configured")
         for i, (slave, joint) in enumerate(zip(m.slaves, self.joints)):
             if slave.man != EROB_VENDOR or slave.id != joint.product:
-                raise SetupError(
+                raise IdentityError(
                     f"slave {i + 1} ({slave.name!r}): vendor 0x{slave.man:08X} product 0x{slave.id:08X}, expected an eRob "
                     f"(vendor 0x{EROB_VENDOR:08X}, product 0x{joint.product:08X})")
         self._wait_state(PREOP, "after config_init")
