@@ -53,11 +53,14 @@ class EmulatorProcess:
     """``actuator-bench emulate --ethercat IFACE`` as a child process.
 
     ``options``: extra command-line options (fault injection: ``["--drop", "0.01"]``, ...).
-    After :meth:`stop`, :attr:`counters` holds the emulator's final counters (frames, dropped, ...).
+    ``fifo_priority``: run the emulator with SCHED_FIFO at this priority (what ``chrt -f`` does;
+    root only; benchmarks). After :meth:`stop`, :attr:`counters` holds the emulator's final
+    counters (frames, dropped, ...).
     """
 
     def __init__(self, iface: str, joints: Sequence[EmulatedJoint], options: Sequence[str] = (),
-                 start_timeout: float = 60.0) -> None:
+                 start_timeout: float = 60.0, fifo_priority: Optional[int] = None) -> None:
+        self.fifo_priority = fifo_priority
         self.iface = iface
         self.joints = list(joints)
         self.options = list(options)
@@ -74,8 +77,10 @@ class EmulatorProcess:
 
     def start(self) -> "EmulatorProcess":
         env = dict(os.environ, PYTHONUNBUFFERED="1")
+        priority = self.fifo_priority
+        preexec = (lambda: os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(priority))) if priority else None
         self._process = subprocess.Popen(self.command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                         env=env)
+                                         env=env, preexec_fn=preexec)
         reader = threading.Thread(target=self._drain_stderr, daemon=True)
         reader.start()
         deadline = time.monotonic() + self.start_timeout
