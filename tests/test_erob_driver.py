@@ -123,13 +123,20 @@ def test_joint_limits_checked_before_sending_and_command_timeout_releases():
         assert cia402.decode(state.statusword) == cia402.State.SWITCHED_ON
 
 
-def test_one_percent_dropped_frames_recording_completes_with_lost_cycles_counted():
-    with emulated_erob([EROB100], options=["--drop", "0.01", "--seed", "3"], receive_timeout=0.01) as (emulator, driver):
-        before = driver.counters.timeouts
+@pytest.mark.parametrize("option, counter, injected", [
+    ("--drop", "timeouts", "dropped"),       # no reply: the cycle times out
+    ("--corrupt", "timeouts", "corrupted"),  # damaged reply: SOEM cannot match it, the cycle times out
+    ("--wrong-wkc", "corrupt", "wrong_wkc"),  # a reply whose working counter is wrong: data not used
+])
+def test_one_percent_link_faults_recording_completes_with_lost_cycles_counted(option, counter, injected):
+    with emulated_erob([EROB100], options=[option, "0.01", "--seed", "3"], receive_timeout=0.01) as (emulator, driver):
+        before = getattr(driver.counters, counter)
         r = record(driver, "sin_sin", Bench("erob80_100", 3.1, 0.5), 25, rate=200, **SHORT)
-        lost = driver.counters.timeouts - before
-    assert r.complete and 20 < r.errors.timeouts <= lost < 150  # about 1 % of ~6800 cycles
-    assert emulator.counters["dropped"] >= driver.counters.timeouts  # every lost cycle was a dropped frame
+        lost = getattr(driver.counters, counter) - before
+        total = driver.counters.failures
+    assert r.complete and 20 < getattr(r.errors, counter) <= lost < 150  # about 1 % of ~6800 cycles
+    assert r.errors.failures == r.errors.errors  # every lost cycle is counted once
+    assert emulator.counters[injected] >= total  # and each was an injected fault
 
 
 def _drive_state(driver):
