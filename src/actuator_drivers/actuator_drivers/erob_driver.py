@@ -46,7 +46,7 @@ import math
 import struct
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Dict, List, Mapping, Optional, Sequence, Union
 
 from actuator_models.actuators import CurrentPD, actuator as find_actuator
@@ -372,7 +372,7 @@ class ErobDriver:
     def _safe_op(self, pysoem) -> None:
         m = self._master
         self.dc_active = False
-        if self.use_dc and m.config_dc() and all(s.dc_supported for s in m.slaves if hasattr(s, "dc_supported")):
+        if self.use_dc and m.config_dc():  # True when the line has DC-capable slaves
             for slave in m.slaves:
                 slave.dc_sync(True, int(round(self.cycle_time * 1e9)))
             self.dc_active = True

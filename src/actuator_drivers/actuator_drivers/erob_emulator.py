@@ -30,9 +30,8 @@ from __future__ import annotations
 import random
 import select
 import socket
-import struct
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import List, Optional, Sequence
 
 from actuator_models.model import Model, load_model
@@ -43,7 +42,7 @@ from .coe import Entry, ObjectDictionary, SdoAbort, add_pdo_objects, pdo_word, s
 from .erob_units import ErobUnits
 from .esc_emulator import (AL_INVALID_DC_SYNC, AL_INVALID_INPUT_SM, AL_INVALID_OUTPUT_SM, AL_SYNC_ERROR, OP, PREOP,
                            SAFEOP, Esc, Segment, SiiInfo)
-from .ethercat_frames import ETHERTYPE, LOGICAL, FrameError, decode, encode
+from .ethercat_frames import ETHERTYPE, LOGICAL, Frame, FrameError, decode, encode
 
 EROB_VENDOR = 0x5A65726F
 EROB_PRODUCT = 0x00029252
@@ -343,7 +342,7 @@ class EthercatServer:
             return bytes(raw_out)
         if process and f.wrong_wkc and rnd.random() < f.wrong_wkc:
             self.counters.wrong_wkc += 1
-            out = out.__class__(out.dst, out.src, tuple(
+            out = Frame(out.dst, out.src, tuple(
                 d.with_(wkc=max(0, d.wkc - 1)) if d.cmd in LOGICAL else d for d in out.datagrams))
             return encode(out)
         return bytes(raw_out)
@@ -369,7 +368,3 @@ def shaft(model: str, mass: float, length: float, arm_mass: float = 0.0, vin: Op
         raise ValueError(f"length {length!r} m: must be positive")
     return Shaft(load_model(model), float(mass), float(length), float(arm_mass), vin)
 
-
-def bench_struct(mass: float, length: float, arm_mass: float = 0.0) -> List[bytes]:
-    """SDO payloads for 0x2F00:01-03 (float32)."""
-    return [struct.pack("<f", v) for v in (mass, length, arm_mass)]

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import struct
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, List, Optional, Protocol, Sequence, Tuple
 
 from .ethercat_frames import BROADCAST, LOGICAL, NODE, POSITION, Cmd, Datagram, Frame
@@ -362,17 +362,6 @@ class Esc:
         return wkc
 
 
-@dataclass
-class Counters:
-    """What a :class:`Segment` saw: frames, process-data frames, and injected faults."""
-
-    frames: int = 0
-    process_frames: int = 0
-    dropped: int = 0
-    corrupted: int = 0
-    wrong_wkc: int = 0
-
-
 class Segment:
     """Slaves on one line, in order from the master."""
 
@@ -380,17 +369,11 @@ class Segment:
         if not slaves:
             raise ValueError("a segment needs at least one slave")
         self.slaves = list(slaves)
-        self.counters = Counters()
 
     def process(self, frame: Frame) -> Frame:
         """The frame as it returns to the master after passing every slave."""
-        self.counters.frames += 1
-        out = []
-        for d in frame.datagrams:
-            if d.cmd in LOGICAL:
-                self.counters.process_frames += 1
-            out.append(self._datagram(d))
-        return Frame(frame.dst, b"\x03" + frame.src[1:], tuple(out))
+        out = tuple(self._datagram(d) for d in frame.datagrams)
+        return Frame(frame.dst, b"\x03" + frame.src[1:], out)
 
     def _datagram(self, d: Datagram) -> Datagram:
         data, wkc, adp = bytearray(d.data), d.wkc, d.adp
