@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from actuator_drivers.erob_driver import (ALStatusError, DriveFaultError, ErobDriver, ErobJoint, ErobLimitError,
-                                          SetupError)
+                                          LostFramesError, SetupError)
 from actuator_drivers.erob_emulated import EmulatedJoint, EmulatorProcess, emulated_erob
 from actuator_drivers.recording import Bench, RecordingError, record
 from actuator_drivers import cia402, veth
@@ -145,6 +145,7 @@ def _drive_state(driver):
 @pytest.mark.parametrize("option, error, text", [
     ("--al-error-at", ALStatusError, r"left OP: SAFE-OP \+ ERROR, AL status code 0x001A \(synchronization error\)"),
     ("--drive-fault-at", DriveFaultError, r"drive fault, statusword 0x0208, error code 0x2310"),
+    ("--cut-at", LostFramesError, r"21 consecutive cycles without valid process data \(working counter -1, expected 3\)"),
 ])
 def test_fault_in_op_releases_torque_and_keeps_the_data(tmp_path, option, error, text):
     with emulated_erob([EROB100], options=[option, "3000"]) as (_, driver):
@@ -155,8 +156,10 @@ def test_fault_in_op_releases_torque_and_keeps_the_data(tmp_path, option, error,
         assert partial is not None and not partial.complete and partial.path.parent.name == "partial"
         entries = json.loads(partial.path.read_text())["entries"]
         # 3000 cycles = 3 s of bench time; 0.5 s of preparation before the trajectory
-        assert len(entries) == pytest.approx(2.5 * 200, abs=3)
-        assert not cia402.torque_on(_drive_state(driver))
+        assert len(entries) == pytest.approx(2.5 * 200, abs=8)
+        assert not any(driver.enable)
+        if option != "--cut-at":  # the drive itself reports torque off (read over the mailbox)
+            assert not cia402.torque_on(_drive_state(driver))
         assert not list(tmp_path.glob("*.json"))  # nothing claims to be a complete log
 
 

@@ -56,6 +56,7 @@ def add_emulate_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--drive-fault-at", type=int, metavar="CYCLE", help="CiA 402 drive fault at this OP cycle")
     g.add_argument("--fault-slave", type=int, default=1, help="which drive (1-based) gets --al-error-at/--drive-fault-at [1]")
     g.add_argument("--reject-dc", action="store_true", help="refuse SAFE-OP while DC SYNC0 is configured (AL 0x0030)")
+    g.add_argument("--cut-at", type=int, metavar="FRAMES", help="stop answering after this many process-data frames")
 
 
 def _chain_joints(args: argparse.Namespace) -> List[EmulatedJoint]:
@@ -84,7 +85,7 @@ def run_emulate(args: argparse.Namespace) -> int:
     faults[args.fault_slave - 1] = DriveFaults(args.al_error_at, args.drive_fault_at, args.reject_dc)
     shafts = [shaft(j.model, j.mass, j.length, j.arm_mass, args.vin) for j in joints]
     drives = chain(shafts, units=ErobUnits(rated_current=args.rated_current), cycle_time=args.cycle_time, faults=faults)
-    server = EthercatServer(args.ethercat, drives, LinkFaults(args.drop, args.corrupt, args.wrong_wkc), seed=args.seed)
+    server = EthercatServer(args.ethercat, drives, LinkFaults(args.drop, args.corrupt, args.wrong_wkc, args.cut_at), seed=args.seed)
     with server:
         for i, j in enumerate(joints):
             print(f"EtherCAT emulator: slave {i + 1} eRob {j.actuator} (model {j.model}), pendulum {j.mass:g} kg "

@@ -72,11 +72,13 @@ class DriveFaults:
 class LinkFaults:
     """Link faults on reply frames, as fractions in [0, 1]: dropped, corrupted (damaged bytes, the
     datagram index included, so the master cannot match the frame), wrong working counter
-    (process-data frames only)."""
+    (process-data frames only); ``cut_at``: after this many process-data frames nothing is
+    answered any more (a pulled cable)."""
 
     drop: float = 0.0
     corrupt: float = 0.0
     wrong_wkc: float = 0.0
+    cut_at: Optional[int] = None
 
     def __post_init__(self) -> None:
         for name in ("drop", "corrupt", "wrong_wkc"):
@@ -324,12 +326,15 @@ class EthercatServer:
         except FrameError:
             self.counters.malformed += 1
             return None
+        f, rnd = self.faults, self._random
+        if f.cut_at is not None and self.counters.process_frames >= f.cut_at:
+            self.counters.dropped += 1
+            return None
         self.counters.frames += 1
         out = self.segment.process(frame)
         process = any(d.cmd in LOGICAL for d in frame.datagrams)
         if process:
             self.counters.process_frames += 1
-        f, rnd = self.faults, self._random
         if f.drop and rnd.random() < f.drop:
             self.counters.dropped += 1
             return None
