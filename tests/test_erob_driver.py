@@ -48,7 +48,7 @@ def test_bring_up_reaches_op_with_expected_working_counter_and_tracks_a_goal():
         master = driver.master
         assert master.expected_wkc == 3  # outputs 2 + inputs 1
         assert [s.state for s in master.slaves] == [8] and master.slaves[0].al_status == 0
-        assert driver.dc_active and driver.dc_fallback_reason == ""
+        assert driver.dc_active and driver.dc_fallback_reason == "" and driver.sync_modes == [2]  # DC SYNC0
         assert driver.units[0].rated_current == pytest.approx(5.4)  # read from 0x6075
         state = driver.read()[1]
         assert cia402.decode(state.statusword) == cia402.State.SWITCHED_ON and not state.torque_enabled
@@ -99,7 +99,7 @@ def test_identity_mismatch_is_refused():
 
 def test_dc_refused_falls_back_to_free_run():
     with emulated_erob([EROB100], options=["--reject-dc"]) as (_, driver):
-        assert not driver.dc_active
+        assert not driver.dc_active and driver.sync_modes == [1]  # SM-synchronous
         assert "0x0030" in driver.dc_fallback_reason and "PRE-OP + ERROR" in driver.dc_fallback_reason
         assert [s.state for s in driver.master.slaves] == [8]
         driver.command(0.1, True)

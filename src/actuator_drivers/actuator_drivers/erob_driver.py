@@ -229,6 +229,7 @@ class ErobDriver:
         self.consecutive_lost = 0
         self.dc_active = False
         self.dc_fallback_reason = ""
+        self.sync_modes: List[Optional[int]] = []  # 0x1C32:01 per slave after SAFE-OP (2 = DC SYNC0)
         self.clock: Clock = CycleClock(self) if mode == "stepped" else Clock()
         self._states: List[Optional[ErobState]] = [None] * n
         self._controlwords = [cia402.SHUTDOWN] * n
@@ -314,6 +315,7 @@ class ErobDriver:
                 raise SetupError(f"slave {i + 1}: mapped {len(slave.output)} output / {len(slave.input)} input bytes, "
                                  f"expected {RX_BYTES} / {TX_BYTES}")
         self._safe_op(pysoem)
+        self.sync_modes = [self._sync_mode(slave) for slave in m.slaves]
         m.send_processdata()
         m.receive_processdata(self._timeout_us)
         m.state = OP
@@ -389,6 +391,14 @@ class ErobDriver:
         if not self._request(SAFEOP):
             raise SetupError(f"SAFE-OP not reached with DC ({self.dc_fallback_reason}) nor without "
                              f"({self._states_text()})")
+
+    @staticmethod
+    def _sync_mode(slave) -> Optional[int]:
+        """0x1C32:01 (0 free run, 1 SM-synchronous, 2 DC SYNC0), None where the drive lacks it."""
+        try:
+            return int.from_bytes(slave.sdo_read(0x1C32, 1)[:2], "little")
+        except Exception:
+            return None
 
     def _request(self, state: int) -> bool:
         m = self._master
