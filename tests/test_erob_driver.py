@@ -127,14 +127,16 @@ def test_joint_limits_checked_before_sending_and_command_timeout_releases():
     ("--wrong-wkc", "corrupt", "wrong_wkc"),  # a reply whose working counter is wrong: data not used
 ])
 def test_one_percent_link_faults_recording_completes_with_lost_cycles_counted(option, counter, injected):
-    with emulated_erob([EROB100], options=[option, "0.01", "--seed", "3"], receive_timeout=0.01) as (emulator, driver):
+    with emulated_erob([EROB100], options=[option, "0.01", "--seed", "3"], receive_timeout=0.02) as (emulator, driver):
         before = getattr(driver.counters, counter)
         r = record(driver, "sin_sin", Bench("erob80_100", 3.1, 0.5), 25, rate=200, **SHORT)
         lost = getattr(driver.counters, counter) - before
-        total = driver.counters.failures
+        seen = getattr(driver.counters, counter)
     assert r.complete and 20 < getattr(r.errors, counter) <= lost < 150  # about 1 % of ~6800 cycles
     assert r.errors.failures == r.errors.errors  # every lost cycle is counted once
-    assert emulator.counters[injected] >= total  # and each was an injected fault
+    # lost cycles are the injected faults (a reply later than the 20 ms receive timeout on a loaded
+    # host would be one more timeout: hence the margin; a wrong working counter is never spontaneous)
+    assert emulator.counters[injected] >= (seen if counter == "corrupt" else 0.9 * seen)
 
 
 def _drive_state(driver):
