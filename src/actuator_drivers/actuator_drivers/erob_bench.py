@@ -21,7 +21,7 @@ from actuator_models.bench import Command, JointSample
 from actuator_models.model import Model, load_model
 
 from .clock import Clock
-from .erob_driver import ErobDriver, ErobJoint, ErobState
+from .erob_driver import EMULATOR_RECEIVE_TIMEOUT, ErobDriver, ErobJoint, ErobState
 from .erob_emulated import EmulatedJoint, EmulatorProcess
 from .veth import veth_pair
 
@@ -97,7 +97,7 @@ class ErobBench:
             driver = ErobDriver(iface, joints, cycle_time=config.cycle_time, dc=config.dc,
                                 command_timeout=config.command_timeout,
                                 mode="stepped" if config.stepped else "realtime",
-                                receive_timeout=0.05 if config.emulate else 0.002)
+                                receive_timeout=EMULATOR_RECEIVE_TIMEOUT if config.emulate and config.stepped else 0.002)
             driver.open()
         except BaseException:
             stack.close()

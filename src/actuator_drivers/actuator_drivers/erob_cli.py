@@ -17,7 +17,7 @@ import sys
 import threading
 from typing import List, Optional
 
-from .erob_driver import ErobDriver, ErobJoint
+from .erob_driver import EMULATOR_RECEIVE_TIMEOUT, ErobDriver, ErobJoint
 from .erob_emulated import EmulatedJoint, EmulatorProcess
 from .erob_emulator import DriveFaults, EthercatServer, LinkFaults, chain, shaft
 from .erob_units import ErobUnits
@@ -121,7 +121,7 @@ def erob_driver(args: argparse.Namespace, iface: str, stepped: bool) -> ErobDriv
     units = ErobUnits(rated_current=args.rated_current) if args.rated_current else None
     joint = ErobJoint("joint1", args.actuator, args.limits[0], args.limits[1], units=units)
     return ErobDriver(iface, [joint], cycle_time=args.cycle_time, mode="stepped" if stepped else "realtime",
-                      dc=not args.no_dc, max_lost=args.max_lost, receive_timeout=0.05 if stepped else 0.002)
+                      dc=not args.no_dc, max_lost=args.max_lost, receive_timeout=EMULATOR_RECEIVE_TIMEOUT if stepped else 0.002)
 
 
 def is_erob(actuator: Optional[str]) -> bool:

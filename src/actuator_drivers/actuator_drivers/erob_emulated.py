@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
-from .erob_driver import ErobDriver, ErobJoint
+from .erob_driver import EMULATOR_RECEIVE_TIMEOUT, ErobDriver, ErobJoint
 from .veth import veth_pair
 
 
@@ -142,9 +142,9 @@ def emulated_erob(
     """Veth pair + emulator process + stepped driver; all closed on exit.
 
     ``driver_options`` go to :class:`ErobDriver` (``cycle_time``, ``dc``, ``max_lost``, ...);
-    the receive timeout defaults to 50 ms (the emulator shares a loaded host).
+    the receive timeout defaults to 100 ms (the emulator shares a loaded host).
     """
-    driver_options.setdefault("receive_timeout", 0.05)
+    driver_options.setdefault("receive_timeout", EMULATOR_RECEIVE_TIMEOUT)
     driver_options.setdefault("mode", "stepped")
     with veth_pair(names) as (master_end, slave_end):
         with EmulatorProcess(slave_end, joints, options) as emulator:
