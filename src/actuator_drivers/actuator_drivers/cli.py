@@ -27,7 +27,7 @@ from actuator_models.trajectories import TRAJECTORIES
 
 from . import erob_cli
 from .clock import Clock
-from .driver_errors import DriverError
+from .driver_errors import DriverError, UsageError
 from .dynamixel_bus import SDK_BAUDRATES
 from .dynamixel_driver import DynamixelDriver, ServoConfig
 from .dynamixel_emulator import DynamixelEmulator, Faults
@@ -147,7 +147,7 @@ def _run_emulate(args: argparse.Namespace) -> int:
         return erob_cli.run_emulate(args)
     missing = [f"--{n}" for n in ("model", "mass", "length") if getattr(args, n) is None]
     if missing:
-        raise ValueError(f"emulate: the following arguments are required: {', '.join(missing)}")
+        raise UsageError(f"emulate: the following arguments are required: {', '.join(missing)}")
     model = load_model(args.model)
     actuator = args.actuator or model.actuator.name
     emulator = DynamixelEmulator.single(
@@ -235,9 +235,9 @@ def _grid(args: argparse.Namespace) -> Grid:
 
 def _check_source(args: argparse.Namespace, ethercat: Optional[str]) -> None:
     if erob_cli.is_erob(args.actuator) and args.port:
-        raise ValueError(f"--actuator {args.actuator}: an eRob is reached with --ethercat IFACE (or --emulate), not --port")
+        raise UsageError(f"--actuator {args.actuator}: an eRob is reached with --ethercat IFACE (or --emulate), not --port")
     if ethercat and not erob_cli.is_erob(args.actuator):
-        raise ValueError(f"--ethercat: --actuator {args.actuator} is a Dynamixel; use --port")
+        raise UsageError(f"--ethercat: --actuator {args.actuator} is a Dynamixel; use --port")
 
 
 def _run_record_all(args: argparse.Namespace) -> int:
@@ -328,6 +328,9 @@ def main(argv: Optional[List[str]] = None, commands: Sequence[Command] = COMMAND
     args = build_parser(commands).parse_args(argv)
     try:
         return args.run(args)
+    except UsageError as error:
+        print(f"{PROG}: error: {error}", file=sys.stderr)
+        return 2
     except RecordingError as error:
         print(f"{PROG}: error: {error}", file=sys.stderr)
         return 1

@@ -13,3 +13,7 @@ class LimitError(DriverError, ValueError):
 
 class CommandTimeout(DriverError):
     """Torque was released because no command arrived within the command timeout."""
+
+
+class UsageError(ValueError):
+    """Command-line options that do not go together (exit status 2, like argparse's own errors)."""

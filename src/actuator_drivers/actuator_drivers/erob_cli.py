@@ -20,6 +20,7 @@ from typing import List, Optional
 from .erob_driver import EMULATOR_RECEIVE_TIMEOUT, ErobDriver, ErobJoint
 from .erob_emulated import EmulatedJoint, EmulatorProcess
 from .erob_emulator import DriveFaults, EthercatServer, LinkFaults, chain, shaft
+from .driver_errors import UsageError
 from .erob_units import ErobUnits
 from .veth import VethError, create, remove, unique_names, veth_pair
 
@@ -65,22 +66,22 @@ def _chain_joints(args: argparse.Namespace) -> List[EmulatedJoint]:
         for spec in args.chain:
             parts = spec.split(":")
             if len(parts) not in (3, 4):
-                raise ValueError(f"--chain {spec!r}: expected MODEL:MASS:LENGTH[:ARM_MASS]")
+                raise UsageError(f"--chain {spec!r}: expected MODEL:MASS:LENGTH[:ARM_MASS]")
             try:
                 numbers = [float(v) for v in parts[1:]]
             except ValueError:
-                raise ValueError(f"--chain {spec!r}: mass, length and arm mass must be numbers") from None
+                raise UsageError(f"--chain {spec!r}: mass, length and arm mass must be numbers") from None
             joints.append(EmulatedJoint(parts[0], *numbers))
         return joints
     if args.model is None or args.mass is None or args.length is None:
-        raise ValueError("emulate --ethercat: give --model, --mass and --length, or --chain")
+        raise UsageError("emulate --ethercat: give --model, --mass and --length, or --chain")
     return [EmulatedJoint(args.model, args.mass, args.length, args.arm_mass)]
 
 
 def run_emulate(args: argparse.Namespace) -> int:
     joints = _chain_joints(args)
     if not 1 <= args.fault_slave <= len(joints):
-        raise ValueError(f"--fault-slave {args.fault_slave}: the chain has {len(joints)} drive(s)")
+        raise UsageError(f"--fault-slave {args.fault_slave}: the chain has {len(joints)} drive(s)")
     faults = [DriveFaults(reject_dc=args.reject_dc) for _ in joints]
     faults[args.fault_slave - 1] = DriveFaults(args.al_error_at, args.drive_fault_at, args.reject_dc)
     shafts = [shaft(j.model, j.mass, j.length, j.arm_mass, args.vin) for j in joints]
@@ -155,7 +156,7 @@ def run_veth(args: argparse.Namespace) -> int:
     try:
         if args.action == "create":
             if len(args.names) not in (0, 2):
-                raise ValueError("veth create: give two interface names or none")
+                raise UsageError("veth create: give two interface names or none")
             a, b = args.names or unique_names()
             create(a, b)
             print(f"{a} {b}")
@@ -163,7 +164,7 @@ def run_veth(args: argparse.Namespace) -> int:
                   f"`actuator-bench veth remove {a}`", file=sys.stderr)
         else:
             if len(args.names) != 1:
-                raise ValueError("veth remove: give one interface name")
+                raise UsageError("veth remove: give one interface name")
             remove(args.names[0])
             print(f"removed {args.names[0]} and its peer", file=sys.stderr)
     except VethError as error:
