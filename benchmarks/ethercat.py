@@ -5,7 +5,8 @@ for both the driver process and the emulator process, as ``chrt -f 80`` would se
 an emulated eRob80:100 on a fresh veth pair, runs the driver's real-time cycle thread holding a
 position with the PD law on, and prints: cycles, mean period, standard deviation, 99th
 percentile and max of |period - T|, late cycles (the exchange finished after the next cycle's
-start time), periods longer than 1.5 T, and lost cycles (no frame or wrong working counter).
+start time), periods longer than 1.5 T, lost cycles (no frame or wrong working counter), and the
+median and 99th percentile of one cycle's work (PD law, LRW send + receive, decoding).
 Speed targets live here, never in tests. Needs root (veth pair, raw sockets, SCHED_FIFO).
 
 Usage: ``sudo .venv/bin/python benchmarks/ethercat.py [--rates 1000 500] [--cycles 3000]``.
@@ -43,10 +44,12 @@ def run(rate: float, cycles: int, fifo: bool) -> Dict[str, float]:
                     driver.set_kp(25)
                     start_cycles, start_late = driver.cycles, driver.late_cycles
                     driver.cycle_starts.clear()
+                    driver.cycle_ends.clear()
                     driver.command(0.2, True)
                     while driver.cycles - start_cycles < cycles:
                         time.sleep(0.05)
                     stamps = np.array(driver.cycle_starts[:cycles])
+                    busy = np.array(driver.cycle_ends[:cycles]) - stamps
                     late = driver.late_cycles - start_late
                     lost = driver.counters.failures
             finally:
@@ -55,7 +58,8 @@ def run(rate: float, cycles: int, fifo: bool) -> Dict[str, float]:
     deviation = np.abs(periods - period)
     return {"cycles": len(stamps), "mean_us": periods.mean() * 1e6, "std_us": periods.std() * 1e6,
             "p99_us": np.percentile(deviation, 99) * 1e6, "max_us": deviation.max() * 1e6,
-            "late": late, "over_1.5T": int(np.sum(periods > 1.5 * period)), "lost": lost}
+            "late": late, "over_1.5T": int(np.sum(periods > 1.5 * period)), "lost": lost,
+            "exchange_med_us": np.median(busy) * 1e6, "exchange_p99_us": np.percentile(busy, 99) * 1e6}
 
 
 def main() -> None:
@@ -66,13 +70,13 @@ def main() -> None:
     if os.geteuid() != 0:
         raise SystemExit("benchmarks/ethercat.py needs root (veth pair, raw sockets, SCHED_FIFO)")
     print(f"{'rate':>6} {'policy':>8} {'cycles':>7} {'mean us':>8} {'std us':>7} {'p99 |dT| us':>11} "
-          f"{'max |dT| us':>11} {'late':>6} {'>1.5T':>6} {'lost':>5}")
+          f"{'max |dT| us':>11} {'late':>6} {'>1.5T':>6} {'lost':>5} {'exch med us':>11} {'exch p99 us':>11}")
     for rate in args.rates:
         for fifo in (False, True):
             r = run(rate, args.cycles, fifo)
             print(f"{rate:6.0f} {'FIFO 80' if fifo else 'normal':>8} {r['cycles']:7d} {r['mean_us']:8.1f} "
                   f"{r['std_us']:7.1f} {r['p99_us']:11.1f} {r['max_us']:11.1f} {r['late']:6d} "
-                  f"{r['over_1.5T']:6d} {r['lost']:5d}", flush=True)
+                  f"{r['over_1.5T']:6d} {r['lost']:5d} {r['exchange_med_us']:11.1f} {r['exchange_p99_us']:11.1f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -243,6 +243,7 @@ class ErobDriver:
         self._error: Optional[BaseException] = None
         self.late_cycles = 0
         self.cycle_starts: Optional[List[float]] = None  # set to [] to record wall start times (benchmarks)
+        self.cycle_ends: List[float] = []  # with cycle_starts: when each cycle's exchange finished
 
     # ------------------------------------------------------------------ properties
     @property
@@ -643,6 +644,8 @@ class ErobDriver:
                 if self.cycle_starts is not None:
                     self.cycle_starts.append(began)
                 self.cycle()
+                if self.cycle_starts is not None:
+                    self.cycle_ends.append(time.perf_counter())
                 tick += 1
                 target = start + tick * period
                 now = time.perf_counter()
