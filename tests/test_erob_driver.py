@@ -163,6 +163,11 @@ def test_fault_in_op_releases_torque_and_keeps_the_data(tmp_path, option, error,
         if option != "--cut-at":  # the drive itself reports torque off (read over the mailbox)
             assert not cia402.torque_on(_drive_state(driver))
         assert not list(tmp_path.glob("*.json"))  # nothing claims to be a complete log
+        if option == "--drive-fault-at":  # the fault stays latched until a new bring-up resets it
+            assert _drive_state(driver) == cia402.State.FAULT
+            driver.close()
+            with ErobDriver(driver.iface, [ErobJoint()], receive_timeout=0.1) as again:
+                assert cia402.decode(again.read()[1].statusword) == cia402.State.SWITCHED_ON
 
 
 def test_two_slave_chain_reaches_op_and_runs_a_2r_path():

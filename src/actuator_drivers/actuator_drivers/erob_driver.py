@@ -241,6 +241,7 @@ class ErobDriver:
         self._thread: Optional[threading.Thread] = None
         self._stop = threading.Event()
         self._error: Optional[BaseException] = None
+        self._armed = False
         self.late_cycles = 0
         self.cycle_starts: Optional[List[float]] = None  # set to [] to record wall start times (benchmarks)
         self.cycle_ends: List[float] = []  # with cycle_starts: when each cycle's exchange finished
@@ -294,6 +295,7 @@ class ErobDriver:
         n = len(self.joints)
         self._states, self._controlwords = [None] * n, [cia402.SHUTDOWN] * n
         self.cycles, self.counters, self.consecutive_lost = 0, ErrorCounters(), 0
+        self._armed = False  # fault checks start once the drives are enabled (bring-up resets faults)
         self.dc_fallback_reason = ""
         found = m.config_init()
         if found <= 0:
@@ -449,6 +451,7 @@ class ErobDriver:
             states = [cia402.decode(s.statusword) for s in self._states]
             if all(s == cia402.State.OPERATION_ENABLED for s in states):
                 self.enable = [False] * len(self.joints)  # torque off until the first command
+                self._armed = True
                 self._run_until_released()
                 return
             self._exchange()
@@ -476,7 +479,8 @@ class ErobDriver:
             self.consecutive_lost = 0
             for i, slave in enumerate(m.slaves):
                 self._states[i] = self._decode(i, bytes(slave.input), now)
-            self._check_faults()
+            if self._armed:
+                self._check_faults()
             return
         self.consecutive_lost += 1
         self.counters.failures += 1
