@@ -212,3 +212,19 @@ def test_veth_without_privileges_says_so():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert "needs root or CAP_NET_ADMIN" in out.stdout, out.stderr
     assert not veth.exists("ecnopriv0a")
+
+
+def test_second_drive_of_a_chain_leaving_op_is_named_and_both_released():
+    joints = [EmulatedJoint("erob80_100/m6", 3.1, 0.5), EmulatedJoint("erob80_50/m6", 1.0, 0.3)]
+    with emulated_erob(joints, options=["--al-error-at", "300", "--fault-slave", "2"]) as (_, driver):
+        driver.command({1: 0.1, 2: 0.1}, True)
+        with pytest.raises(ALStatusError, match=r"joint2 \(slave 2\) left OP: SAFE-OP \+ ERROR, AL status code 0x001A"
+                                                r".*\(working counter 4, expected 6\)") as info:
+            for _ in range(100):
+                driver.command({1: 0.1, 2: 0.1})
+                driver.clock.sleep(0.01)
+        assert "joint1" not in str(info.value)  # the first drive stayed in OP
+        assert not any(driver.enable)
+        assert [s.state for s in driver.master.slaves] == [8, 4 | 0x10]
+        first = cia402.decode(int.from_bytes(driver.master.slaves[0].sdo_read(0x6041, 0)[:2], "little"))
+        assert not cia402.torque_on(first)  # released too
