@@ -150,7 +150,7 @@ def _drive_state(driver):
     ("--cut-at", LostFramesError, r"21 consecutive cycles without valid process data \(working counter -1, expected 3\)"),
 ])
 def test_fault_in_op_releases_torque_and_keeps_the_data(tmp_path, option, error, text):
-    with emulated_erob([EROB100], options=[option, "3000"]) as (_, driver):
+    with emulated_erob([EROB100], options=[option, "3000"], receive_timeout=0.05) as (_, driver):
         with pytest.raises(RecordingError, match=text) as info:
             record(driver, "sin_sin", Bench("erob80_100", 3.1, 0.5), 25, rate=200, logdir=tmp_path, **SHORT)
         assert isinstance(info.value.__cause__, error)
@@ -166,7 +166,7 @@ def test_fault_in_op_releases_torque_and_keeps_the_data(tmp_path, option, error,
         if option == "--drive-fault-at":  # the fault stays latched until a new bring-up resets it
             assert _drive_state(driver) == cia402.State.FAULT
             driver.close()
-            with ErobDriver(driver.iface, [ErobJoint()], receive_timeout=0.1) as again:
+            with ErobDriver(driver.iface, [ErobJoint()], receive_timeout=0.5) as again:
                 assert cia402.decode(again.read()[1].statusword) == cia402.State.SWITCHED_ON
 
 

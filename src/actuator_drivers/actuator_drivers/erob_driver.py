@@ -64,8 +64,9 @@ RX_MAPPING = (0x60400010, 0x60710010, 0x60600008, 0x00000008)
 TX_MAPPING = (0x60410010, 0x60640020, 0x606C0020, 0x60770010)
 RX_BYTES, TX_BYTES = 6, 12
 NOMINAL_BUS_VOLTAGE = 48.0  # V, not measured: no bus-voltage object is documented for eRob
-#: receive timeout [s] against an emulator sharing a loaded host (a late frame would be a lost cycle)
-EMULATOR_RECEIVE_TIMEOUT = 0.1
+#: receive timeout [s] against an emulator sharing a loaded host: a frame later than this would be
+#: a lost cycle, and the recording would depend on the host's load
+EMULATOR_RECEIVE_TIMEOUT = 0.5
 
 PREOP, SAFEOP, OP, INIT = 2, 4, 8, 1
 STATE_ACK = 0x10

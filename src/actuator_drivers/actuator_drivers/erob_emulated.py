@@ -142,7 +142,7 @@ def emulated_erob(
     """Veth pair + emulator process + stepped driver; all closed on exit.
 
     ``driver_options`` go to :class:`ErobDriver` (``cycle_time``, ``dc``, ``max_lost``, ...);
-    the receive timeout defaults to 100 ms (the emulator shares a loaded host).
+    the receive timeout defaults to 500 ms (the emulator shares a loaded host).
     """
     driver_options.setdefault("receive_timeout", EMULATOR_RECEIVE_TIMEOUT)
     driver_options.setdefault("mode", "stepped")
