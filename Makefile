@@ -4,7 +4,7 @@
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
-PACKAGES := src/actuator_models src/actuator_sim src/actuator_drivers src/actuator_bench
+PACKAGES := src/actuator_models src/actuator_sim src/actuator_drivers src/actuator_bench src/hybrid_sim
 STAMP := $(VENV)/.installed
 
 .PHONY: demo test install clean

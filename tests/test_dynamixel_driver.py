@@ -1,4 +1,9 @@
-"""The Dynamixel driver through the real dynamixel-sdk over the emulator's pseudo-terminal."""
+"""The Dynamixel driver through the real dynamixel-sdk over the emulator's pseudo-terminal.
+
+The emulator runs in lockstep with the driver (bench time moves only with the driver's cycle),
+so every count below is the same on a quiet or a saturated machine; the real-time paths (the
+background watchdog, the wall-clock receive timeout) are tested with generous margins.
+"""
 
 from __future__ import annotations
 
@@ -32,7 +37,7 @@ LOAD = {"mx64": (1.0, 0.15), "mx106": (1.0, 0.15), "xl330": (0.2, 0.1)}
 
 def emulated(actuator: str, protocol: int, **kw):
     mass, length = LOAD[actuator]
-    kw.setdefault("time_scale", 2.0)
+    kw.setdefault("time_scale", None)
     return emulated_dynamixel(actuator, MODEL[actuator], mass, length, protocol=protocol, **kw)
 
 
@@ -59,6 +64,7 @@ def test_command_moves_the_shaft(actuator, protocol):
         while driver.clock.now() < t_end:
             driver.command(0.5, torque_enable=True)
             state = driver.read()[1]
+            driver.clock.sleep(0.005)
         assert emu.servo(1).torque_enabled and state.torque_enabled
         assert 0.3 < state.position < 0.55  # P law with gravity sag
         assert state.load > 0  # drives counter-clockwise, against gravity
@@ -73,8 +79,8 @@ def test_joint_limits_refuse_a_goal_and_send_nothing():
         for bad in (1.2, -3.0, math.nan):
             with pytest.raises(JointLimitError, match=r"servo 1 \(joint1\): goal .* outside the joint limits"):
                 driver.command(bad, torque_enable=True)
-        time.sleep(0.05)
-        assert emu.counters.received == received
+        driver.read()  # the next instruction on the bus is this read: nothing came in between
+        assert emu.counters.received == received + 1
         assert emu.servo(1).peek("goal_position") == goal
 
 
@@ -97,7 +103,7 @@ def test_model_number_is_checked():
 def _bus(actuator: str, protocol: int, ids) -> DynamixelEmulator:
     model = load_model(MODEL[actuator])
     servos = [EmulatedServo(control_table(actuator, protocol), model, Pendulum(1.0, 0.15), servo_id=i) for i in ids]
-    return DynamixelEmulator(servos, time_scale=2.0, trace=True)
+    return DynamixelEmulator(servos, time_scale=None, trace=True)
 
 
 @pytest.mark.parametrize("protocol, instruction", [(2, 0x82), (1, 0x92)])
@@ -109,8 +115,7 @@ def test_one_block_read_per_cycle_for_several_servos(protocol, instruction):
             driver.command({3: 0.3, 7: -0.3}, torque_enable=True)
             mark = len(emu.trace)
             states = driver.read()
-            time.sleep(0.02)
-            wire = emu.trace[mark:]
+            wire = emu.trace[mark:]  # replies are traced before they are written
         assert sorted(states) == [3, 7]
         instructions = [raw for kind, raw in wire if kind == "rx"]
         assert len(instructions) == 1 and instructions[0][4 if protocol == 1 else 7] == instruction
@@ -145,6 +150,8 @@ def test_timeouts_and_corrupt_packets_are_retried_and_counted(protocol):
         c = driver.counters
         assert c.timeouts > 0 and c.corrupt > 0 and c.failures == 0
         assert c.retries == c.timeouts + c.corrupt + c.other
+        # every dropped status packet is one timeout, every corrupted one a corrupt packet: nothing else
+        assert (c.timeouts, c.corrupt) == (emu.counters.dropped, emu.counters.corrupted)
 
 
 def test_dead_servo_raises_a_clear_error_and_releases_torque():
@@ -158,16 +165,35 @@ def test_dead_servo_raises_a_clear_error_and_releases_torque():
 
 
 def test_watchdog_releases_torque_when_commands_stop():
-    with emulated("mx64", 2, command_timeout=0.3) as (emu, driver):
+    with emulated("mx64", 2, command_timeout=0.3, time_scale=2.0, latency_ms=200) as (emu, driver):
         driver.command(0.2, torque_enable=True)
-        t_end = time.monotonic() + 0.35
-        while time.monotonic() < t_end:  # reading without commanding: checked every cycle
+        t_end = time.monotonic() + 30.0  # generous: the trip is under test, not its latency
+        while time.monotonic() < t_end and driver.watchdog_trips == 0:  # reading without commanding
             driver.read()
         assert not emu.servo(1).torque_enabled and driver.watchdog_trips == 1
         driver.command(0.2, torque_enable=True)  # an explicit command enables again
         assert emu.servo(1).torque_enabled
-        time.sleep(0.45)  # no call at all: the background watchdog (wall-clock seconds)
+        t_end = time.monotonic() + 30.0
+        while time.monotonic() < t_end and driver.watchdog_trips == 1:
+            time.sleep(0.01)  # no call at all: the background watchdog (wall-clock seconds)
         assert not emu.servo(1).torque_enabled and driver.watchdog_trips == 2
+
+
+def test_watchdog_counts_bench_time_in_lockstep():
+    with emulated("mx64", 2, command_timeout=0.3) as (emu, driver):
+        driver.command(0.2, torque_enable=True)
+        time.sleep(0.4)  # wall time does not count
+        driver.read()
+        driver.clock.sleep(0.29)
+        driver.read()
+        assert emu.servo(1).torque_enabled and driver.watchdog_trips == 0
+        driver.clock.sleep(0.02)  # 0.31 s of bench time without a command
+        driver.read()
+        assert not emu.servo(1).torque_enabled and driver.watchdog_trips == 1
+        driver.command(0.2, torque_enable=True)
+        driver.clock.sleep(0.31)
+        driver.command(0.2, torque_enable=True)  # a late command finds the torque released first
+        assert driver.watchdog_trips == 2 and emu.servo(1).torque_enabled
 
 
 def test_close_releases_torque_and_is_idempotent():

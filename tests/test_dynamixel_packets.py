@@ -12,9 +12,10 @@ import time
 import pytest
 from actuator_models import load_model
 from actuator_models.simulation import Pendulum
-from dynamixel_sdk import COMM_SUCCESS, GroupBulkRead, GroupSyncRead, GroupSyncWrite, PacketHandler, PortHandler
+from dynamixel_sdk import COMM_SUCCESS, GroupBulkRead, GroupSyncRead, GroupSyncWrite, PacketHandler
 
 from actuator_drivers import dynamixel_packets as pk
+from actuator_drivers.dynamixel_bus import BusPort
 from actuator_drivers.dynamixel_emulator import DynamixelEmulator
 from actuator_drivers.dynamixel_firmware import EmulatedServo
 from actuator_drivers.dynamixel_tables import POSITION_LSB, control_table
@@ -151,19 +152,20 @@ def _count(counts: int) -> float:
 
 
 def _frozen_bus(servos) -> DynamixelEmulator:
-    """An emulated bus whose shafts do not move (bench time runs 1e6 times slower than wall time)."""
-    return DynamixelEmulator(servos, time_scale=1e-6, trace=True)
+    """An emulated bus whose shafts do not move: lockstep bench time, and nobody sleeps."""
+    return DynamixelEmulator(servos, time_scale=None, trace=True)
 
 
 def _open(emulator: DynamixelEmulator, protocol: int):
-    port, handler = PortHandler(emulator.port), PacketHandler(float(protocol))
+    port, handler = BusPort(emulator.port, clock=emulator.clock), PacketHandler(float(protocol))
     assert port.setBaudRate(1000000)
     return port, handler
 
 
-def _wire(emulator: DynamixelEmulator, since: int = 0):
-    deadline = time.monotonic() + 1.0
-    while time.monotonic() < deadline and len(emulator.trace) == since:
+def _wire(emulator: DynamixelEmulator, since: int = 0, count: int = 1):
+    """The trace from ``since`` once it holds ``count`` entries (an instruction is traced once executed)."""
+    deadline = time.monotonic() + 30.0  # generous: only a broken emulator takes this long
+    while time.monotonic() < deadline and len(emulator.trace) < since + count:
         time.sleep(0.001)
     return emulator.trace[since:]
 
@@ -199,7 +201,6 @@ def test_sdk_protocol2_sync_read_sync_write_bulk_read_on_the_wire():
         writer.addParam(2, [0xAA, 0, 0, 0])
         assert writer.txPacket() == COMM_SUCCESS
         assert _wire(emu, mark) == [("rx", P2_SYNC_WRITE)]
-        time.sleep(0.05)
         assert (emu.servo(1).peek("goal_position"), emu.servo(2).peek("goal_position")) == (150, 170)
 
         mark = len(emu.trace)
@@ -231,7 +232,6 @@ def test_sdk_protocol1_ping_read_sync_write_bulk_read_on_the_wire():
         writer.addParam(1, [0x20, 0x02, 0x60, 0x03])
         assert writer.txPacket() == COMM_SUCCESS
         assert _wire(emu, mark) == [("rx", P1_SYNC_WRITE)]
-        time.sleep(0.05)
         assert [(emu.servo(i).peek("goal_position"), emu.servo(i).peek("moving_speed")) for i in (0, 1)] == [
             (0x010, 0x150), (0x220, 0x360)]
 
@@ -244,8 +244,9 @@ def test_sdk_protocol1_ping_read_sync_write_bulk_read_on_the_wire():
 
         mark = len(emu.trace)
         assert ph.write1ByteTxOnly(port, 0xFE, 3, 1) == COMM_SUCCESS  # broadcast: no status packet
-        time.sleep(0.05)
-        assert emu.trace[mark:] == [("rx", P1_BROADCAST_WRITE_ID)]
+        assert ph.ping(port, 1)[1] == COMM_SUCCESS  # answered after the broadcast, in bus order
+        assert [kind for kind, _ in emu.trace[mark:]] == ["rx", "rx", "tx", "rx", "tx"]  # SDK P1 ping: PING + READ
+        assert emu.trace[mark] == ("rx", P1_BROADCAST_WRITE_ID)
         port.closePort()
 
 

@@ -10,8 +10,10 @@ import time
 import pytest
 from actuator_models import load_model
 from actuator_models.simulation import Pendulum, PendulumSimulator
-from dynamixel_sdk import COMM_RX_CORRUPT, COMM_RX_TIMEOUT, COMM_SUCCESS, PacketHandler, PortHandler
+from dynamixel_sdk import COMM_RX_CORRUPT, COMM_RX_TIMEOUT, COMM_SUCCESS, PacketHandler
 
+from actuator_drivers.clock import Clock, LockstepClock
+from actuator_drivers.dynamixel_bus import BusPort
 from actuator_drivers.dynamixel_driver import DynamixelDriver, ServoConfig
 from actuator_drivers.dynamixel_emulator import DynamixelEmulator, Faults
 from actuator_drivers.dynamixel_firmware import EmulatedServo
@@ -23,10 +25,16 @@ def servo(actuator="mx64", protocol=2, **kw) -> EmulatedServo:
     return EmulatedServo(control_table(actuator, protocol), model, Pendulum(1.0, 0.15), **kw)
 
 
-def sdk(emulator: DynamixelEmulator):
-    port = PortHandler(emulator.port)
+def sdk(emulator: DynamixelEmulator, latency_ms: float = 16.0):
+    """The SDK's packet handler on the emulator's pty (a lockstep emulator's clock drives the port's deadlines)."""
+    port = BusPort(emulator.port, latency_ms, emulator.clock)
     assert port.setBaudRate(57600)
     return port, PacketHandler(float(emulator.protocol))
+
+
+def timeout_ms(port: BusPort, packet_length: int) -> float:
+    """The receive timeout of a status packet of ``packet_length`` bytes [ms]: tx time + 2 latencies + 2 ms."""
+    return 1000.0 / 57600 * 10 * packet_length + 2 * port.latency_ms + 2.0
 
 
 @pytest.mark.parametrize("actuator, protocol", [("mx64", 1), ("mx106", 2), ("xl330", 2)])
@@ -69,7 +77,7 @@ def test_bad_emulator_setup_is_named():
 
 
 def test_status_return_level_and_reg_write_action():
-    with DynamixelEmulator([servo("mx64", 2)], time_scale=4) as emu:
+    with DynamixelEmulator([servo("mx64", 2)], time_scale=None) as emu:
         port, ph = sdk(emu)
         assert ph.write1ByteTxRx(port, 1, 68, 1) == (COMM_SUCCESS, 0)  # Status Return Level 1: no WRITE status
         assert ph.write1ByteTxRx(port, 1, 65, 1)[0] == COMM_RX_TIMEOUT
@@ -81,35 +89,98 @@ def test_status_return_level_and_reg_write_action():
         assert ph.regWriteTxRx(port, 1, 65, 1, [0]) == (COMM_SUCCESS, 0)
         assert (emu.servo(1).peek("led"), emu.servo(1).peek("registered_instruction")) == (1, 1)
         assert ph.action(port, 1) == COMM_SUCCESS
-        time.sleep(0.05)
+        assert ph.read1ByteTxRx(port, 1, 65) == (0, COMM_SUCCESS, 0)  # after ACTION, in bus order
         assert (emu.servo(1).peek("led"), emu.servo(1).peek("registered_instruction")) == (0, 0)
         port.closePort()
 
 
-def test_fault_injection_delay_corrupt_dead():
-    with DynamixelEmulator([servo("mx64", 1)], time_scale=1, seed=1) as emu:
+def test_fault_injection_delay_corrupt_dead_in_lockstep():
+    """Bench time is the emulator's and the driver's: every delay and timeout is an exact number."""
+    with DynamixelEmulator([servo("mx64", 1)], time_scale=None, seed=1) as emu:
         port, ph = sdk(emu)
+        clock, return_delay = emu.clock, emu.servo(1).return_delay
+        assert return_delay == pytest.approx(500e-6)  # MX Return Delay Time 250 x 2 us
+        emu.set_faults(delay=0.015)
+        start = clock.now()
+        assert ph.read2ByteTxRx(port, 1, 0) == (310, COMM_SUCCESS, 0)
+        assert clock.now() - start == pytest.approx(0.015 + return_delay, abs=1e-9)
+        emu.set_faults(delay=0.050)  # later than the receive timeout: a timeout on a real bus
+        start = clock.now()
+        assert ph.read2ByteTxRx(port, 1, 0)[1] == COMM_RX_TIMEOUT
+        assert clock.now() - start == pytest.approx(0.050 + return_delay, abs=1e-9)
+        assert timeout_ms(port, 2 + 6) < 50.0
+        emu.set_faults(delay=0.0)
+        assert ph.read2ByteTxRx(port, 1, 0) == (310, COMM_SUCCESS, 0)  # the late reply was discarded
+        emu.set_faults(corrupt=1.0)
+        assert ph.read2ByteTxRx(port, 1, 0)[1] == COMM_RX_CORRUPT
+        emu.set_faults(corrupt=0.0, dead=True)
+        start = clock.now()
+        assert ph.ping(port, 1)[1] == COMM_RX_TIMEOUT
+        assert (clock.now() - start) * 1000 == pytest.approx(timeout_ms(port, 6), abs=1e-6)  # the ping's timeout
+        c = emu.counters
+        assert (c.received, c.sent, c.corrupted, c.dropped) == (5, 4, 1, 0)
+        port.closePort()
+
+
+def test_fault_injection_in_real_time_with_a_generous_timeout():
+    """Real time: a delayed status packet still arrives (the 1 s timeout is not what is tested)."""
+    with DynamixelEmulator([servo("mx64", 1)], time_scale=1, seed=1) as emu:
+        port, ph = sdk(emu, latency_ms=500)
         emu.set_faults(delay=0.015)
         start = time.monotonic()
         assert ph.read2ByteTxRx(port, 1, 0) == (310, COMM_SUCCESS, 0)
-        assert time.monotonic() - start >= 0.015
+        assert time.monotonic() - start >= 0.015  # a sleep is never shorter
         emu.set_faults(delay=0.0, corrupt=1.0)
         assert ph.read2ByteTxRx(port, 1, 0)[1] == COMM_RX_CORRUPT
-        emu.set_faults(corrupt=0.0, dead=True)
-        assert ph.ping(port, 1)[1] == COMM_RX_TIMEOUT
-        assert emu.counters.corrupted == 1 and emu.counters.received >= 3
+        assert (emu.counters.received, emu.counters.corrupted) == (2, 1)
+        port.closePort()
+
+
+def test_stall_windows_hold_status_packets_until_they_end():
+    with DynamixelEmulator([servo("mx64", 2)], time_scale=None, faults=Faults(stalls=((1.0, 0.02),))) as emu:
+        port, ph = sdk(emu)
+        clock, delay = emu.clock, emu.servo(1).return_delay
+        clock.sleep_until(0.99)
+        assert ph.ping(port, 1)[1] == COMM_SUCCESS and clock.now() == pytest.approx(0.99 + delay)
+        clock.sleep_until(1.005)
+        assert ph.ping(port, 1)[1] == COMM_SUCCESS and clock.now() == pytest.approx(1.02 + delay)
+        assert ph.ping(port, 1)[1] == COMM_SUCCESS and clock.now() == pytest.approx(1.02 + 2 * delay)
+        port.closePort()
+    assert Faults(stalls=((1.0, 0.02), (1.01, 0.05))).hold(1.015) == pytest.approx(0.045)
+    with pytest.raises(ValueError, match=r"faults.stalls window \(1.0, -0.1\)"):
+        Faults(stalls=((1.0, -0.1),))
+
+
+def test_lockstep_shaft_moves_only_with_bench_time():
+    with DynamixelEmulator([servo("mx64", 2, q=0.5)], time_scale=None) as emu:
+        port, ph = sdk(emu)
+        shaft = emu.servo(1)
+        time.sleep(0.05)  # wall time passes: the shaft does not move
+        assert ph.ping(port, 1)[1] == COMM_SUCCESS and shaft.steps == 0 and shaft.sim.q == 0.5
+        emu.clock.sleep(1.0)
+        assert ph.ping(port, 1)[1] == COMM_SUCCESS and shaft.steps == 200  # 1 s of 5 ms steps
+        direct = PendulumSimulator(shaft.model, Pendulum(1.0, 0.15), vin=shaft.sim.vin, q=0.5)
+        for _ in range(200):
+            direct.step(0.0, False, 0.0, 0.005)
+        assert shaft.sim.q == direct.q  # the same falling pendulum, torque off
         port.closePort()
 
 
 def test_time_scale_and_set_bench():
     with DynamixelEmulator([servo("mx64", 2, q=0.5)], time_scale=8) as emu:
-        time.sleep(0.25)
+        port, ph = sdk(emu, latency_ms=500)
         shaft = emu.servo(1)
-        assert 1.5 < shaft.time < 2.5  # bench time runs 8x faster
+        time.sleep(0.05)
+        before = emu.clock.now()
+        assert ph.ping(port, 1)[1] == COMM_SUCCESS  # the shaft is advanced to the bench time of each packet
+        after = emu.clock.now()
+        assert before - 0.005 <= shaft.time <= after and before >= 8 * 0.05  # bench time runs 8x faster
         q = shaft.sim.q
         emu.set_bench(0.5, 0.2, arm_mass=0.1)
         assert (shaft.sim.bench.mass, shaft.sim.bench.length, shaft.sim.bench.arm_mass) == (0.5, 0.2, 0.1)
         assert abs(shaft.sim.q - q) < 0.2  # the shaft keeps its state (it swings on)
+        port.closePort()
+    assert Clock(4).wall(1.0) == 0.25 and LockstepClock().wall(1.0) == 0.0
 
 
 def test_emulate_command_prints_the_port_and_serves_the_driver():
@@ -120,7 +191,7 @@ def test_emulate_command_prints_the_port_and_serves_the_driver():
         banner = process.stdout.readline()
         port = process.stdout.readline().strip()
         assert "MX-106 (protocol 1), ID 3" in banner and port.startswith("/dev/")
-        with DynamixelDriver(port, ServoConfig(3, "mx106"), protocol=1) as driver:
+        with DynamixelDriver(port, ServoConfig(3, "mx106"), protocol=1, retries=10, latency_ms=200) as driver:
             assert abs(driver.read()[3].position) < 0.01
     finally:
         process.send_signal(signal.SIGTERM)

@@ -9,10 +9,11 @@ from actuator_drivers.dynamixel_emulator import DynamixelEmulator
 
 
 def test_record_command_writes_one_log(tmp_path, capsys):
+    # real time (a separate driver clock): generous receive timeouts, the command is what is tested
     with DynamixelEmulator.single("mx64", "mx64/m6", 1.0, 0.15, protocol=1, time_scale=6) as emu:
         status = main(["record", "--port", emu.port, "--protocol", "1", "--actuator", "mx64",
                        "--trajectory", "up_and_down", "--mass", "1.0", "--length", "0.15", "--kp", "16",
-                       "--logdir", str(tmp_path), "--time-scale", "6", "--retries", "10"])
+                       "--logdir", str(tmp_path), "--time-scale", "6", "--retries", "10", "--latency-ms", "100"])
     assert status == 0
     (log,) = read_logs(tmp_path)
     assert (log.trajectory, log.mass, log.kp, log.motor) == ("up_and_down", 1.0, 16, "mx64")
@@ -22,12 +23,18 @@ def test_record_command_writes_one_log(tmp_path, capsys):
 def test_record_all_command_with_in_process_emulator(tmp_path, capsys):
     status = main(["record-all", "--emulate", "xl330/m6", "--actuator", "xl330", "--logdir", str(tmp_path),
                    "--masses", "0.2,0.3", "--lengths", "0.1", "--kps", "400", "--trajectories", "sin_sin",
-                   "--unattended", "--time-scale", "8"])
+                   "--unattended", "--lockstep"])
     assert status == 0
     logs = read_logs(tmp_path)
     assert sorted(log.mass for log in logs) == [0.2, 0.3]
+    assert [len(log) for log in logs] == [1201, 1201]  # lockstep: every 5 ms tick of the 6 s trajectory
     err = capsys.readouterr().err
     assert "emulator load: 0.3 kg at 0.1 m" in err and "2 logs written" in err
+
+
+def test_lockstep_needs_an_in_process_emulator(tmp_path, capsys):
+    status = main(["record-all", "--port", "/dev/null", "--actuator", "mx64", "--logdir", str(tmp_path), "--lockstep"])
+    assert status == 1 and "--lockstep needs --emulate MODEL" in capsys.readouterr().err
 
 
 def test_record_all_refuses_unattended_load_changes_on_an_external_port(tmp_path, capsys):

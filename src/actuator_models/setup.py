@@ -19,7 +19,8 @@ setup(
         (f"share/{PACKAGE}", ["package.xml"]),
     ],
     python_requires=">=3.10",
-    install_requires=["numpy>=1.24", "optuna>=3.6,<6", "cmaes>=0.10", "matplotlib>=3.7", "pyyaml>=6"],
+    # scipy: least-squares fit of the Dahl loading branch (dahl_identification)
+    install_requires=["numpy>=1.24", "optuna>=3.6,<6", "cmaes>=0.10", "matplotlib>=3.7", "pyyaml>=6", "scipy>=1.10"],
     extras_require={"jit": ["numba>=0.59"]},
     zip_safe=True,
     maintainer="actuator_bench developers",

@@ -7,7 +7,7 @@ how ``actuator-bench`` of package actuator_bench includes them; stand-alone scri
 
     actuator-bench emulate --actuator mx64 --model mx64/m6 --mass 1.0 --length 0.15 [--protocol 1|2]
     actuator-bench record --port /dev/ttyUSB0 --actuator mx64 --trajectory sin_sin --mass 1 --length 0.15 --kp 32 --logdir logs
-    actuator-bench record-all --emulate mx64/m6 --actuator mx64 --logdir logs --unattended --time-scale 4
+    actuator-bench record-all --emulate mx64/m6 --actuator mx64 --logdir logs --unattended --lockstep
 """
 
 from __future__ import annotations
@@ -199,6 +199,9 @@ def _configure_record_all(p: argparse.ArgumentParser) -> None:
     p.add_argument("--trajectories", help="comma-separated trajectory names [all four]")
     p.add_argument("--unattended", action="store_true",
                    help="do not prompt between groups (the in-process emulator changes its own load)")
+    p.add_argument("--lockstep", action="store_true",
+                   help="with --emulate: the emulator's shaft advances with the driver's cycle instead of the wall "
+                        "clock (deterministic recordings, as fast as the host allows; --time-scale is ignored)")
     _add_faults(p)
 
 
@@ -214,13 +217,16 @@ def _grid(args: argparse.Namespace) -> Grid:
 
 def _run_record_all(args: argparse.Namespace) -> int:
     grid = _grid(args)
+    if args.lockstep and not args.emulate:
+        raise ValueError("--lockstep needs --emulate MODEL: only an in-process emulator can share the driver's clock")
     line = ProgressLine()
     emulator = None
     if args.emulate:
         mass, length = grid.groups()[0]
         emulator = DynamixelEmulator.single(
             args.actuator, args.emulate, mass, length, args.arm_mass, protocol=args.protocol, servo_id=args.id,
-            vin=args.vin, time_scale=args.time_scale, faults=Faults(args.drop, args.corrupt, args.delay), seed=args.seed,
+            vin=args.vin, time_scale=None if args.lockstep else args.time_scale,
+            faults=Faults(args.drop, args.corrupt, args.delay), seed=args.seed,
         ).start()
 
         def change(m: float, l: float) -> bool:

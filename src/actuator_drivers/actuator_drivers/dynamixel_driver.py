@@ -14,9 +14,11 @@ Safety:
   servo's own position limits) before anything is sent: :class:`JointLimitError`, nothing sent;
 * torque is released on :meth:`close` (also from ``with`` and at interpreter exit), on any
   communication or hardware fault, and by a watchdog when no :meth:`command` came for
-  ``command_timeout`` seconds of wall-clock time (checked every :meth:`read` and by a background
-  thread; wall time, so that an emulator running faster than real time gets the same tolerance
-  to a stalled host as hardware).
+  ``command_timeout`` seconds of wall-clock time (checked every :meth:`read`, before every
+  :meth:`command` and by a background thread; wall time, so that an emulator running faster
+  than real time gets the same tolerance to a stalled host as hardware). With a lockstep
+  emulator (:class:`~.clock.LockstepClock`) the watchdog counts bench time and has no thread:
+  bench time only passes when the control loop lets it.
 """
 
 from __future__ import annotations
@@ -25,11 +27,10 @@ import atexit
 import logging
 import math
 import threading
-import time
 from dataclasses import dataclass
 from typing import Dict, List, Mapping, Optional, Sequence, Union
 
-from .clock import Clock
+from .clock import Clock, LockstepClock
 from .dynamixel_bus import DynamixelBus, ErrorCounters
 from .dynamixel_errors import DynamixelError, JointLimitError, ModelMismatchError
 from .dynamixel_tables import ControlTable, control_table, table_for_model_number
@@ -108,7 +109,8 @@ class DynamixelDriver:
         retries: extra attempts per transaction after a timeout/corrupt packet.
         command_timeout: watchdog [s of wall-clock time]; None disables it.
         latency_ms: USB latency timer used in receive timeouts [ms].
-        clock: bench clock of the timestamps; wall clock by default.
+        clock: bench clock of the timestamps; wall clock by default (a lockstep emulator's clock
+            for an in-process emulator clocked by this driver's cycle).
     """
 
     def __init__(
@@ -120,7 +122,7 @@ class DynamixelDriver:
         retries: int = 3,
         command_timeout: Optional[float] = 0.5,
         latency_ms: float = 16.0,
-        clock: Optional[Clock] = None,
+        clock: Union[Clock, LockstepClock, None] = None,
     ) -> None:
         configs = [servos] if isinstance(servos, ServoConfig) else list(servos)
         if not configs:
@@ -132,14 +134,14 @@ class DynamixelDriver:
             raise ValueError(f"command_timeout {command_timeout!r}: must be positive seconds or None")
         self.configs: Dict[int, ServoConfig] = {c.servo_id: c for c in configs}
         self.tables: Dict[int, ControlTable] = {c.servo_id: control_table(c.actuator, protocol) for c in configs}
-        self.bus = DynamixelBus(port, protocol, baudrate, retries, latency_ms)
+        self.clock = clock or Clock()
+        self.bus = DynamixelBus(port, protocol, baudrate, retries, latency_ms, clock=self.clock)
         self.protocol = protocol
         self.command_timeout = command_timeout
-        self.clock = clock or Clock()
         self.limits: Dict[int, tuple] = {c.servo_id: (c.min_position, c.max_position) for c in configs}
         self.torque: Dict[int, bool] = {i: False for i in ids}
         self.watchdog_trips = 0
-        self._last_command = time.monotonic()
+        self._last_command = self.clock.watchdog_time()
         self._lock = threading.RLock()
         self._stop = threading.Event()
         self._watchdog: Optional[threading.Thread] = None
@@ -167,8 +169,8 @@ class DynamixelDriver:
             self.bus.close()  # setup turns torque off first; a mismatched device is left untouched
             atexit.unregister(self.close)
             raise
-        self._last_command = time.monotonic()
-        if self.command_timeout is not None:
+        self._last_command = self.clock.watchdog_time()
+        if self.command_timeout is not None and not self.clock.lockstep:
             self._stop.clear()
             self._watchdog = threading.Thread(target=self._watch, name="dynamixel-watchdog", daemon=True)
             self._watchdog.start()
@@ -266,7 +268,8 @@ class DynamixelDriver:
             self._set_torque(on, True)
 
         with self._lock:
-            self._last_command = time.monotonic()
+            self._check_watchdog()  # a command after the timeout finds the torque released, whoever checks first
+            self._last_command = self.clock.watchdog_time()
             self._guarded(send)
 
     def release(self) -> None:
@@ -357,7 +360,7 @@ class DynamixelDriver:
         """Release torque if torque is on and no command came for ``command_timeout``."""
         if self.command_timeout is None or not any(self.torque.values()):
             return
-        idle = time.monotonic() - self._last_command
+        idle = self.clock.watchdog_time() - self._last_command
         if idle > self.command_timeout:
             self.watchdog_trips += 1
             LOG.warning("no command for %.3f s (timeout %.3f s): releasing torque", idle, self.command_timeout)

@@ -5,7 +5,10 @@ e.g. ``/dev/pts/5``) for ``dynamixel_sdk.PortHandler`` and, in a background thre
 instruction packets written there (Protocol 1.0 checksum or Protocol 2.0 CRC-16 with byte
 stuffing), executes them on its :class:`~.dynamixel_firmware.EmulatedServo` objects and writes
 the status packets back after each servo's Return Delay Time. The same thread advances every
-servo's shaft in bench time (``time_scale`` times faster than the wall clock).
+servo's shaft in bench time: ``time_scale`` times faster than the wall clock, or, with
+``time_scale=None``, in lockstep with the driver (a :class:`~.clock.LockstepClock` shared with
+the driver: the shaft advances by exactly the bench time the control loop lets pass, so
+recordings are deterministic whatever the host's load).
 
 Instructions: PING (P2 broadcast ping too), READ, WRITE, REG WRITE, ACTION, REBOOT (P2),
 SYNC WRITE, SYNC READ (P2), BULK READ (P1 and P2), BULK WRITE (P2). Status Return Level and
@@ -14,7 +17,8 @@ answered with an instruction error (unicast) or ignored (broadcast).
 
 Fault injection (:class:`Faults`, changeable while running with :meth:`set_faults`): drop a
 fraction of status packets, corrupt the checksum/CRC of a fraction, delay every status packet,
-or play dead (never answer).
+stall (hold every status packet back until the end of given bench-time windows), or play dead
+(never answer).
 """
 
 from __future__ import annotations
@@ -25,13 +29,13 @@ import select
 import threading
 import tty
 from dataclasses import dataclass, fields, replace
-from typing import Iterator, List, Optional, Sequence, Tuple
+from typing import Iterator, List, Optional, Sequence, Tuple, Union
 
 from actuator_models.model import Model, load_model
 from actuator_models.simulation import Pendulum
 
 from . import dynamixel_packets as pk
-from .clock import Clock
+from .clock import Clock, LockstepClock, make_clock
 from .dynamixel_firmware import EmulatedServo
 from .dynamixel_tables import control_table
 
@@ -45,12 +49,15 @@ class Faults:
         corrupt: probability [0, 1] that a status packet's last checksum/CRC byte is altered.
         delay: extra delay [s of bench time] before every status packet.
         dead: never answer anything.
+        stalls: ``(start, duration)`` windows [s of bench time]: a status packet due inside a
+            window is held back until the window ends (a bus or host hiccup).
     """
 
     drop: float = 0.0
     corrupt: float = 0.0
     delay: float = 0.0
     dead: bool = False
+    stalls: Tuple[Tuple[float, float], ...] = ()
 
     def __post_init__(self) -> None:
         for name in ("drop", "corrupt"):
@@ -59,6 +66,14 @@ class Faults:
                 raise ValueError(f"faults.{name} = {value!r}: must be a probability in [0, 1]")
         if not self.delay >= 0:
             raise ValueError(f"faults.delay = {self.delay!r}: must be >= 0 seconds")
+        for window in self.stalls:
+            if len(window) != 2 or not (window[0] >= 0 and window[1] > 0):
+                raise ValueError(f"faults.stalls window {window!r}: expected (start >= 0, duration > 0) seconds")
+
+    def hold(self, t: float) -> float:
+        """Bench seconds a status packet due at bench time ``t`` waits for its stall window to end."""
+        return max([start + duration - t for start, duration in self.stalls if start <= t < start + duration],
+                   default=0.0)
 
 
 @dataclass
@@ -83,7 +98,8 @@ class DynamixelEmulator:
     Args:
         servos: the servos on the bus (distinct IDs, same protocol).
         faults: injected faults.
-        time_scale: bench time per wall-clock second (physics and return delays run this much faster).
+        time_scale: bench time per wall-clock second (physics and return delays run this much
+            faster); None: lockstep with the driver (share :attr:`clock` with it).
         seed: random seed of the fault injection.
         trace: keep every packet in :attr:`trace` as ``("rx" | "tx", bytes)`` (for tests and debugging).
     """
@@ -92,7 +108,7 @@ class DynamixelEmulator:
         self,
         servos: Sequence[EmulatedServo],
         faults: Faults = Faults(),
-        time_scale: float = 1.0,
+        time_scale: Optional[float] = 1.0,
         seed: Optional[int] = None,
         trace: bool = False,
     ) -> None:
@@ -107,7 +123,7 @@ class DynamixelEmulator:
         self.servos = list(servos)
         self.protocol = protocols.pop()
         self.faults = faults
-        self.clock = Clock(time_scale)
+        self.clock: Union[Clock, LockstepClock] = make_clock(time_scale)
         self.counters = BusCounters()
         self.trace: Optional[List[Tuple[str, bytes]]] = [] if trace else None
         self._random = random.Random(seed)
@@ -200,6 +216,7 @@ class DynamixelEmulator:
         """Change the pendulum of one servo (or of every servo): the user changing the load."""
         bench = Pendulum(mass, length, arm_mass)
         with self._lock:
+            self._advance()  # the old load up to now
             for servo in self.servos if servo_id is None else [self.servo(servo_id)]:
                 servo.set_bench(bench)
 
@@ -212,11 +229,14 @@ class DynamixelEmulator:
     # ------------------------------------------------------------------ the bus thread
     def _serve(self) -> None:
         parser = pk.instruction_parser(self.protocol)
-        wait = min(self.clock.wall(min(s.physics_dt for s in self.servos)), 0.05)  # 0.05 s: notice stop()
+        lockstep = isinstance(self.clock, LockstepClock)
+        # real time: the shafts move between packets too; lockstep: only at packets (0.05 s: notice stop())
+        wait = 0.05 if lockstep else min(self.clock.wall(min(s.physics_dt for s in self.servos)), 0.05)
         while not self._stop.is_set():
             ready, _, _ = select.select([self._master], [], [], wait)
-            with self._lock:
-                self._advance()
+            if not lockstep:
+                with self._lock:
+                    self._advance()
             if not ready:
                 continue
             try:
@@ -224,12 +244,14 @@ class DynamixelEmulator:
             except OSError:
                 return
             for packet in parser.feed(data):
-                if self.trace is not None:
-                    self.trace.append(("rx", packet.raw))
                 with self._lock:
                     self._advance()
                     replies = self._execute(packet)
+                if self.trace is not None:  # after executing: a reader who sees it traced sees its effect
+                    self.trace.append(("rx", packet.raw))
                 self._send(replies)
+            if lockstep:
+                self.clock.handled(len(data))
 
     def _advance(self) -> None:
         now = self.clock.now()
@@ -241,7 +263,7 @@ class DynamixelEmulator:
         for servo, packet in replies:
             if faults.dead:
                 return
-            self.clock.sleep(servo.return_delay + faults.delay)
+            self.clock.sleep(servo.return_delay + faults.delay + faults.hold(self.clock.now()))
             if self._random.random() < faults.drop:
                 self.counters.dropped += 1
                 continue
@@ -252,6 +274,8 @@ class DynamixelEmulator:
                 self.trace.append(("tx", packet))  # before the write: a reader of the reply sees it traced
             self.counters.sent += 1
             os.write(self._master, packet)
+            if isinstance(self.clock, LockstepClock):
+                self.clock.replied(len(packet))
 
     # ------------------------------------------------------------------ instruction semantics
     def _execute(self, packet: pk.Packet) -> List[Tuple[EmulatedServo, bytes]]:

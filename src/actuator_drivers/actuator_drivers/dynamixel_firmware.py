@@ -19,6 +19,7 @@ turns them into the protocol's status error byte.
 
 from __future__ import annotations
 
+import math
 from typing import Dict, Optional, Tuple
 
 from actuator_models.model import Model
@@ -76,7 +77,7 @@ class EmulatedServo:
         self.physics_dt = physics_dt
         self.temperature = temperature
         self.sim = PendulumSimulator(model, bench, vin=vin, q=q)
-        self.time = 0.0  # bench time of the simulation [s]
+        self.steps = 0  # simulation steps done; the shaft is at bench time steps * physics_dt
         self.hardware_error = 0  # Hardware Error Status bits (Protocol 2.0 layout)
         self.memory = bytearray(table.size)
         self._registered: Optional[Tuple[int, bytes]] = None
@@ -101,6 +102,11 @@ class EmulatedServo:
     @property
     def servo_id(self) -> int:
         return self.peek("id")
+
+    @property
+    def time(self) -> float:
+        """Bench time of the simulation [s]."""
+        return self.steps * self.physics_dt
 
     @property
     def protocol(self) -> int:
@@ -241,8 +247,9 @@ class EmulatedServo:
         self.sim = PendulumSimulator(self.model, bench, vin=self.sim.vin, q=q, v=v, integrator=self.sim.integrator)
 
     def advance(self, t: float) -> None:
-        """Run the shaft up to bench time ``t`` [s] in ``physics_dt`` steps."""
-        steps = int((t - self.time) / self.physics_dt)
+        """Run the shaft up to bench time ``t`` [s] in ``physics_dt`` steps (the state depends only on
+        the last ``t``, not on how many calls led there: step counts are integers)."""
+        steps = math.floor(t / self.physics_dt + 1e-9) - self.steps
         if steps <= 0:
             return
         goal = self.value("goal_position")
@@ -250,7 +257,7 @@ class EmulatedServo:
         kp = self.peek(self.table.gain_register) * self.table.kp_per_lsb
         for _ in range(steps):
             self.sim.step(goal, enable, kp, self.physics_dt)
-        self.time += steps * self.physics_dt
+        self.steps += steps
         self._refresh()
 
     def _drive_enabled(self) -> bool:

@@ -4,7 +4,10 @@
         recording = record(driver, "sin_sin", Bench("mx64", 1.0, 0.15), kp=32)
 
 The driver talks to the emulator through ``dynamixel_sdk`` over the pseudo-terminal, exactly as
-to a servo on a USB adapter, and shares the emulator's bench clock.
+to a servo on a USB adapter, and shares the emulator's bench clock. ``time_scale=None`` runs
+them in lockstep: the shaft advances by exactly the bench time the driver's cycle lets pass, so
+a recording is identical on a quiet or a loaded machine (use it wherever a number matters; a
+real-time emulation measures the host's scheduling as much as the servo).
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ def emulated_dynamixel(
     protocol: int = 2,
     servo_id: int = 1,
     vin: Optional[float] = None,
-    time_scale: float = 1.0,
+    time_scale: Optional[float] = 1.0,
     faults: Faults = Faults(),
     seed: Optional[int] = 0,
     physics_dt: float = 0.005,

@@ -162,7 +162,7 @@ def record(
                 raise WatchdogError("the command watchdog released the torque: the control loop stalled "
                                     "for longer than the driver's command timeout")
             t = clock.now() - t0
-            if t > traj.duration:
+            if t > traj.duration + 1e-9:  # a lockstep clock lands on the last tick give or take rounding
                 break
             goal, enable = float(traj.goal(t)), bool(traj.enable(t))
             driver.command({servo: goal}, {servo: enable})

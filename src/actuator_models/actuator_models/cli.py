@@ -14,6 +14,8 @@ from typing import Callable, List, Optional, Sequence
 
 import numpy as np
 
+from .dahl_cli import add_dahl_command
+from .dahl_identification import DahlDataError
 from .evaluation import evaluate
 from .fit_cli import FitUsageError, add_fit_command
 from .logs import LogError, log_files, read_log, resample, write_log
@@ -28,6 +30,7 @@ examples:
   actuator-models simulate --params xl330/m6 --log processed_logs/run.json --out sim.json
   actuator-models evaluate --params xl330/m1 xl330/m6 my_params.json --logs processed_logs/
   actuator-models fit --logs processed_logs/ --actuator xl330 --model all --out fitted/
+  actuator-models dahl identify --constant-velocity A.csv --periodic B.csv --json
 
 Units: rad, rad/s, N m, kg, m, V. Models M1-M6 are those of "Extended Friction Models for the
 Physics Simulation of Servo Actuators" (Duclusaud et al., ICRA 2025)."""
@@ -132,7 +135,7 @@ def _add_core_commands(sub: "argparse._SubParsersAction") -> None:
 
 
 #: Functions that add subcommands.
-COMMAND_GROUPS: List[Callable[["argparse._SubParsersAction"], None]] = [_add_core_commands, add_fit_command]
+COMMAND_GROUPS: List[Callable[["argparse._SubParsersAction"], None]] = [_add_core_commands, add_fit_command, add_dahl_command]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -153,7 +156,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.run(args) or 0)
-    except (LogError, ParamsError, UsageError, FitUsageError) as error:
+    except (LogError, ParamsError, UsageError, FitUsageError, DahlDataError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

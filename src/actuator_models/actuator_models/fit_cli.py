@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Dict, Optional, Tuple
 
 from .actuators import ACTUATORS
+from .friction import DYNAMIC_FRICTION_MODELS
 from .identification import PATIENCE, FitInterrupted, FitResult
 from .report import ALL_MODELS, fit_models
 
@@ -127,7 +128,8 @@ def add_fit_command(sub: "argparse._SubParsersAction") -> None:
     )
     p.add_argument("--logs", required=True, metavar="DIR", help="folder of processed JSON logs")
     p.add_argument("--actuator", required=True, choices=sorted(ACTUATORS), help="actuator model")
-    p.add_argument("--model", required=True, choices=[*ALL_MODELS, "all"], help="friction model, or all of them")
+    p.add_argument("--model", required=True, choices=[*ALL_MODELS, *DYNAMIC_FRICTION_MODELS, "all"],
+                   help="friction model, or all of M1-M6")
     p.add_argument("--trials", type=int, default=6000, help="trials per model (default 6000)")
     split = p.add_mutually_exclusive_group()
     split.add_argument("--validation-fraction", type=float, default=0.25, metavar="F",
