@@ -43,6 +43,7 @@ setup(
         "actuator_models", "actuator_drivers", "actuator_sim",
         "numpy>=1.24", "rosbags>=0.10", "optuna>=3.6", "mujoco>=3.2",
     ],
+    extras_require={"test": ["pytest"]},  # colcon test runs the test/ folder with pytest when listed here
     zip_safe=True,
     maintainer="actuator_bench developers",
     maintainer_email="actuator-bench@example.org",

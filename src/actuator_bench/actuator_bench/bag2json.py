@@ -220,7 +220,11 @@ def bag_logs(bag: Path, namespace: Optional[str] = None) -> List[Log]:
 
 
 def write_logs(logs: Sequence[Log], out_dir: Path, dt: Optional[float] = DEFAULT_DT) -> List[Path]:
-    """Write logs into ``out_dir`` under their source names, resampled at ``dt`` [s] (None: raw)."""
+    """Write logs into ``out_dir`` under their source names, resampled at ``dt`` [s] (None: raw);
+    FileExistsError (nothing written) if one exists."""
+    existing = [str(Path(out_dir) / log.source) for log in logs if (Path(out_dir) / log.source).exists()]
+    if existing:
+        raise FileExistsError(f"not overwriting existing log(s): {', '.join(existing)}")
     paths = []
     for log in logs:
         path = Path(out_dir) / log.source

@@ -175,9 +175,9 @@ class FitJob:
             raise KeyboardInterrupt  # fit() stops on it as on Ctrl-C: best parameters saved, FitInterrupted
 
     def progress(self) -> Optional[FitProgress]:
-        """The model being fitted, its completed trials and best training MAE so far, over all
-        its search phases (studies ``fit-<model>`` and ``fit-<model>-<phase>``: a polish or
-        restarts may add trials beyond the requested ones); None before the first study exists."""
+        """The model being fitted, the completed trials of its main search (study ``fit-<model>``,
+        the one ``trials`` budgets; a later polish or restart phase is not counted) and the best
+        training MAE over all its phases; None before any trial of it completed."""
         storage = self._open_storage()
         if storage is None:
             return None
@@ -186,12 +186,15 @@ class FitJob:
         names = [s.study_name for s in storage.get_all_studies()]
         for model in reversed(self.models):
             name = f"{STUDY_PREFIX}-{model}"
-            ids = sorted(storage.get_study_id_from_name(n) for n in names if n == name or n.startswith(f"{name}-"))
-            if not ids:
+            if name not in names:
                 continue
-            phases = [storage.get_all_trials(i, deepcopy=False, states=(TrialState.COMPLETE,)) for i in ids]
-            best = min((t.value for trials in phases for t in trials), default=math.nan)
-            return FitProgress(model, sum(map(len, phases)), self.request.trials, float(best))
+            ids = [storage.get_study_id_from_name(n) for n in names if n == name or n.startswith(f"{name}-")]
+            phases = {i: storage.get_all_trials(i, deepcopy=False, states=(TrialState.COMPLETE,)) for i in ids}
+            values = [t.value for trials in phases.values() for t in trials]
+            if not values:
+                return None
+            main = len(phases[storage.get_study_id_from_name(name)])
+            return FitProgress(model, main, self.request.trials, float(min(values)))
         return None
 
     def _open_storage(self):

@@ -156,7 +156,7 @@ class SimBench:
 @dataclass
 class SimClock:
     """Simulated time of a :class:`SimBench` as a clock: sleeping steps the physics (for
-    :class:`~actuator_bench.session.BenchSession`, as fast as the host allows)."""
+    :class:`~actuator_bench.loop.BenchLoop` without ROS, as fast as the host allows)."""
 
     bench: SimBench
 
