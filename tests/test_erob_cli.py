@@ -30,7 +30,7 @@ def test_veth_create_and_remove(capsys):
 def test_record_all_against_its_own_emulator(tmp_path, capsys):
     code = main(["record-all", "--emulate", "erob80_100/m6", "--actuator", "erob80_100", "--masses", "8.2",
                  "--kps", "50", "--trajectories", "lift_and_drop", "--unattended", "--cycle-time", "0.002",
-                 "--rate", "100", "--logdir", str(tmp_path)])
+                 "--rate", "100", "--out", str(tmp_path)])
     assert code == 0, capsys.readouterr().err
     (path,) = tmp_path.glob("*.json")
     log = json.loads(path.read_text())
@@ -46,11 +46,11 @@ def test_record_all_against_its_own_emulator(tmp_path, capsys):
 
 def test_input_errors_are_clear(capsys):
     assert main(["record", "--ethercat", "nonexistent0", "--actuator", "mx64", "--trajectory", "sin_sin",
-                 "--mass", "1", "--length", "0.1", "--kp", "8", "--logdir", "/tmp"]) == 2
+                 "--mass", "1", "--length", "0.1", "--kp", "8", "--out", "/tmp"]) == 2
     assert "--actuator mx64 is a Dynamixel; use --port" in capsys.readouterr().err
     assert main(["emulate", "--ethercat", "nonexistent0", "--actuator", "erob80_100"]) == 2
-    assert "give --model, --mass and --length, or --chain" in capsys.readouterr().err
+    assert "give --params, --mass and --length, or --chain" in capsys.readouterr().err
     assert main(["emulate", "--ethercat", "x", "--chain", "erob80_100/m6:3.1"]) == 2
     assert "expected MODEL:MASS:LENGTH" in capsys.readouterr().err
     assert main(["emulate", "--actuator", "mx64", "--mass", "1", "--length", "0.1"]) == 2  # Dynamixel path
-    assert "required: --model" in capsys.readouterr().err
+    assert "required: --params" in capsys.readouterr().err

@@ -2,10 +2,10 @@
 ``record-all`` for eRob, ``veth``); :mod:`.cli` dispatches here.
 
     actuator-bench veth create                       # prints the two new interface names
-    actuator-bench emulate --ethercat ecXs --actuator erob80_100 --model erob80_100/m6 --mass 3.1 --length 0.5
+    actuator-bench emulate --ethercat ecXs --actuator erob80_100 --params erob80_100/m6 --mass 3.1 --length 0.5
     actuator-bench emulate --ethercat ecXs --chain erob80_100/m6:3.1:0.5 erob80_50/m6:1:0.3   # 2R arm
-    actuator-bench record --ethercat ecXm --actuator erob80_100 --trajectory sin_sin --mass 3.1 --length 0.5 --kp 25 --logdir logs
-    actuator-bench record-all --emulate erob80_100/m6 --actuator erob80_100 --logdir logs --unattended
+    actuator-bench record --ethercat ecXm --actuator erob80_100 --trajectory sin_sin --mass 3.1 --length 0.5 --kp 25 --out logs
+    actuator-bench record-all --emulate erob80_100/m6 --actuator erob80_100 --out logs --unattended
     actuator-bench veth remove ecXm
 """
 
@@ -74,7 +74,7 @@ def _chain_joints(args: argparse.Namespace) -> List[EmulatedJoint]:
             joints.append(EmulatedJoint(parts[0], *numbers))
         return joints
     if args.model is None or args.mass is None or args.length is None:
-        raise UsageError("emulate --ethercat: give --model, --mass and --length, or --chain")
+        raise UsageError("emulate --ethercat: give --params, --mass and --length, or --chain")
     return [EmulatedJoint(args.model, args.mass, args.length, args.arm_mass)]
 
 
