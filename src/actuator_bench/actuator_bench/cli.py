@@ -55,6 +55,8 @@ def _configure_demo(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quick", action="store_true", help="a smaller grid and search: about a minute")
     p.add_argument("--out", type=Path, default=Path("demo-out"), help="output folder [demo-out]")
     p.add_argument("--force", action="store_true", help="replace the content of a non-empty --out (refused otherwise)")
+    p.add_argument("--actuator", choices=("mx64", "erob80_100"), default="mx64",
+                   help="emulated servo: a Dynamixel on a pty, or an eRob over EtherCAT on a veth pair (root) [mx64]")
 
 
 def _run_demo(args: argparse.Namespace) -> int:
@@ -62,7 +64,7 @@ def _run_demo(args: argparse.Namespace) -> int:
         refuse_existing([args.out], args.force)
     from .demo import run_demo  # imports MuJoCo and optuna: only when asked
 
-    return run_demo(args.out, args.quick)
+    return run_demo(args.out, args.quick, args.actuator)
 
 
 def _configure_play(registry: BackendRegistry) -> Callable[[argparse.ArgumentParser], None]:
