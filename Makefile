@@ -20,7 +20,7 @@ install: $(STAMP)
 # the no-ROS demo; `make demo DEMO_ARGS=` runs the full one (about 10 minutes on 2 cores)
 DEMO_ARGS ?= --quick
 demo: $(STAMP)
-	$(VENV)/bin/actuator-bench demo $(DEMO_ARGS) --out demo-out
+	$(VENV)/bin/actuator-bench demo $(DEMO_ARGS) --out demo-out --force
 
 test: $(STAMP)
 	$(PY) -m pytest -q tests $(wildcard src/*/test)

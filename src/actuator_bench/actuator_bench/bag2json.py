@@ -34,6 +34,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 from actuator_models.logs import Log, resample, write_log
+from actuator_models.outputs import refuse_existing
 from rosbags.highlevel import AnyReader
 
 from .interfaces import ACTUATOR_COMMAND, ACTUATOR_STATE, BENCH_INFO, JOINT_STATE, bench_typestore
@@ -219,12 +220,12 @@ def bag_logs(bag: Path, namespace: Optional[str] = None) -> List[Log]:
     return streams_logs(read_streams(Path(bag)), Path(bag).name, namespace)
 
 
-def write_logs(logs: Sequence[Log], out_dir: Path, dt: Optional[float] = DEFAULT_DT) -> List[Path]:
+def write_logs(logs: Sequence[Log], out_dir: Path, dt: Optional[float] = DEFAULT_DT,
+               overwrite: bool = False) -> List[Path]:
     """Write logs into ``out_dir`` under their source names, resampled at ``dt`` [s] (None: raw);
-    FileExistsError (nothing written) if one exists."""
-    existing = [str(Path(out_dir) / log.source) for log in logs if (Path(out_dir) / log.source).exists()]
-    if existing:
-        raise FileExistsError(f"not overwriting existing log(s): {', '.join(existing)}")
+    unless ``overwrite``, existing logs of the same names are an
+    :class:`~actuator_models.outputs.OutputExistsError` and nothing is written."""
+    refuse_existing((Path(out_dir) / log.source for log in logs), overwrite)
     paths = []
     for log in logs:
         path = Path(out_dir) / log.source
@@ -233,12 +234,15 @@ def write_logs(logs: Sequence[Log], out_dir: Path, dt: Optional[float] = DEFAULT
     return paths
 
 
-def convert(bag: Path, out_dir: Path, dt: Optional[float] = DEFAULT_DT, namespace: Optional[str] = None) -> List[Path]:
-    """Write the logs of a bag into ``out_dir``, resampled at ``dt`` [s] (None: raw logs)."""
+def convert(bag: Path, out_dir: Path, dt: Optional[float] = DEFAULT_DT, namespace: Optional[str] = None,
+            overwrite: bool = True) -> List[Path]:
+    """Write the logs of a bag into ``out_dir``, resampled at ``dt`` [s] (None: raw logs);
+    with ``overwrite`` False, existing logs of the same names are an
+    :class:`~actuator_models.outputs.OutputExistsError` and nothing is written."""
     logs = bag_logs(bag, namespace)
     if not logs:
         raise ValueError(f"{bag}: no trajectory run found (needs bench_info, commands and joint_states topics)")
-    return write_logs(logs, out_dir, dt)
+    return write_logs(logs, out_dir, dt, overwrite)
 
 
 def is_bag(path: Path) -> bool:

@@ -1,7 +1,8 @@
 """``actuator-bench``: the Dynamixel tools of ``actuator_drivers`` plus the bench's own commands.
 
-    actuator-bench bag2json BAG OUT_DIR [--dt 0.005 | --raw] [--namespace /real]
-    actuator-bench play --backend dynamixel_emulator --trajectory sin_sin --kp 400 --logdir logs [--bag bags/run]
+    actuator-bench bag2json BAG --out DIR [--dt 0.005 | --raw] [--namespace /real] [--force]
+    actuator-bench demo [--quick] [--out DIR] [--force]
+    actuator-bench play --backend dynamixel_emulator --trajectory sin_sin --kp 400 --out logs [--bag bags/run] [--force]
 
 ``play`` runs the bench node's control loop without ROS on any backend of the registry
 (:mod:`actuator_bench.backends`) and records JSON logs (and an MCAP bag) of the same cycles.
@@ -18,6 +19,7 @@ from actuator_drivers.cli import DYNAMIXEL_COMMANDS, Command
 from actuator_drivers.cli import main as run_commands
 
 from actuator_models.actuators import ACTUATORS
+from actuator_models.outputs import refuse_existing
 from actuator_models.trajectories import TRAJECTORIES
 
 from .backends import BACKENDS, BackendRegistry, BenchParams
@@ -28,7 +30,9 @@ from .player import ARM_PATHS
 
 def _configure_bag2json(p: argparse.ArgumentParser) -> None:
     p.add_argument("bag", type=Path, help="rosbag2 folder (MCAP or SQLite 3) recorded from a bench")
-    p.add_argument("out_dir", type=Path, help="folder for the JSON logs (created)")
+    p.add_argument("--out", type=Path, metavar="DIR", help="folder for the JSON logs (created)")
+    p.add_argument("out_dir", type=Path, nargs="?", help=argparse.SUPPRESS)  # the former positional form
+    p.add_argument("--force", action="store_true", help="overwrite logs of an earlier conversion (refused otherwise)")
     timing = p.add_mutually_exclusive_group()
     timing.add_argument("--dt", type=float, default=DEFAULT_DT,
                         help=f"resampling period of the processed logs, s [{DEFAULT_DT}]")
@@ -37,19 +41,25 @@ def _configure_bag2json(p: argparse.ArgumentParser) -> None:
 
 
 def _run_bag2json(args: argparse.Namespace) -> int:
-    paths = convert(args.bag, args.out_dir, None if args.raw else args.dt, args.namespace)
+    out = args.out or args.out_dir
+    if out is None:
+        raise ValueError("bag2json: give --out DIR, the folder for the JSON logs")
+    paths = convert(args.bag, out, None if args.raw else args.dt, args.namespace, overwrite=args.force)
     for path in paths:
         print(path)
-    print(f"{len(paths)} log(s) written to {args.out_dir}", file=sys.stderr)
+    print(f"{len(paths)} log(s) written to {out}", file=sys.stderr)
     return 0
 
 
 def _configure_demo(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quick", action="store_true", help="a smaller grid and search: about a minute")
     p.add_argument("--out", type=Path, default=Path("demo-out"), help="output folder [demo-out]")
+    p.add_argument("--force", action="store_true", help="replace the content of a non-empty --out (refused otherwise)")
 
 
 def _run_demo(args: argparse.Namespace) -> int:
+    if args.out.exists() and any(args.out.iterdir()):
+        refuse_existing([args.out], args.force)
     from .demo import run_demo  # imports MuJoCo and optuna: only when asked
 
     return run_demo(args.out, args.quick)
@@ -69,9 +79,10 @@ def _configure_play(registry: BackendRegistry) -> Callable[[argparse.ArgumentPar
         p.add_argument("--rate", type=float, default=100.0, help="control rate, Hz of bench time [100]")
         p.add_argument("--time-scale", type=float, default=1.0, help="emulator/simulation speed-up [1]")
         p.add_argument("--seed", type=int, default=0, help="emulator seed [0]")
-        p.add_argument("--logdir", type=Path, required=True, help="folder of the JSON logs")
+        p.add_argument("--out", type=Path, required=True, metavar="DIR", help="folder of the JSON logs (created)")
+        p.add_argument("--force", action="store_true", help="overwrite logs of an earlier run (refused otherwise)")
         p.add_argument("--raw", action="store_true", help="raw logs (not resampled)")
-        p.add_argument("--bag", type=Path, help="also write an MCAP bag of the run (folder must not exist)")
+        p.add_argument("--bag", type=Path, help="also write an MCAP bag of the run (a new folder)")
     return configure
 
 
@@ -84,13 +95,14 @@ def _run_play(registry: BackendRegistry) -> Callable[[argparse.Namespace], int]:
         bench = registry.open(args.backend, params)
         try:
             info = BenchInfo(args.actuator, mass=args.mass, length=args.length)
-            record = record_run(bench, info, args.trajectory, args.kp, rate=args.rate, logdir=args.logdir,
-                                bag=args.bag, dt=None if args.raw else DEFAULT_DT, name=args.backend)
+            record = record_run(bench, info, args.trajectory, args.kp, rate=args.rate, logdir=args.out,
+                                bag=args.bag, dt=None if args.raw else DEFAULT_DT, name=args.backend,
+                                overwrite=args.force)
         finally:
             bench.close()
         for path in record.paths:
             print(path)
-        print(f"{record.ticks} cycles; {len(record.paths)} log(s) in {args.logdir}"
+        print(f"{record.ticks} cycles; {len(record.paths)} log(s) in {args.out}"
               + (f"; bag {record.bag}" if record.bag else ""), file=sys.stderr)
         return 0
     return run
@@ -99,15 +111,22 @@ def _run_play(registry: BackendRegistry) -> Callable[[argparse.Namespace], int]:
 def commands(registry: BackendRegistry = BACKENDS) -> Tuple[Command, ...]:
     """Every subcommand, ``play`` offering the backends of ``registry``."""
     play = Command("play", "play a trajectory on a bench of any backend (no ROS) into JSON logs and an MCAP bag",
-                   _configure_play(registry), _run_play(registry))
+                   _configure_play(registry), _run_play(registry),
+                   ("actuator-bench play --backend dynamixel_emulator --trajectory sin_sin --kp 400 --out logs/play",
+                    "actuator-bench play --backend mujoco --trajectory lift_and_drop --kp 400 --out logs/sim "
+                    "--bag bags/sim"))
     return DYNAMIXEL_COMMANDS + BENCH_COMMANDS + (play,)
 
 
 BENCH_COMMANDS = (
     Command("demo", "the whole pipeline without ROS or hardware: emulated servo, recordings, M1-M6 fits, report, plots",
-            _configure_demo, _run_demo),
+            _configure_demo, _run_demo,
+            ("actuator-bench demo --quick --out demo-out      # about a minute",
+             "actuator-bench demo --out demo-full --force     # 48 recordings, under 10 minutes on 2 cores")),
     Command("bag2json", "convert a bench bag into JSON logs (one per trajectory run and joint) for identification",
-            _configure_bag2json, _run_bag2json),
+            _configure_bag2json, _run_bag2json,
+            ("actuator-bench bag2json bags/run1 --out logs/",
+             "actuator-bench bag2json bags/run1 --out logs/raw --raw --namespace /real")),
 )
 
 

@@ -25,6 +25,7 @@ import numpy as np
 from actuator_drivers.emulated import emulated_dynamixel
 from actuator_drivers.record_grid import Grid, record_all
 from actuator_drivers.recording import Recording
+from actuator_models.actuators import actuator
 from actuator_models.identification import Objective
 from actuator_models.logs import Log, read_logs, resample, write_log
 from actuator_models.model import Model, load_model
@@ -111,29 +112,42 @@ def figures(reports: Dict[str, ModelReport], logs: Sequence[Log], settings: Demo
 
     written = []
     best = min(reports, key=lambda m: reports[m].result.validation_mae)
+    title = actuator(settings.actuator).title
+    truth = f"emulated {title}, true model {settings.reference}"
     _, validation = split_logs(logs)
     shown = next((log for log in validation if log.trajectory == "lift_and_drop"), validation[0])
+    fitted_label = {name: f"fitted {name.upper()} (params/{name}.json)" for name in reports}
     simulated = {
-        name.upper(): simulate_logs(reports[name].result.model, [shown])[0][: len(shown)] for name in ("m1", best)
+        fitted_label[name]: simulate_logs(reports[name].result.model, [shown])[0][: len(shown)] for name in ("m1", best)
     }
-    written.append(plot_trajectory(shown.timestamp, shown.position, simulated, out / "trajectory.png",
-                                   goal=shown.goal_position, title=f"{Path(shown.source).name} (validation)"))
-    fitted = {name.upper(): r.result.model for name, r in reports.items() if name in ("m1", "m3", best)}
+    bench = f"{shown.trajectory}, m={shown.mass:g} kg, l={shown.length:g} m, kp={shown.kp:g}"
+    written.append(plot_trajectory(
+        shown.timestamp, shown.position, simulated, out / "trajectory.png", goal=shown.goal_position,
+        title=f"{truth} - data: validation log {Path(shown.source).name} ({bench})\n"
+              f"models: {', '.join(simulated)}"))
+    fitted = {fitted_label[name]: r.result.model for name, r in reports.items() if name in ("m1", "m3", best)}
     torque = 0.8 * stall_torque(next(iter(fitted.values())))
     panels = {name: drive_backdrive(model, torque) for name, model in fitted.items()}
-    written.append(plot_drive_backdrive(panels, out / "drive_backdrive.png", title="fitted models"))
+    written.append(plot_drive_backdrive(
+        panels, out / "drive_backdrive.png",
+        title=f"Drive/backdrive limits of the {title}: models fitted on the demo's recordings ({truth})"))
 
     paths = tuple(settings.paths) or tuple(PATHS)
-    say(f"MuJoCo 2R arm: {len(paths)} path(s), 'real' arm = mx106/m6 + {settings.reference}")
+    real_names = ("mx106/m6", settings.reference)
+    say(f"MuJoCo 2R arm: {len(paths)} path(s), 'real' arm = {real_names[0]} + {real_names[1]}")
     arm = ARMS["mx"]
-    real = (load_model("mx106/m6"), load_model(settings.reference))
+    real = (load_model(real_names[0]), load_model(real_names[1]))
     candidates = {
-        "M1": (load_model("mx106/m1"), reports["m1"].result.model),
-        best.upper(): (load_model(f"mx106/{best}"), reports[best].result.model),
+        "M1 (mx106/m1 + fitted m1)": (load_model("mx106/m1"), reports["m1"].result.model),
+        f"{best.upper()} (mx106/{best} + fitted {best})": (load_model(f"mx106/{best}"), reports[best].result.model),
     }
     table = compare_arm(arm, real, candidates, paths)
-    (out / "arm_2r.json").write_text(json.dumps(table, indent=2) + "\n")
-    written.append(plot_mae_bars(table, out / "arm_2r.png", title="2R arm, low gain: joint MAE vs the 'real' arm"))
+    (out / "arm_2r.json").write_text(json.dumps({"real": list(real_names), "maes": table}, indent=2) + "\n")
+    written.append(plot_mae_bars(
+        table, out / "arm_2r.png",
+        title=f"MuJoCo 2R arm (MX-106 shoulder + MX-64 elbow), low gain: joint MAE against the 'real' arm\n"
+              f"'real' arm = published M6 models ({real_names[0]} + {real_names[1]}), simulated: "
+              f"M6's advantage here is partly built in"))
     for group, row in table.items():
         say(f"2R {group}: " + ", ".join(f"{k} {v:.4f} rad" for k, v in row.items()))
     return written

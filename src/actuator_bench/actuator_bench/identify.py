@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Sequence, Tuple
 
-from actuator_models.actuators import ACTUATORS
+from actuator_models.actuators import actuator as find_actuator
 from actuator_models.identification import FitInterrupted
 from actuator_models.logs import LogError
 from actuator_models.model import ParamsError
@@ -58,8 +58,10 @@ class FitRequest:
         """ValueError naming the first unusable field."""
         if not Path(self.logs).exists():
             raise ValueError(f"logs: {self.logs!r} does not exist")
-        if self.actuator not in ACTUATORS:
-            raise ValueError(f"actuator: {self.actuator!r} is not one of {', '.join(ACTUATORS)}")
+        try:
+            find_actuator(self.actuator)  # a registry name or an actuator description file
+        except ValueError as error:
+            raise ValueError(f"actuator: {error}") from None
         unknown = [m for m in self.models if m not in ALL_MODELS]
         if unknown:
             raise ValueError(f"models: {', '.join(unknown)} not among {', '.join(ALL_MODELS)}")

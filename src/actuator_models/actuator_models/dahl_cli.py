@@ -73,8 +73,10 @@ def _cmd_identify(args: argparse.Namespace) -> int:
 
 def add_dahl_command(sub: "argparse._SubParsersAction") -> None:
     """Add ``dahl identify``."""
+    examples = ("example:\n  actuator-models dahl identify --constant-velocity A.csv --periodic B.csv --json")
     dahl = sub.add_parser("dahl", help="Dahl dynamic friction: two-stage identification",
-                          description="The Dahl friction model (Garcia-Banos and Ikhouane).")
+                          description="The Dahl friction model (Garcia-Banos and Ikhouane).", epilog=examples,
+                          formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = dahl.add_subparsers(dest="dahl_command", metavar="SUBCOMMAND", required=True)
     p = commands.add_parser(
         "identify", help="Fc from a constant-velocity record, rho from a wave-periodic one",
@@ -82,6 +84,7 @@ def add_dahl_command(sub: "argparse._SubParsersAction") -> None:
                     "the loading branch of the last full period of a wave-periodic displacement (eqs. 39, "
                     "40, 41, and a least-squares fit of eq. 35). CSV records with a header line: t,x,F "
                     "(s, rad, N m).",
+        epilog=examples, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--constant-velocity", required=True, metavar="A.csv", help="stage-1 record (t,x,F)")
     p.add_argument("--periodic", required=True, metavar="B.csv", help="stage-2 record (t,x,F), wave-periodic x")

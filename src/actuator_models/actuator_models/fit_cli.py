@@ -8,7 +8,9 @@ import sys
 from pathlib import Path
 from typing import Dict, Optional, Tuple
 
-from .actuators import ACTUATORS
+from .actuators import actuator, actuator_names
+from .logs import check_motor, read_logs
+from .outputs import new_run_folder, refuse_existing
 from .friction import DYNAMIC_FRICTION_MODELS
 from .identification import PATIENCE, FitInterrupted, FitResult
 from .report import ALL_MODELS, fit_models
@@ -60,10 +62,33 @@ def _summary(name: str, result: FitResult) -> str:
     )
 
 
+def _actuator_arg(text: str) -> str:
+    """``--actuator``: a registry name or an actuator description file, checked now."""
+    try:
+        actuator(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
+def _outputs(args: argparse.Namespace, models: list, single: bool) -> Path:
+    """The output folder: a new run folder by default; an explicit --out must not hold outputs
+    of an earlier run unless --force, or --storage (a resumed study updates its own outputs:
+    every earlier trial is kept in the storage)."""
+    if not args.out:
+        return new_run_folder(f"fit-{actuator(args.actuator).name}")
+    out_dir = Path(args.out).parent if single else Path(args.out)
+    written = [out_dir / f"{m}.json" for m in models] + [out_dir / "report"]
+    refuse_existing(written + ([Path(args.out)] if single else []), args.force or bool(args.storage))
+    return out_dir
+
+
 def run_fit(args: argparse.Namespace) -> int:
     models = list(ALL_MODELS) if args.model == "all" else [args.model]
     single = len(models) == 1 and not (args.out and not args.out.endswith(".json"))
-    out_dir = Path(args.out).parent if single and args.out else Path(args.out or f"fit-{args.actuator}")
+    logs = read_logs(args.logs)
+    check_motor(logs, actuator(args.actuator).name, f"--actuator {args.actuator}", args.allow_mismatch)
+    out_dir = _outputs(args, models, single)
     options = dict(
         trials=args.trials,
         validation_fraction=args.validation_fraction,
@@ -81,7 +106,7 @@ def run_fit(args: argparse.Namespace) -> int:
         polish=not args.no_polish,
     )
     try:
-        reports = fit_models(args.logs, args.actuator, models, out_dir, study_prefix=args.study, **options)
+        reports = fit_models(logs, args.actuator, models, out_dir, study_prefix=args.study, **options)
     except FitInterrupted as stop:
         r = stop.result
         print(
@@ -124,10 +149,20 @@ def add_fit_command(sub: "argparse._SubParsersAction") -> None:
                "  actuator-models fit --logs logs/ --actuator mx64 --model all --out fit-mx64/\n"
                "  actuator-models fit --logs logs/ --actuator xl330 --model m6 --validation-kp 800\n"
                "  actuator-models fit --logs logs/ --actuator xl330 --model m3 --set q_offset=0 \\\n"
-               "      --storage runs.journal --study xl330-m3 --workers 2",
+               "      --storage runs.journal --study xl330-m3 --workers 2\n"
+               "  actuator-models fit --logs xm430_logs/ --actuator xm430.yaml --model m1   # a servo of your own\n\n"
+               "Without --out each run writes a new folder (fit-xl330/, fit-xl330-2/, ...); an --out that holds\n"
+               "an earlier run's params or report is refused unless --force (or --storage: a resumed study\n"
+               "updates its outputs). Logs recorded on another motor\n"
+               "than --actuator are refused unless --allow-mismatch.",
     )
     p.add_argument("--logs", required=True, metavar="DIR", help="folder of processed JSON logs")
-    p.add_argument("--actuator", required=True, choices=sorted(ACTUATORS), help="actuator model")
+    p.add_argument("--actuator", required=True, type=_actuator_arg, metavar="NAME|FILE",
+                   help=f"actuator: {', '.join(actuator_names())}, or an actuator description file (.yaml/.json)")
+    p.add_argument("--allow-mismatch", action="store_true",
+                   help="use logs whose 'motor' is another actuator than --actuator (an error otherwise)")
+    p.add_argument("--force", action="store_true",
+                   help="overwrite the params and report of an earlier run in --out (refused otherwise)")
     p.add_argument("--model", required=True, choices=[*ALL_MODELS, *DYNAMIC_FRICTION_MODELS, "all"],
                    help="friction model, or all of M1-M6")
     p.add_argument("--trials", type=int, default=6000, help="trials per model (default 6000)")
@@ -137,7 +172,8 @@ def add_fit_command(sub: "argparse._SubParsersAction") -> None:
     split.add_argument("--validation-kp", type=float, metavar="K", help="hold out the logs recorded at gain K instead")
     p.add_argument("--seed", type=int, default=0, help="random seed (split and CMA-ES), default 0")
     p.add_argument("--out", metavar="PATH",
-                   help="params file (.json) for one model, else a folder for params and report (default fit-<actuator>/)")
+                   help="params file (.json) for one model, else a folder for params and report "
+                        "(default: a new folder fit-<actuator>/, fit-<actuator>-2/, ... on each run)")
     p.add_argument("--set", metavar="NAME=VALUE,...", help="fix parameters, e.g. --set q_offset=0,R=2.5")
     p.add_argument("--bounds", metavar="FILE", help="YAML/JSON file {name: [lower, upper]} overriding search bounds")
     p.add_argument("--storage", metavar="URL",
