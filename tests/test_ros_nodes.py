@@ -204,12 +204,11 @@ def test_backends_offer_the_same_topics_types_and_qos():
         seen = {}
         for backend in ("dynamixel_emulator", "mujoco"):
             node = BenchNode(namespace=backend, parameter_overrides=[Parameter("backend", value=backend)])
-            offered = {}
-            for name, types in node.get_publisher_names_and_types_by_node(node.get_name(), node.get_namespace()):
-                if name.startswith(f"/{backend}/"):
-                    (info,) = node.get_publishers_info_by_topic(name)
-                    qos = info.qos_profile
-                    offered[name.split("/", 2)[2]] = (tuple(types), qos.reliability, qos.durability, qos.depth)
+            offered = {}  # the node's own publishers (the graph cache fills asynchronously: not asked)
+            for topic, pub in node.pubs.items():
+                qos = pub.qos_profile
+                assert pub.topic_name == f"/{backend}/{topic}"
+                offered[topic] = (pub.msg_type, qos.reliability, qos.durability, qos.history, qos.depth)
             seen[backend] = offered
             node.destroy_node()
         assert seen["dynamixel_emulator"] == seen["mujoco"]

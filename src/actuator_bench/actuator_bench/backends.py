@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterator, Mapping, Tuple
 
-from actuator_models.actuators import ACTUATORS
+from actuator_models.actuators import actuator
 from actuator_models.bench import Bench
 
 
@@ -68,9 +68,8 @@ class BenchParams:
                 object.__setattr__(self, name, tuple(values) * n)
             elif len(values) != n:
                 raise ValueError(f"{name}: {len(values)} values for {n} joints {list(self.joints)}")
-        unknown = [a for a in self.actuators if a not in ACTUATORS]
-        if unknown:
-            raise ValueError(f"actuators: unknown {unknown}; expected some of {', '.join(sorted(ACTUATORS))}")
+        for name in self.actuators:
+            actuator(name)  # ValueError naming the registry's actuators for an unknown one
         object.__setattr__(self, "models", tuple(m or f"{a}/m6" for m, a in zip(self.models, self.actuators)))
 
 

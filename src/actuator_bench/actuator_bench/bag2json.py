@@ -223,11 +223,9 @@ def bag_logs(bag: Path, namespace: Optional[str] = None) -> List[Log]:
 def write_logs(logs: Sequence[Log], out_dir: Path, dt: Optional[float] = DEFAULT_DT,
                overwrite: bool = False) -> List[Path]:
     """Write logs into ``out_dir`` under their source names, resampled at ``dt`` [s] (None: raw);
-    unless ``overwrite``, FileExistsError (nothing written) if one exists."""
-    if not overwrite:
-        existing = [str(Path(out_dir) / log.source) for log in logs if (Path(out_dir) / log.source).exists()]
-        if existing:
-            raise FileExistsError(f"not overwriting existing log(s): {', '.join(existing)}")
+    unless ``overwrite``, existing logs of the same names are an
+    :class:`~actuator_models.outputs.OutputExistsError` and nothing is written."""
+    refuse_existing((Path(out_dir) / log.source for log in logs), overwrite)
     paths = []
     for log in logs:
         path = Path(out_dir) / log.source
@@ -244,8 +242,7 @@ def convert(bag: Path, out_dir: Path, dt: Optional[float] = DEFAULT_DT, namespac
     logs = bag_logs(bag, namespace)
     if not logs:
         raise ValueError(f"{bag}: no trajectory run found (needs bench_info, commands and joint_states topics)")
-    refuse_existing((Path(out_dir) / log.source for log in logs), overwrite)
-    return write_logs(logs, out_dir, dt, overwrite=True)
+    return write_logs(logs, out_dir, dt, overwrite)
 
 
 def is_bag(path: Path) -> bool:

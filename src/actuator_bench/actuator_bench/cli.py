@@ -2,7 +2,7 @@
 
     actuator-bench bag2json BAG --out DIR [--dt 0.005 | --raw] [--namespace /real] [--force]
     actuator-bench demo [--quick] [--out DIR] [--force]
-    actuator-bench play --backend dynamixel_emulator --trajectory sin_sin --kp 400 --logdir logs [--bag bags/run]
+    actuator-bench play --backend dynamixel_emulator --trajectory sin_sin --kp 400 --out logs [--bag bags/run] [--force]
 
 ``play`` runs the bench node's control loop without ROS on any backend of the registry
 (:mod:`actuator_bench.backends`) and records JSON logs (and an MCAP bag) of the same cycles.
@@ -81,9 +81,10 @@ def _configure_play(registry: BackendRegistry) -> Callable[[argparse.ArgumentPar
         p.add_argument("--rate", type=float, default=100.0, help="control rate, Hz of bench time [100]")
         p.add_argument("--time-scale", type=float, default=1.0, help="emulator/simulation speed-up [1]")
         p.add_argument("--seed", type=int, default=0, help="emulator seed [0]")
-        p.add_argument("--logdir", type=Path, required=True, help="folder of the JSON logs")
+        p.add_argument("--out", type=Path, required=True, metavar="DIR", help="folder of the JSON logs (created)")
+        p.add_argument("--force", action="store_true", help="overwrite logs of an earlier run (refused otherwise)")
         p.add_argument("--raw", action="store_true", help="raw logs (not resampled)")
-        p.add_argument("--bag", type=Path, help="also write an MCAP bag of the run (folder must not exist)")
+        p.add_argument("--bag", type=Path, help="also write an MCAP bag of the run (a new folder)")
     return configure
 
 
@@ -96,13 +97,14 @@ def _run_play(registry: BackendRegistry) -> Callable[[argparse.Namespace], int]:
         bench = registry.open(args.backend, params)
         try:
             info = BenchInfo(args.actuator, mass=args.mass, length=args.length)
-            record = record_run(bench, info, args.trajectory, args.kp, rate=args.rate, logdir=args.logdir,
-                                bag=args.bag, dt=None if args.raw else DEFAULT_DT, name=args.backend)
+            record = record_run(bench, info, args.trajectory, args.kp, rate=args.rate, logdir=args.out,
+                                bag=args.bag, dt=None if args.raw else DEFAULT_DT, name=args.backend,
+                                overwrite=args.force)
         finally:
             bench.close()
         for path in record.paths:
             print(path)
-        print(f"{record.ticks} cycles; {len(record.paths)} log(s) in {args.logdir}"
+        print(f"{record.ticks} cycles; {len(record.paths)} log(s) in {args.out}"
               + (f"; bag {record.bag}" if record.bag else ""), file=sys.stderr)
         return 0
     return run
@@ -111,7 +113,10 @@ def _run_play(registry: BackendRegistry) -> Callable[[argparse.Namespace], int]:
 def commands(registry: BackendRegistry = BACKENDS) -> Tuple[Command, ...]:
     """Every subcommand, ``play`` offering the backends of ``registry``."""
     play = Command("play", "play a trajectory on a bench of any backend (no ROS) into JSON logs and an MCAP bag",
-                   _configure_play(registry), _run_play(registry))
+                   _configure_play(registry), _run_play(registry),
+                   ("actuator-bench play --backend dynamixel_emulator --trajectory sin_sin --kp 400 --out logs/play",
+                    "actuator-bench play --backend mujoco --trajectory lift_and_drop --kp 400 --out logs/sim "
+                    "--bag bags/sim"))
     return DYNAMIXEL_COMMANDS + BENCH_COMMANDS + (play,)
 
 

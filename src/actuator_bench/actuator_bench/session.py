@@ -23,6 +23,7 @@ from typing import Dict, List, Optional, Sequence
 
 from actuator_models.bench import Bench
 from actuator_models.logs import Log
+from actuator_models.outputs import refuse_existing
 
 from .bag2json import DEFAULT_DT, BenchStreams, streams_logs, write_logs
 from .bench_core import publications
@@ -87,11 +88,15 @@ class RunRecord:
 
 def record_run(bench: Bench, info: BenchInfo, trajectory: str, kp: float, *, rate: float = 100.0,
                logdir: Optional[Path] = None, bag: Optional[Path] = None, dt: Optional[float] = DEFAULT_DT,
-               name: str = "run", arm: str = "mx", joints: Optional[Sequence[str]] = None) -> RunRecord:
+               name: str = "run", arm: str = "mx", joints: Optional[Sequence[str]] = None,
+               overwrite: bool = False) -> RunRecord:
     """Play ``trajectory`` at gain ``kp`` on ``bench`` at ``rate`` [Hz] of bench time; write the
     logs into ``logdir`` (resampled at ``dt`` [s], None: raw) and, with ``bag``, an MCAP bag of
-    the same cycles. ``info`` describes the bench (actuator, pendulum) for the logs."""
+    the same cycles. ``info`` describes the bench (actuator, pendulum) for the logs. Existing logs
+    of the same names are refused before anything is played, unless ``overwrite``."""
     player = TrajectoryPlayer(joints or bench.joints, info, arm)
+    if logdir is not None and not overwrite:  # names follow from the run: check the joints' ones now
+        refuse_existing(Path(logdir).glob(f"{name}_000_{trajectory}_*.json"), overwrite)
     loop = BenchLoop(bench, player)
     stream = StreamSink()
     recorder = None
@@ -106,5 +111,5 @@ def record_run(bench: Bench, info: BenchInfo, trajectory: str, kp: float, *, rat
         if recorder is not None:
             recorder.stop()
     logs = stream.logs(name)
-    paths = write_logs(logs, Path(logdir), dt) if logdir is not None else []
+    paths = write_logs(logs, Path(logdir), dt, overwrite) if logdir is not None else []
     return RunRecord(logs, paths, bag, ticks)

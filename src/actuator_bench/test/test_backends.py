@@ -107,7 +107,7 @@ def test_recorder_accepts_the_fake_backend(tmp_path):
 
 def test_cli_accepts_the_fake_backend(tmp_path, capsys):
     argv = ["play", "--backend", "first_order", "--trajectory", "lift_and_drop", "--kp", "400", "--rate", "200",
-            "--logdir", str(tmp_path / "logs"), "--raw", "--bag", str(tmp_path / "bag")]
+            "--out", str(tmp_path / "logs"), "--raw", "--bag", str(tmp_path / "bag")]
     assert cli.main(argv, REGISTRY) == 0
     (path,) = sorted((tmp_path / "logs").glob("*.json"))
     log = read_log(path)

@@ -73,12 +73,19 @@ def spin(make_node: Callable[[], Node], args: Optional[list] = None,
     then raises :class:`rclpy.exceptions.RCLError` ("publisher's context is invalid", "failed to
     initialize wait set") or :class:`ExternalShutdownException`: once the context is shut down,
     such errors are the shutdown itself, not faults (cf. ros2/rclpy#398); while it is valid they
-    propagate.
+    propagate. A node that cannot start logs one line and exits with status 2 for bad parameters
+    (ValueError) and 1 for a runtime fault (no bus, bus errors).
     """
     rclpy.init(args=args)
     node = None
     try:
-        node = make_node()
+        try:
+            node = make_node()
+        except (ValueError, OSError, RuntimeError) as error:
+            if not rclpy.ok():  # interrupted while starting
+                return
+            rclpy.logging.get_logger('actuator_bench').fatal(f'cannot start: {error}')
+            raise SystemExit(2 if isinstance(error, ValueError) else 1) from None
         rclpy.spin(node, make_executor() if make_executor else None)
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
