@@ -18,7 +18,7 @@ import sys
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Dict, List, Sequence
+from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
@@ -40,7 +40,10 @@ class DemoSettings:
 
     Attributes:
         reference: the emulated servo's true model. actuator: its actuator name.
-        grid: configurations to record. time_scale: emulator speed-up over real time.
+        grid: configurations to record. time_scale: emulator speed-up over real time, or None
+        (the default) for lockstep: the emulated shaft advances by exactly the bench time the
+        driver's cycle lets pass, so the recordings, and every number after them, do not depend on
+        how loaded the host is.
         trials: CMA-ES trials per friction model (early stop on convergence).
         paths: 2R end-effector paths compared in MuJoCo (low gain); empty = all of them.
         arm: the MuJoCo 2R arm (``mx``, ``erob``). partner: the actuator of the arm's other joint.
@@ -51,7 +54,7 @@ class DemoSettings:
     reference: str = "mx64/m6"
     actuator: str = "mx64"
     grid: Grid = Grid((0.5, 1.0, 1.5), (0.1, 0.2), (8, 32))
-    time_scale: float = 4.0
+    time_scale: Optional[float] = None
     trials: int = 6000
     paths: Sequence[str] = ()
     arm: str = "mx"
@@ -61,7 +64,7 @@ class DemoSettings:
 
 
 FULL = DemoSettings()
-QUICK = replace(FULL, grid=Grid((0.5, 1.5), (0.15,), (8, 32)), time_scale=6.0, trials=1500, paths=("circle",))
+QUICK = replace(FULL, grid=Grid((0.5, 1.5), (0.15,), (8, 32)), trials=1500, paths=("circle",))
 #: eRob80:100 through the EtherCAT driver and emulator (PD law at 500 Hz), shoulder of the eRob arm
 EROB_FULL = DemoSettings("erob80_100/m6", "erob80_100", Grid((3.1, 8.2, 14.6), (0.5,), (25, 100)), arm="erob",
                          partner="erob80_50", fitted_joint=0, ethercat=True)
@@ -179,6 +182,10 @@ def figures(reports: Dict[str, ModelReport], logs: Sequence[Log], settings: Demo
     return written
 
 
+def _pace(time_scale: Optional[float]) -> str:
+    return "in lockstep with the driver's cycle" if time_scale is None else f"at {time_scale:g}x real time"
+
+
 def run_demo(out: Path, quick: bool = False, actuator: str = "mx64") -> int:
     """Run the demo into ``out`` with an emulated ``actuator`` (``mx64``, or ``erob80_100``: root
     for its veth pair); returns an exit status."""
@@ -187,7 +194,7 @@ def run_demo(out: Path, quick: bool = False, actuator: str = "mx64") -> int:
     out.mkdir(parents=True, exist_ok=True)
     say(f"{'quick' if quick else 'full'} demo into {out}: emulated {settings.actuator} with model "
         f"{settings.reference}, {len(settings.grid)} recordings "
-        + ("clocked by EtherCAT frames" if settings.ethercat else f"at {settings.time_scale:g}x real time"))
+        + ("clocked by EtherCAT frames" if settings.ethercat else _pace(settings.time_scale)))
     raw = record_logs(settings, out / "logs" / "raw")
     logs = process(raw, out / "logs" / "processed")
     say(f"processed {len(logs)} logs at 5 ms ({time.perf_counter() - start:.0f} s so far); identifying M1-M6")
