@@ -23,7 +23,7 @@ demo: $(STAMP)
 	$(VENV)/bin/actuator-bench demo $(DEMO_ARGS) --out demo-out --force
 
 test: $(STAMP)
-	$(PY) -m pytest -q tests
+	$(PY) -m pytest -q tests $(wildcard src/*/test)
 
 clean:
 	rm -rf $(VENV)

@@ -18,7 +18,7 @@ import sys
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Dict, List, Sequence, Union
+from typing import Dict, List, Optional, Sequence, Union
 
 
 from actuator_drivers.emulated import emulated_dynamixel
@@ -39,21 +39,36 @@ class DemoSettings:
 
     Attributes:
         reference: the emulated servo's true model. actuator: its actuator name.
-        grid: configurations to record. time_scale: emulator speed-up over real time.
+        grid: configurations to record. time_scale: emulator speed-up over real time, or None
+        (the default) for lockstep: the emulated shaft advances by exactly the bench time the
+        driver's cycle lets pass, so the recordings, and every number after them, do not depend on
+        how loaded the host is.
         trials: CMA-ES trials per friction model (early stop on convergence).
         paths: 2R end-effector paths compared in MuJoCo (low gain); empty = all of them.
+        arm: the MuJoCo 2R arm (``mx``, ``erob``). partner: the actuator of the arm's other joint.
+        fitted_joint: which joint carries the emulated actuator (0 shoulder, 1 elbow).
+        ethercat: the emulated servo is an eRob on a veth pair (root), else a Dynamixel on a pty.
     """
 
     reference: str = "mx64/m6"
     actuator: str = "mx64"
     grid: Grid = Grid((0.5, 1.0, 1.5), (0.1, 0.2), (8, 32))
-    time_scale: float = 4.0
+    time_scale: Optional[float] = None
     trials: int = 6000
     paths: Sequence[str] = ()
+    arm: str = "mx"
+    partner: str = "mx106"
+    fitted_joint: int = 1
+    ethercat: bool = False
 
 
 FULL = DemoSettings()
-QUICK = replace(FULL, grid=Grid((0.5, 1.5), (0.15,), (8, 32)), time_scale=6.0, trials=1500, paths=("circle",))
+QUICK = replace(FULL, grid=Grid((0.5, 1.5), (0.15,), (8, 32)), trials=1500, paths=("circle",))
+#: eRob80:100 through the EtherCAT driver and emulator (PD law at 500 Hz), shoulder of the eRob arm
+EROB_FULL = DemoSettings("erob80_100/m6", "erob80_100", Grid((3.1, 8.2, 14.6), (0.5,), (25, 100)), arm="erob",
+                         partner="erob80_50", fitted_joint=0, ethercat=True)
+EROB_QUICK = replace(EROB_FULL, grid=Grid((3.1, 14.6), (0.5,), (25, 100)), trials=1500, paths=("circle",))
+SETTINGS = {"mx64": (FULL, QUICK), "erob80_100": (EROB_FULL, EROB_QUICK)}
 
 
 def say(text: str) -> None:
@@ -71,6 +86,13 @@ def record_logs(settings: DemoSettings, raw_dir: Path) -> List[Path]:
             f"({recording.cycles} cycles at {recording.rate:.0f} Hz, {recording.errors.errors} comm errors)")
 
     first_mass, first_length = settings.grid.groups()[0]
+    if settings.ethercat:
+        from actuator_drivers.erob_emulated import EmulatedJoint, emulated_erob
+
+        with emulated_erob([EmulatedJoint(settings.reference, first_mass, first_length)], cycle_time=0.002) as (_, erob):
+            record_all(erob, settings.grid, settings.actuator, raw_dir, lambda m, l: erob.set_bench(1, m, l) is None,
+                       on_recording=finished, rate=200, prepare_time=1.0, return_time=1.0)
+        return done
     with emulated_dynamixel(settings.actuator, settings.reference, first_mass, first_length,
                             protocol=1, time_scale=settings.time_scale) as (emulator, driver):
         def change_bench(mass: float, length: float) -> bool:
@@ -132,19 +154,26 @@ def figures(reports: Dict[str, ModelReport], logs: Sequence[Log], settings: Demo
         title=f"Drive/backdrive limits of the {title}: models fitted on the demo's recordings ({truth})"))
 
     paths = tuple(settings.paths) or tuple(PATHS)
-    real_names = ("mx106/m6", settings.reference)
+    partner = settings.partner
+
+    def joints(other, emulated):  # (shoulder, elbow)
+        return (emulated, other) if settings.fitted_joint == 0 else (other, emulated)
+
+    real_names = joints(f"{partner}/m6", settings.reference)
     say(f"MuJoCo 2R arm: {len(paths)} path(s), 'real' arm = {real_names[0]} + {real_names[1]}")
-    arm = ARMS["mx"]
+    arm = ARMS[settings.arm]
     real = (load_model(real_names[0]), load_model(real_names[1]))
     candidates = {
-        "M1 (mx106/m1 + fitted m1)": (load_model("mx106/m1"), reports["m1"].result.model),
-        f"{best.upper()} (mx106/{best} + fitted {best})": (load_model(f"mx106/{best}"), reports[best].result.model),
+        f"M1 ({partner}/m1 + fitted m1)": joints(load_model(f"{partner}/m1"), reports["m1"].result.model),
+        f"{best.upper()} ({partner}/{best} + fitted {best})": joints(load_model(f"{partner}/{best}"),
+                                                                     reports[best].result.model),
     }
     table = compare_arm(arm, real, candidates, paths)
     (out / "arm_2r.json").write_text(json.dumps({"real": list(real_names), "maes": table}, indent=2) + "\n")
     written.append(plot_mae_bars(
         table, out / "arm_2r.png",
-        title=f"MuJoCo 2R arm (MX-106 shoulder + MX-64 elbow), low gain: joint MAE against the 'real' arm\n"
+        title=f"MuJoCo 2R arm ({actuator(arm.shoulder).title} shoulder + {actuator(arm.elbow).title} elbow), low gain: "
+              f"joint MAE against the 'real' arm\n"
               f"'real' arm = published M6 models ({real_names[0]} + {real_names[1]}), simulated: "
               f"M6's advantage here is partly built in"))
     for group, row in table.items():
@@ -152,13 +181,19 @@ def figures(reports: Dict[str, ModelReport], logs: Sequence[Log], settings: Demo
     return written
 
 
-def run_demo(out: Path, quick: bool = False) -> int:
-    """Run the demo into ``out``; returns an exit status."""
-    settings = QUICK if quick else FULL
+def _pace(time_scale: Optional[float]) -> str:
+    return "in lockstep with the driver's cycle" if time_scale is None else f"at {time_scale:g}x real time"
+
+
+def run_demo(out: Path, quick: bool = False, actuator: str = "mx64") -> int:
+    """Run the demo into ``out`` with an emulated ``actuator`` (``mx64``, or ``erob80_100``: root
+    for its veth pair); returns an exit status."""
+    settings = SETTINGS[actuator][1 if quick else 0]
     start = time.perf_counter()
     out.mkdir(parents=True, exist_ok=True)
     say(f"{'quick' if quick else 'full'} demo into {out}: emulated {settings.actuator} with model "
-        f"{settings.reference}, {len(settings.grid)} recordings at {settings.time_scale:g}x real time")
+        f"{settings.reference}, {len(settings.grid)} recordings "
+        + ("clocked by EtherCAT frames" if settings.ethercat else _pace(settings.time_scale)))
     raw = record_logs(settings, out / "logs" / "raw")
     logs = process(raw, out / "logs" / "processed")
     say(f"processed {len(logs)} logs at 5 ms ({time.perf_counter() - start:.0f} s so far); identifying M1-M6")

@@ -13,6 +13,8 @@ One vocabulary with ``actuator-models`` and ``actuator-sim``: ``--params`` (a pa
 published model), ``--out`` (where files go; ``--model`` and ``--logdir`` remain as aliases), and
 the exit statuses of :mod:`actuator_models.exit_codes` (2 bad input, 1 runtime fault: the bus,
 the servo or the disk failed).
+
+eRob over EtherCAT (``--ethercat IFACE``, ``veth``): see :mod:`.erob_cli`.
 """
 
 from __future__ import annotations
@@ -31,11 +33,13 @@ from actuator_models.model import ParamsError, load_model
 from actuator_models.outputs import OutputExistsError
 from actuator_models.trajectories import TRAJECTORIES
 
+from . import erob_cli
 from .clock import Clock
+from .driver_errors import DriverError, UsageError
 from .dynamixel_bus import SDK_BAUDRATES
 from .dynamixel_driver import DynamixelDriver, ServoConfig
 from .dynamixel_emulator import DynamixelEmulator, Faults
-from .dynamixel_errors import DynamixelError
+from .dynamixel_tables import table_actuators
 from .record_grid import Grid, default_grid, parse_values, prompt_bench, record_all, split_names
 from .recording import Bench, Progress, Recording, RecordingError, record
 
@@ -77,8 +81,8 @@ def _fraction(text: str) -> float:
 
 
 def _add_servo(p: argparse.ArgumentParser, required_actuator: bool = True) -> None:
-    p.add_argument("--actuator", required=required_actuator, choices=("mx64", "mx106", "xl330"),
-                   help="servo model")
+    p.add_argument("--actuator", required=required_actuator, choices=table_actuators() + erob_cli.EROB_ACTUATORS,
+                   help="servo model (erob*: with --ethercat or --emulate)")
     p.add_argument("--protocol", type=int, choices=(1, 2), default=2,
                    help="firmware protocol (MX: 1 or 2; XL330: 2) [2]")
     p.add_argument("--id", type=int, default=1, help="servo ID [1]")
@@ -145,18 +149,26 @@ def _summary(r: Recording) -> str:
 
 # ---------------------------------------------------------------------- emulate
 def _configure_emulate(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--params", "--model", dest="model", required=True, metavar="P",
-                   help="servo model driving the shaft: a params JSON or a published model such as mx64/m6")
+    p.add_argument("--params", "--model", dest="model", metavar="P",
+                   help="servo model driving the shaft: a params JSON or a published model such as mx64/m6 "
+                        "(required, except with --chain)")
     _add_servo(p, required_actuator=False)
-    p.add_argument("--mass", type=_positive, required=True, help="pendulum mass, kg")
-    p.add_argument("--length", type=_positive, required=True, help="pendulum length, m")
+    p.add_argument("--mass", type=_positive, help="pendulum mass, kg (required, except with --chain)")
+    p.add_argument("--length", type=_positive, help="pendulum length, m (required, except with --chain)")
     p.add_argument("--arm-mass", type=_non_negative, default=0.0, help="mass of the arm itself, kg [0]")
     p.add_argument("--vin", type=_positive, help="supply voltage, V [model default]")
     p.add_argument("--physics-dt", type=_positive, default=0.005, help="simulation step, s [0.005]")
     _add_faults(p)
+    erob_cli.add_emulate_options(p)
 
 
 def _run_emulate(args: argparse.Namespace) -> int:
+    if args.ethercat:
+        return erob_cli.run_emulate(args)
+    missing = [f"--{o}" for o, n in (("params", "model"), ("mass", "mass"), ("length", "length"))
+               if getattr(args, n) is None]
+    if missing:
+        raise UsageError(f"emulate: the following arguments are required: {', '.join(missing)}")
     model = load_model(args.model)
     actuator = args.actuator or model.actuator.name
     emulator = DynamixelEmulator.single(
@@ -186,9 +198,12 @@ def _run_emulate(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------------- record
 def _configure_record(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--port", required=True, help="serial device or emulator pty")
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--port", help="serial device or emulator pty")
+    source.add_argument("--ethercat", metavar="IFACE", help="EtherCAT interface of an eRob (hardware or emulator)")
     _add_servo(p)
     _add_bus(p)
+    erob_cli.add_driver_options(p)
     p.add_argument("--trajectory", required=True, choices=tuple(TRAJECTORIES),
                    help="identification trajectory (paper section V-A, 6 s each): " + ", ".join(TRAJECTORIES))
     p.add_argument("--mass", type=_positive, required=True, help="pendulum mass, kg")
@@ -198,7 +213,10 @@ def _configure_record(p: argparse.ArgumentParser) -> None:
 
 def _run_record(args: argparse.Namespace) -> int:
     line = ProgressLine()
-    with _driver(args, args.port, Clock(args.time_scale)) as driver:
+    _check_source(args, args.ethercat)
+    opened = (erob_cli.erob_driver(args, args.ethercat, args.stepped) if args.ethercat
+              else _driver(args, args.port, Clock(args.time_scale)))
+    with opened as driver:
         recording = record(driver, args.trajectory, Bench(args.actuator, args.mass, args.length, args.arm_mass, args.vin),
                            args.kp, rate=args.rate, logdir=args.logdir, progress=line)
     line.done(recording)
@@ -210,9 +228,12 @@ def _configure_record_all(p: argparse.ArgumentParser) -> None:
     source = p.add_mutually_exclusive_group(required=True)
     source.add_argument("--port", help="serial device or external emulator pty")
     source.add_argument("--emulate", metavar="P",
-                        help="run an in-process emulator driven by params P (a params JSON or a published model such as mx64/m6)")
+                        help="run an in-process emulator driven by params P (a params JSON or a published model such as "
+                             "mx64/m6; for eRob a veth pair and an emulator process, root needed)")
+    source.add_argument("--ethercat", metavar="IFACE", help="EtherCAT interface of an eRob (hardware or emulator)")
     _add_servo(p)
     _add_bus(p)
+    erob_cli.add_driver_options(p)
     p.add_argument("--masses", help="comma-separated masses, kg [Table I]")
     p.add_argument("--lengths", help="comma-separated lengths, m [Table I]")
     p.add_argument("--kps", help="comma-separated gains [Table I]")
@@ -235,12 +256,22 @@ def _grid(args: argparse.Namespace) -> Grid:
     )
 
 
+def _check_source(args: argparse.Namespace, ethercat: Optional[str]) -> None:
+    if erob_cli.is_erob(args.actuator) and args.port:
+        raise UsageError(f"--actuator {args.actuator}: an eRob is reached with --ethercat IFACE (or --emulate), not --port")
+    if ethercat and not erob_cli.is_erob(args.actuator):
+        raise UsageError(f"--ethercat: --actuator {args.actuator} is a Dynamixel; use --port")
+
+
 def _run_record_all(args: argparse.Namespace) -> int:
     grid = _grid(args)
     if args.lockstep and not args.emulate:
         raise ValueError("--lockstep needs --emulate MODEL: only an in-process emulator can share the driver's clock")
     line = ProgressLine()
     emulator = None
+    _check_source(args, args.ethercat)
+    if erob_cli.is_erob(args.actuator):
+        return _run_record_all_erob(args, grid, line)
     if args.emulate:
         mass, length = grid.groups()[0]
         emulator = DynamixelEmulator.single(
@@ -268,8 +299,30 @@ def _run_record_all(args: argparse.Namespace) -> int:
     finally:
         if emulator is not None:
             emulator.stop()
+    _report_done(done, args.logdir)
+    return 0
+
+
+def _report_done(done: Sequence[Recording], logdir: str) -> None:
     errors = sum(r.errors.errors for r in done)
-    print(f"{len(done)} logs written to {args.logdir}; communication errors {errors}", file=sys.stderr)
+    print(f"{len(done)} logs written to {logdir}; communication errors {errors}", file=sys.stderr)
+
+
+def _run_record_all_erob(args: argparse.Namespace, grid: Grid, line: ProgressLine) -> int:
+    def run(driver, change) -> List[Recording]:
+        return record_all(driver, grid, args.actuator, args.logdir, change, arm_mass=args.arm_mass, vin=args.vin,
+                          rate=args.rate, progress=line, on_recording=line.done)
+
+    print(f"{len(grid)} recordings in {len(grid.groups())} mass/length group(s) -> {args.logdir}", file=sys.stderr)
+    if args.emulate:
+        done = erob_cli.emulated_record_all(args, grid, run)
+    else:
+        if args.unattended and len(grid.groups()) > 1:
+            raise ValueError("--unattended with --ethercat cannot change the mass/length of an external bench; "
+                             "use --emulate MODEL, or a single --masses/--lengths group")
+        with erob_cli.erob_driver(args, args.ethercat, args.stepped) as driver:
+            done = run(driver, (lambda m, l: True) if args.unattended else prompt_bench)
+    _report_done(done, args.logdir)
     return 0
 
 
@@ -285,12 +338,16 @@ DYNAMIXEL_COMMANDS = (
     Command("record-all", "record a Table I style grid (prompts to change the load)", _configure_record_all, _run_record_all,
             ("actuator-bench record-all --port /dev/ttyUSB0 --actuator mx64 --out logs/raw",
              "actuator-bench record-all --emulate mx64/m6 --actuator mx64 --out logs/raw --unattended --lockstep")),
+    Command("veth", "create or remove a veth pair (the virtual EtherCAT cable; root)", erob_cli.configure_veth,
+            erob_cli.run_veth,
+            ("actuator-bench veth create ecm0 ecs0      # master end, emulator end",
+             "actuator-bench veth remove ecm0")),
 )
 COMMANDS = DYNAMIXEL_COMMANDS
 
 #: Errors that mean bad input (exit status 2); the others of a recording are runtime faults (1).
 BAD_INPUT_ERRORS = (ValueError, LogError, ParamsError, ActuatorFileError, OutputExistsError)
-RUNTIME_ERRORS = (RecordingError, DynamixelError, OSError)
+RUNTIME_ERRORS = (RecordingError, DriverError, OSError)
 EPILOG = """\
 Exit status: 0 done, 2 bad input (an unusable argument or file), 1 a runtime fault (the bus,
 the servo or the disk failed), 130 interrupted. Each subcommand's --help shows examples."""

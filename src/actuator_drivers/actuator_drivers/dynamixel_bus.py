@@ -217,7 +217,10 @@ class DynamixelBus:
         for index in range(tries):
             if index:
                 self.counters.retries += 1
-            data, result, error = attempt()
+            try:
+                data, result, error = attempt()
+            except IndexError:  # dynamixel_sdk indexes a valid status packet shorter than asked for
+                data, result, error = None, COMM_RX_CORRUPT, 0  # (a late reply to an earlier instruction)
             if result == COMM_SUCCESS:
                 return data, error
             if result == COMM_RX_TIMEOUT:

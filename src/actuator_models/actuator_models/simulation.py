@@ -238,9 +238,15 @@ class PendulumSimulator:
 
     def step(self, goal: float, enable: bool, kp: float, dt: float) -> None:
         """Advance ``dt`` [s] with the firmware tracking ``goal`` [rad] at gain ``kp``."""
+        control = float(self.model.actuator.control(goal, self.q, self.v, kp, self.vin))
+        self.step_control(control, enable, dt)
+
+    def step_control(self, control: float, enable: bool, dt: float) -> None:
+        """Advance ``dt`` [s] with a given control signal (V or A), for a control law computed
+        outside the firmware (the eRob PD law runs on the EtherCAT master)."""
         p = self.model.values
         act = self.model.actuator
-        self.control = float(act.control(goal, self.q, self.v, kp, self.vin))
+        self.control = float(control)
         te = float(self.bench.gravity_torque(self.q + p.get("q_offset", 0.0)))
         tm = float(act.torque(self.control, bool(enable), self.v, p, self.vin))
         budget = self.model.friction.budget(tm, te, self.v, p)
