@@ -19,11 +19,11 @@ from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
 from actuator_bench.backends import BACKENDS
-from actuator_bench.launch_common import common_arguments, config_file, launch_file
+from actuator_bench.launch_common import bench_config, common_arguments, launch_file
 
 
 def nodes(context: LaunchContext) -> list:
-    config = config_file(LaunchConfiguration('config').perform(context), __file__)
+    config = bench_config(context, __file__)
     namespace = LaunchConfiguration('namespace')
     return [
         Node(package='actuator_bench', executable='bench_node', namespace=namespace,
@@ -43,7 +43,7 @@ def generate_launch_description() -> LaunchDescription:
         DeclareLaunchArgument('namespace', default_value='real', description='Namespace of the bench topics'),
         DeclareLaunchArgument('recorder', default_value='true', description='Run a recorder for this bench'),
         DeclareLaunchArgument('identification', default_value='true', description='Run the identification node'),
-        *common_arguments(__file__),
+        *common_arguments(),
         OpaqueFunction(function=nodes),
         IncludeLaunchDescription(
             PythonLaunchDescriptionSource(launch_file('description.launch.py', __file__)),

@@ -20,7 +20,7 @@ from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
 from actuator_bench.backends import BACKENDS
-from actuator_bench.launch_common import common_arguments, config_file, launch_file
+from actuator_bench.launch_common import bench_config, common_arguments, config_file, launch_file
 
 BENCHES = {'real': None, 'sim': 'mujoco'}  # namespace -> backend (None: the backend argument)
 TOPICS = ('joint_states', 'actuator_states', 'commands', 'bench_info')
@@ -28,7 +28,7 @@ RECORDED = [f'/{ns}/{topic}' for ns in BENCHES for topic in TOPICS]
 
 
 def shared_nodes(context) -> list:
-    config = config_file(LaunchConfiguration('config').perform(context), __file__)
+    config = bench_config(context, __file__)
     return [
         Node(package='actuator_bench', executable='comparison_node', namespace='compare',
              parameters=[config, {'benches': list(BENCHES), 'placement': [-0.15, 0.15]}]),
@@ -47,7 +47,7 @@ def generate_launch_description() -> LaunchDescription:
         DeclareLaunchArgument('backend', default_value='dynamixel_emulator', choices=list(BACKENDS),
                               description=f'Backend of the real bench: {BACKENDS.describe()}'),
         DeclareLaunchArgument('rviz', default_value='false', description='Open RViz with config/compare.rviz'),
-        *common_arguments(__file__),
+        *common_arguments(),
         *(IncludeLaunchDescription(
             PythonLaunchDescriptionSource(launch_file('bench.launch.py', __file__)),
             launch_arguments={**shared, 'namespace': ns, 'backend': backend or LaunchConfiguration('backend'),

@@ -21,7 +21,7 @@ def generate_launch_description() -> LaunchDescription:
         DeclareLaunchArgument('namespace', default_value='sim', description='Namespace of the bench topics'),
         DeclareLaunchArgument('recorder', default_value='true', description='Run a recorder for this bench'),
         DeclareLaunchArgument('identification', default_value='true', description='Run the identification node'),
-        *common_arguments(__file__),
+        *common_arguments(),
         IncludeLaunchDescription(
             PythonLaunchDescriptionSource(launch_file('bench.launch.py', __file__)),
             launch_arguments={'backend': 'mujoco',

@@ -75,12 +75,14 @@ class BenchParams:
 
 @dataclass(frozen=True)
 class Backend:
-    """One way to open a bench: ``name`` (the ``backend`` parameter), a one-line ``help``, and
-    ``open`` (parameters -> an open bench)."""
+    """One way to open a bench: ``name`` (the ``backend`` parameter), a one-line ``help``,
+    ``open`` (parameters -> an open bench) and ``config``, the bench YAML of
+    ``share/actuator_bench/config`` that the launch files use when none is given."""
 
     name: str
     help: str
     open: Callable[[BenchParams], Bench]
+    config: str = "xl330_bench.yaml"
 
 
 class BackendRegistry(Mapping[str, Backend]):
@@ -152,8 +154,9 @@ BACKENDS = BackendRegistry(
     Backend("dynamixel", "Dynamixel servos on a serial bus", _dynamixel(emulate=False)),
     Backend("dynamixel_emulator", "the Dynamixel driver on the emulated bus", _dynamixel(emulate=True)),
     Backend("mujoco", "MuJoCo simulation", _mujoco),
-    Backend("erob", "eRob drives over EtherCAT (port = network interface)", _erob(emulate=False)),
-    Backend("erob_emulator", "the eRob driver on emulated drives over a veth pair (root)", _erob(emulate=True)),
+    Backend("erob", "eRob drives over EtherCAT (port = network interface)", _erob(emulate=False), "erob_bench.yaml"),
+    Backend("erob_emulator", "the eRob driver on emulated drives over a veth pair (root)", _erob(emulate=True),
+            "erob_bench.yaml"),
 )
 
 

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import List, Optional
 
 PACKAGE = "actuator_bench"
-DEFAULT_CONFIG = "xl330_bench.yaml"
 
 
 def share_dir() -> Optional[Path]:
@@ -40,18 +39,30 @@ def config_file(name: str, launch_file: str) -> str:
     raise FileNotFoundError(f"config {name!r}: not found in {', '.join(map(str, candidates))}")
 
 
+def bench_config(context: object, launch_file: str) -> str:
+    """Path of the launch's ``config`` argument, or, when it is empty, of the bench YAML of its
+    ``backend`` argument (``erob_bench.yaml`` for the eRob backends, else ``xl330_bench.yaml``)."""
+    from launch.substitutions import LaunchConfiguration
+
+    from .backends import BACKENDS
+
+    name = LaunchConfiguration('config').perform(context)
+    return config_file(name or BACKENDS[LaunchConfiguration('backend').perform(context)].config, launch_file)
+
+
 def launch_file(name: str, launch_file: str) -> str:
     """Path of the sibling launch file ``name`` (same folder as ``launch_file``)."""
     return str(Path(launch_file).resolve().with_name(name))
 
 
-def common_arguments(launch_path: str) -> List[object]:
+def common_arguments() -> List[object]:
     """DeclareLaunchArgument actions every bench launch file has: config, record, description, urdf."""
     from launch.actions import DeclareLaunchArgument
 
     return [
-        DeclareLaunchArgument('config', default_value=config_file(DEFAULT_CONFIG, launch_path),
-                              description='Bench YAML (a path, or a file of share/actuator_bench/config)'),
+        DeclareLaunchArgument('config', default_value='',
+                              description="Bench YAML (a path, or a file of share/actuator_bench/config); "
+                                          "empty: the backend's own (erob_bench.yaml for erob*, else xl330_bench.yaml)"),
         DeclareLaunchArgument('record', default_value='false', description='Start recording a bag at once'),
         DeclareLaunchArgument('description', default_value='true', description='Run robot_state_publisher'),
         DeclareLaunchArgument('urdf', default_value='pendulum.urdf', description='URDF for robot_state_publisher'),
