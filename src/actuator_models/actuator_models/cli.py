@@ -18,6 +18,7 @@ from .evaluation import evaluate
 from .fit_cli import FitUsageError, add_fit_command
 from .logs import LogError, log_files, read_log, resample, write_log
 from .model import ParamsError, library_names, load_model
+from .recording_quality import processing_warning
 
 PARAMS_HELP = "a params JSON file, or a published model by name such as xl330/m6 (see 'actuator-models library')"
 
@@ -42,7 +43,11 @@ def _cmd_process(args: argparse.Namespace) -> int:
     files = log_files(args.raw_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     for path in files:
-        processed = resample(read_log(path), args.dt)
+        raw = read_log(path)
+        warning = processing_warning(raw.timestamp, args.dt, path.name) if raw.dt is None else None
+        if warning:
+            print(warning, file=sys.stderr)
+        processed = resample(raw, args.dt)
         write_log(processed, out_dir / path.name)
         print(f"{path.name}: {len(processed)} entries at dt={args.dt} s")
     print(f"processed {len(files)} logs into {out_dir}")
