@@ -212,6 +212,8 @@ def read_log(path: Union[str, Path]) -> Log:
         text = path.read_text()
     except OSError as error:
         raise LogError(f"{path}: cannot read ({error.strerror})") from None
+    except UnicodeDecodeError as error:  # found by tests/test_fuzz_readers.py
+        raise LogError(f"{path}: not a text (UTF-8) file: byte {error.start} is {error.object[error.start]:#04x}") from None
     try:
         data = json.loads(text, parse_constant=lambda name: float(name))
     except json.JSONDecodeError as error:

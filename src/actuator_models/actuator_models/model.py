@@ -124,7 +124,10 @@ def load_model(name_or_path: Union[str, Path]) -> Model:
     if path.suffix == ".json" or path.exists():
         if not path.is_file():
             raise ParamsError(f"{path}: no such params file")
-        text = path.read_text()
+        try:
+            text = path.read_text()
+        except (OSError, UnicodeDecodeError) as error:  # found by tests/test_fuzz_readers.py
+            raise ParamsError(f"{path}: cannot read as a text (UTF-8) params file ({error})") from None
         source = str(path)
     else:
         name = str(name_or_path).lower()
