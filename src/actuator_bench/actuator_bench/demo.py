@@ -18,7 +18,7 @@ import sys
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Dict, List, Sequence
+from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
@@ -40,7 +40,9 @@ class DemoSettings:
 
     Attributes:
         reference: the emulated servo's true model. actuator: its actuator name.
-        grid: configurations to record. time_scale: emulator speed-up over real time.
+        grid: configurations to record. time_scale: emulator speed-up over real time; None
+            (default): lockstep with the driver, so the recordings and the numbers are the same
+            on any machine.
         trials: CMA-ES trials per friction model (early stop on convergence).
         paths: 2R end-effector paths compared in MuJoCo (low gain); empty = all of them.
     """
@@ -48,13 +50,13 @@ class DemoSettings:
     reference: str = "mx64/m6"
     actuator: str = "mx64"
     grid: Grid = Grid((0.5, 1.0, 1.5), (0.1, 0.2), (8, 32))
-    time_scale: float = 4.0
+    time_scale: Optional[float] = None
     trials: int = 6000
     paths: Sequence[str] = ()
 
 
 FULL = DemoSettings()
-QUICK = replace(FULL, grid=Grid((0.5, 1.5), (0.15,), (8, 32)), time_scale=6.0, trials=1500, paths=("circle",))
+QUICK = replace(FULL, grid=Grid((0.5, 1.5), (0.15,), (8, 32)), trials=1500, paths=("circle",))
 
 
 def say(text: str) -> None:
@@ -145,7 +147,8 @@ def run_demo(out: Path, quick: bool = False) -> int:
     start = time.perf_counter()
     out.mkdir(parents=True, exist_ok=True)
     say(f"{'quick' if quick else 'full'} demo into {out}: emulated {settings.actuator} with model "
-        f"{settings.reference}, {len(settings.grid)} recordings at {settings.time_scale:g}x real time")
+        f"{settings.reference}, {len(settings.grid)} recordings "
+        f"{'in lockstep' if settings.time_scale is None else f'at {settings.time_scale:g}x real time'}")
     raw = record_logs(settings, out / "logs" / "raw")
     logs = process(raw, out / "logs" / "processed")
     say(f"processed {len(logs)} logs at 5 ms ({time.perf_counter() - start:.0f} s so far); identifying M1-M6")
