@@ -23,7 +23,7 @@ from hypothesis import given, settings, strategies as st  # noqa: E402
 from actuator_models.logs import LogError, log_from_dict, read_log  # noqa: E402
 from actuator_models.model import ParamsError, load_model, model_from_dict  # noqa: E402
 
-EXAMPLES = settings(max_examples=max(settings().max_examples, 400))  # ci: 400 per test; release: 20,000
+EXAMPLES = settings(max_examples=max(settings().max_examples, 250))  # ci: 250 per test; release: 20,000
 REPO = Path(__file__).resolve().parents[1]
 RAW_LOG = json.loads(sorted((REPO / "data" / "xl330" / "raw").glob("*.json"))[0].read_text())
 RAW_LOG["entries"] = RAW_LOG["entries"][:20]  # enough structure, fast to check
