@@ -4,7 +4,7 @@
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
-PACKAGES := src/actuator_models src/actuator_sim src/actuator_drivers src/actuator_bench
+PACKAGES := src/actuator_models src/actuator_sim src/actuator_drivers src/actuator_bench src/hybrid_sim
 STAMP := $(VENV)/.installed
 
 .PHONY: demo test install clean
@@ -20,10 +20,10 @@ install: $(STAMP)
 # the no-ROS demo; `make demo DEMO_ARGS=` runs the full one (about 10 minutes on 2 cores)
 DEMO_ARGS ?= --quick
 demo: $(STAMP)
-	$(VENV)/bin/actuator-bench demo $(DEMO_ARGS) --out demo-out
+	$(VENV)/bin/actuator-bench demo $(DEMO_ARGS) --out demo-out --force
 
 test: $(STAMP)
-	$(PY) -m pytest -q tests
+	$(PY) -m pytest -q tests $(wildcard src/*/test)
 
 clean:
 	rm -rf $(VENV)

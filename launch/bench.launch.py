@@ -1,53 +1,53 @@
-"""A real bench: Dynamixel driver, trajectory player, recorder, identification, robot_state_publisher.
+"""One bench of any backend: bench node (one control loop), recorder, identification, robot_state_publisher.
 
-    ros2 launch launch/bench.launch.py                       # servos on config's port
-    ros2 launch launch/bench.launch.py driver:=emulator      # no hardware: emulated servos
+    ros2 launch actuator_bench bench.launch.py                                # emulated Dynamixel
+    ros2 launch actuator_bench bench.launch.py backend:=dynamixel config:=mx64_bench.yaml   # hardware
+    ros2 launch actuator_bench bench.launch.py backend:=mujoco namespace:=sim
     ros2 service call /real/run_trajectory actuator_interfaces/srv/RunTrajectory \
         "{start: true, trajectory: sin_sin, kp: 400}"
 
-Topics live in ``namespace`` (real): joint_states, actuator_states, commands, bench_info.
-Parameters come from ``config`` (a bench YAML of config/).
+Topics live in ``namespace`` (real): joint_states, actuator_states, commands, bench_info; the
+identification node serves ``<namespace>/fit_models``. Parameters come from ``config`` (a bench
+YAML: a path or a file of share/actuator_bench/config).
 """
 
-from pathlib import Path
-
-from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument, IncludeLaunchDescription
+from launch import LaunchContext, LaunchDescription
+from launch.actions import DeclareLaunchArgument, IncludeLaunchDescription, OpaqueFunction
 from launch.conditions import IfCondition
 from launch.launch_description_sources import PythonLaunchDescriptionSource
-from launch.substitutions import LaunchConfiguration, PythonExpression
+from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
-HERE = Path(__file__).resolve().parent
-DEFAULT_CONFIG = HERE.parent / 'config' / 'xl330_bench.yaml'
+from actuator_bench.backends import BACKENDS
+from actuator_bench.launch_common import common_arguments, config_file, launch_file
 
 
-def generate_launch_description() -> LaunchDescription:
-    config = LaunchConfiguration('config')
+def nodes(context: LaunchContext) -> list:
+    config = config_file(LaunchConfiguration('config').perform(context), __file__)
     namespace = LaunchConfiguration('namespace')
-    emulate = PythonExpression(["'", LaunchConfiguration('driver'), "' == 'emulator'"])
-    return LaunchDescription([
-        DeclareLaunchArgument('driver', default_value='dynamixel', choices=['dynamixel', 'emulator'],
-                              description='dynamixel: servos on the configured port; emulator: emulated servos'),
-        DeclareLaunchArgument('config', default_value=str(DEFAULT_CONFIG), description='Bench YAML'),
-        DeclareLaunchArgument('namespace', default_value='real', description='Namespace of the bench topics'),
-        DeclareLaunchArgument('record', default_value='false', description='Start recording a bag at once'),
-        DeclareLaunchArgument('player', default_value='true', description='Run a trajectory player for this bench'),
-        DeclareLaunchArgument('recorder', default_value='true', description='Run a recorder for this bench'),
-        DeclareLaunchArgument('identification', default_value='true', description='Run the identification node'),
-        DeclareLaunchArgument('description', default_value='true', description='Run robot_state_publisher'),
-        DeclareLaunchArgument('urdf', default_value='pendulum.urdf', description='URDF for robot_state_publisher'),
-        Node(package='actuator_bench', executable='driver_node', namespace=namespace,
-             parameters=[config, {'emulate': emulate}]),
-        Node(package='actuator_bench', executable='trajectory_node', namespace=namespace,
-             parameters=[config], condition=IfCondition(LaunchConfiguration('player'))),
+    return [
+        Node(package='actuator_bench', executable='bench_node', namespace=namespace,
+             parameters=[config, {'backend': LaunchConfiguration('backend')}]),
         Node(package='actuator_bench', executable='recorder_node', namespace=namespace,
              parameters=[config, {'autostart': LaunchConfiguration('record'), 'prefix': namespace}],
              condition=IfCondition(LaunchConfiguration('recorder'))),
-        Node(package='actuator_bench', executable='identification_node',
+        Node(package='actuator_bench', executable='identification_node', namespace=namespace,
              parameters=[config], condition=IfCondition(LaunchConfiguration('identification'))),
+    ]
+
+
+def generate_launch_description() -> LaunchDescription:
+    return LaunchDescription([
+        DeclareLaunchArgument('backend', default_value='dynamixel_emulator', choices=list(BACKENDS),
+                              description=f'Bench backend: {BACKENDS.describe()}'),
+        DeclareLaunchArgument('namespace', default_value='real', description='Namespace of the bench topics'),
+        DeclareLaunchArgument('recorder', default_value='true', description='Run a recorder for this bench'),
+        DeclareLaunchArgument('identification', default_value='true', description='Run the identification node'),
+        *common_arguments(__file__),
+        OpaqueFunction(function=nodes),
         IncludeLaunchDescription(
-            PythonLaunchDescriptionSource(str(HERE / 'description.launch.py')),
-            launch_arguments={'namespace': namespace, 'urdf': LaunchConfiguration('urdf')}.items(),
+            PythonLaunchDescriptionSource(launch_file('description.launch.py', __file__)),
+            launch_arguments={'namespace': LaunchConfiguration('namespace'),
+                              'urdf': LaunchConfiguration('urdf')}.items(),
             condition=IfCondition(LaunchConfiguration('description'))),
     ])

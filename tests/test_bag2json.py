@@ -134,11 +134,11 @@ def test_a_bag_without_runs_is_an_error(tmp_path):
 
 def test_command_line(bag, tmp_path):
     out = tmp_path / "cli"
-    result = subprocess.run([sys.executable, "-m", "actuator_bench.cli", "bag2json", str(bag), str(out),
+    result = subprocess.run([sys.executable, "-m", "actuator_bench.cli", "bag2json", str(bag), "--out", str(out),
                              "--namespace", "/real"], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert len(result.stdout.split()) == 2 and sorted(p.name for p in out.iterdir()) == sorted(
         p.rsplit("/", 1)[-1] for p in result.stdout.split())
     missing = subprocess.run([sys.executable, "-m", "actuator_bench.cli", "bag2json", str(tmp_path / "none"), str(out)],
                              capture_output=True, text=True)
-    assert missing.returncode == 1 and "error" in missing.stderr
+    assert missing.returncode == 2 and "error" in missing.stderr  # bad input (issue 9: one exit-code convention)

@@ -70,7 +70,7 @@ def test_bad_log_exit_2_one_line_no_traceback(case, tmp_path):
         result = run(*args)
         assert result.returncode == 2
         lines = result.stderr.strip().splitlines()
-        assert len(lines) == 1 and lines[0].startswith("error: ") and expected in lines[0], result.stderr
+        assert len(lines) == 1 and lines[0].startswith("actuator-models: error: ") and expected in lines[0], result.stderr
         assert "Traceback" not in result.stderr
 
 

@@ -21,5 +21,6 @@ def test_quick_demo_records_fits_and_plots(tmp_path):
     for png in ("params/report/mae.png", "plots/trajectory.png", "plots/drive_backdrive.png", "plots/arm_2r.png"):
         assert (out / png).stat().st_size > 10_000, png
     arm = json.loads((out / "plots" / "arm_2r.json").read_text())
-    row = arm["circle LG"]
+    assert arm["real"] == ["mx106/m6", "mx64/m6"]  # the 'real' arm's models are said, not implied
+    row = {label.split()[0]: mae for label, mae in arm["maes"]["circle, low gain"].items()}
     assert row[report["best_model"].upper()] < row["M1"]

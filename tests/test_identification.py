@@ -1,24 +1,29 @@
 """Identification: splits, the batched CMA-ES loop, resumable and shared studies, reports."""
 
 import json
-import os
 import signal
 import subprocess
 import sys
-import time
+import threading
+from pathlib import Path
 
 import numpy as np
 import optuna
 import pytest
-from optuna.distributions import FloatDistribution
 from optuna.trial import TrialState
 
-from actuator_models.identification import Objective, SearchSpace, fit, make_study
+from actuator_models import studies
+from actuator_models.identification import FitSettings, Identification, Objective, Progress, SearchSpace, fit
 from actuator_models.logs import read_logs
 from actuator_models.model import load_model, new_model
-from actuator_models.sampler import GenerationCmaEsSampler
-from actuator_models.splits import split_logs, stratified_split
+from actuator_models.splits import Dataset, split_logs, stratified_split
 from actuator_models.synthesis import grid, synthesize_logs
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def load_study(storage, name):
+    return optuna.load_study(study_name=name, storage=studies.open_storage(storage))
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +54,7 @@ def test_split_by_gain(xl330_logs):
 def test_objective_matches_published_figures(xl330_logs, reference_mae_file):
     reference = json.loads(reference_mae_file.read_text())["models"]["m6"]
     model = load_model("xl330/m6")
-    objective = Objective(model, xl330_logs)
+    objective = Objective(model, xl330_logs)  # the integrator is the model's
     values = {k: np.array([v, v]) for k, v in model.values.items()}
     per_log = objective.per_log(values)
     expected = [reference[l.source.split("/")[-1]] for l in xl330_logs]
@@ -62,24 +67,14 @@ def test_search_space_fixed_and_bounds():
     space = SearchSpace.for_model(model, fixed={"q_offset": 0.0}, bounds={"kt": (0.2, 0.6)})
     names = [p.name for p in space.free]
     assert "q_offset" not in names and len(names) == len(model.parameters) - 1
-    assert space.distributions["kt"] == FloatDistribution(0.2, 0.6)
+    kt = names.index("kt")
+    assert space.from_unit(np.full(len(names), 0.25))["kt"] == pytest.approx(0.3)
+    assert space.to_unit({**{n: 0.6 for n in names}, "kt": 0.5})[kt] == pytest.approx(0.75)
+    assert space.at_bounds({**{p.name: (p.lower + p.upper) / 2 for p in space.free}, "kt": 0.6}) == ("kt",)
     batch = space.batch([{n: 0.3 for n in names}, {n: 0.4 for n in names}])
     np.testing.assert_array_equal(batch["q_offset"], [0.0, 0.0])
     with pytest.raises(ValueError, match="'load_friction_base' is not one of model xl330/m2"):
         SearchSpace.for_model(model, fixed={"load_friction_base": 0.1})
-
-
-def test_generation_sampler_optimises_a_quadratic():
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
-    study = optuna.create_study(sampler=GenerationCmaEsSampler(seed=1, popsize=10, warn_independent_sampling=False))
-    dists = {f"x{i}": FloatDistribution(-1.0, 2.0) for i in range(4)}
-    for _ in range(40):
-        trials = [study.ask(dists) for _ in range(10)]
-        for t in trials:
-            study.tell(t, sum((v - 0.3) ** 2 for v in t.params.values()))
-    assert study.best_value < 1e-4
-    generations = {t.system_attrs.get("cma:generation") for t in study.trials}
-    assert len(generations) >= 35  # one CMA-ES generation per batch, as with the stock sampler
 
 
 def test_fit_recovers_a_known_model():
@@ -91,38 +86,46 @@ def test_fit_recovers_a_known_model():
     _, validation = split_logs(logs, 0.25, seed=0)
     true_mae = Objective(true, validation)({k: np.array([v]) for k, v in true.values.items()})[0]
     assert 0.0002 < true_mae < 0.0006
-    m6 = fit(logs, "mx64", "m6", trials=12000, seed=0, progress=False)
-    m1 = fit(logs, "mx64", "m1", trials=2000, seed=0, progress=False)
+    m6 = fit(logs, "mx64", "m6", trials=16000, seed=0)  # the former 12000 search trials, plus the polish
+    m1 = fit(logs, "mx64", "m1", trials=2000, seed=0)
     assert m6.validation_mae <= 1.1 * true_mae
     assert m1.validation_mae > 5 * m6.validation_mae
 
 
 def test_resume_continues_the_study(tmp_path, xl330_logs):
     storage = str(tmp_path / "study.journal")
-    first = fit(xl330_logs[:4], "xl330", "m1", trials=96, popsize=32, storage=storage, study_name="s", progress=False, polish=False)
-    assert first.trials == 96
-    second = fit(xl330_logs[:4], "xl330", "m1", trials=160, popsize=32, storage=storage, study_name="s", progress=False, polish=False)
-    study = optuna.load_study(study_name="s", storage=make_study(storage, "s", 0, 32)._storage)
-    complete = study.get_trials(states=(TrialState.COMPLETE,))
-    assert second.trials == len(complete) == 160
+    options = dict(trials=96, popsize=32, storage=storage, study_name="s", polish=False, validation_logs=1)
+    first = fit(xl330_logs[:4], "xl330", "m1", **options)
+    assert first.trials == 96 and [p.trials for p in first.phases] == [96]
+    second = fit(xl330_logs[:4], "xl330", "m1", **{**options, "trials": 160})
+    complete = load_study(storage, "s").get_trials(states=(TrialState.COMPLETE,))
+    assert second.trials == len(complete) == 160 and [p.trials for p in second.phases] == [64]
     assert second.train_mae <= first.train_mae
+    # the resumed CMA-ES run continued its generations (replayed, not restarted)
+    generations = sorted({t.user_attrs["generation"] for t in complete})
+    assert generations == list(range(5))
 
 
 def test_two_workers_share_one_journal(tmp_path, xl330_logs):
     storage = str(tmp_path / "shared.journal")
-    result = fit(xl330_logs[:3], "xl330", "m1", trials=192, popsize=32, storage=storage, study_name="w", workers=2, progress=False, polish=False)
-    study = optuna.load_study(study_name="w", storage=make_study(storage, "w", 0, 32)._storage)
-    complete = study.get_trials(states=(TrialState.COMPLETE,))
-    assert len(complete) >= 192 and result.trials == len(complete)
-    workers = {t.user_attrs["worker"] for t in study.trials if "worker" in t.user_attrs}
-    assert workers == {0, 1}
+    result = fit(xl330_logs[:3], "xl330", "m1", trials=192, popsize=32, storage=storage, study_name="w", workers=2,
+                 polish=False, validation_logs=0)
+    complete = load_study(storage, "w").get_trials(states=(TrialState.COMPLETE,))
+    # workers count the study's trials together: at most one generation in flight beyond the budget
+    assert 192 <= len(complete) <= 192 + 32 and result.trials == len(complete)
+    # the helper process may start after worker 0 has spent the budget (no timing is assumed here;
+    # tests/test_distributed_fit.py waits for both workers to record generations)
+    assert {t.user_attrs["worker"] for t in complete} <= {0, 1}
+    places = [tuple(t.user_attrs[k] for k in ("phase", "run", "worker", "generation", "member")) for t in complete]
+    assert len(set(places)) == len(places)
 
 
 def test_ctrl_c_keeps_best_and_resume_loses_nothing(tmp_path, xl330_processed):
     storage = str(tmp_path / "run.journal")
     out = tmp_path / "m2.json"
     args = [sys.executable, "-m", "actuator_models.cli", "fit", "--logs", str(xl330_processed), "--actuator", "xl330",
-            "--model", "m2", "--trials", "100000", "--storage", storage, "--study", "c", "--out", str(out)]
+            "--model", "m2", "--trials", "100000", "--patience", "0", "--storage", storage, "--study", "c",
+            "--out", str(out)]
     process = subprocess.Popen(args, stderr=subprocess.PIPE, text=True)
     lines = []
     for line in process.stderr:
@@ -134,16 +137,97 @@ def test_ctrl_c_keeps_best_and_resume_loses_nothing(tmp_path, xl330_processed):
     assert process.returncode == 130, rest
     assert "interrupted" in rest and out.exists()
     kept = load_model(out)
-    study = optuna.load_study(study_name="c-m2", storage=make_study(storage, "c-m2", 0, 40)._storage)
+    study = load_study(storage, "c-m2")
     done = [t.number for t in study.get_trials(states=(TrialState.COMPLETE,))]
     assert len(done) >= 200
-    best = study.best_trial
-    assert kept.values["kt"] == pytest.approx(best.params["kt"])
+    assert kept.values["kt"] == pytest.approx(study.best_trial.params["kt"])
     assert not study.get_trials(states=(TrialState.RUNNING,))
     subprocess.run([*args[:11], str(len(done) + 40), *args[12:], "--quiet"], check=True, capture_output=True)
-    after = optuna.load_study(study_name="c-m2", storage=make_study(storage, "c-m2", 0, 40)._storage)
-    still = {t.number for t in after.get_trials(states=(TrialState.COMPLETE,))}
-    assert set(done) <= still and len(still) >= len(done) + 40
+    still = {t.number for t in load_study(storage, "c-m2").get_trials(states=(TrialState.COMPLETE,))}
+    assert set(done) <= still and len(still) == len(done) + 40  # the budget, exactly
+
+
+def test_stop_event_from_another_thread_and_typed_progress(xl330_logs):
+    dataset = Dataset.split(xl330_logs, validation_logs=3)
+    identification = Identification(new_model("xl330", "m1"), dataset, FitSettings(trials=100000, patience=None))
+    stop = threading.Event()
+    seen = []
+
+    def progress(p):
+        seen.append(p)
+        if p.trials >= 120:
+            threading.Thread(target=stop.set).start()  # as a ROS action's cancel would
+
+    result = identification.run(stop, progress)
+    assert result.stopped and 120 <= result.trials < 100000
+    assert all(isinstance(p, Progress) and p.phase == "search" and p.budget == 100000 for p in seen)
+    assert [p.trials for p in seen] == sorted(p.trials for p in seen)
+    assert seen[-1].best == pytest.approx(result.train_mae) and seen[-1].rate > 0 and seen[-1].eta > 0
+    assert result.dataset is dataset and len(result.validation_logs) == 3
+
+
+def test_budget_is_never_exceeded_and_phases_add_up(xl330_logs):
+    result = fit(xl330_logs, "xl330", "m1", trials=50, popsize=12, validation_logs=3)
+    assert result.trials == 50 == sum(p.trials for p in result.phases)
+    assert [p.phase for p in result.phases] == ["search", "polish"]
+    assert min(p.best for p in result.phases) == pytest.approx(result.train_mae)
+
+
+def test_too_few_training_logs_are_refused_without_force(xl330_logs):
+    dataset = Dataset.split(xl330_logs[:4], validation_logs=2)  # 2 logs for M1's 6 parameters of an XL330
+    with pytest.raises(ValueError, match="2 training log\\(s\\) for 6 free parameters.*at least 3.*--force"):
+        Identification(new_model("xl330", "m1"), dataset)
+    forced = Identification(new_model("xl330", "m1"), dataset, FitSettings(trials=24, force=True)).run()
+    assert forced.trials == 24
+
+
+def test_dataset_split_rules(xl330_logs):
+    default = Dataset.split(xl330_logs)
+    assert len(default.validation) == 4 and default.warnings and "not a quarter (3)" in default.warnings[0]
+    exact = Dataset.split(xl330_logs, validation_fraction=0.25)
+    assert len(exact.validation) == 3 and not exact.warnings
+    assert len({log.trajectory for log in exact.validation}) == 3 and len({log.kp for log in exact.validation}) == 3
+    assert len(Dataset.split(xl330_logs, validation_logs=5).validation) == 5
+    assert len(Dataset.split(xl330_logs, validation_logs=0).train) == 12
+    with pytest.raises(ValueError, match="validation logs: 12 must be in \\[0, 11\\]"):
+        Dataset.split(xl330_logs, validation_logs=12)
+    with pytest.raises(ValueError, match="at most one"):
+        Dataset.split(xl330_logs, validation_fraction=0.5, validation_kp=800)
+    with pytest.raises(ValueError, match="0.01 of 12 logs is no log"):
+        Dataset.split(xl330_logs, validation_fraction=0.01)
+
+
+def test_cli_split_warning_and_bound_flags(tmp_path, xl330_processed):
+    bounds = tmp_path / "bounds.yaml"  # the armature fits near 0.002 kg m^2: kept above 0.03 here
+    bounds.write_text("armature: [0.03, 0.05]\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "actuator_models.cli", "fit", "--logs", str(xl330_processed), "--actuator", "xl330",
+         "--model", "m1", "--trials", "800", "--bounds", str(bounds), "--out", str(tmp_path / "fit"), "--quiet"],
+        capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "warning: holding out 4 of 12 logs, not a quarter (3)" in result.stderr
+    report = json.loads((tmp_path / "fit" / "report" / "report.json").read_text())
+    m1 = report["models"]["m1"]
+    assert m1["trials"] == 800 and report["split"]["warnings"]
+    flagged = {p["name"] for p in m1["parameters"] if p["at_bound"]}
+    assert "armature" in flagged and flagged == set(m1["at_bounds"])
+    fitted = load_model(tmp_path / "fit" / "m1.json")
+    bounds = {p.name: (p.lower, p.upper) for p in fitted.parameters}
+    bounds["armature"] = (0.03, 0.05)
+    for name, (low, high) in bounds.items():  # flagged exactly when within 1 % of its range from a bound
+        near = min(fitted.values[name] - low, high - fitted.values[name]) <= 0.01 * (high - low)
+        assert near == (name in flagged), name
+    row = next(line for line in (tmp_path / "fit" / "report" / "report.md").read_text().splitlines()
+               if line.startswith("| armature |"))
+    assert row.endswith("at bound |")
+    assert any(line.split()[0] == "armature" and "at a search bound" in line for line in result.stdout.splitlines()
+               if line.strip())
+
+
+def test_no_private_optuna_access_in_src():
+    found = subprocess.run(["grep", "-rnE", r"optuna\._|\._storage|_study_id|_trial_id", str(REPO / "src")],
+                           capture_output=True, text=True).stdout
+    assert found == ""
 
 
 def test_fit_all_writes_params_and_report(tmp_path, xl330_processed):
@@ -158,7 +242,7 @@ def test_fit_all_writes_params_and_report(tmp_path, xl330_processed):
     assert len(report["validation_logs"]) == 4
     for name, m in report["models"].items():
         assert load_model(tmp_path / "fit" / f"{name}.json").friction.name == name
-        assert m["validation_mae"] > 0 and m["trials"] == 64 + 32  # global run + local polish (half the budget)
+        assert m["validation_mae"] > 0 and m["trials"] == 64  # start point, search and polish: the budget
         assert set(m["validation_by_gain"]) == {"100", "200", "800"}
         assert all("half_width" in p and "determined" in p for p in m["parameters"])
     assert report["best_model"] in report["models"]
@@ -179,7 +263,7 @@ def test_fit_rejects_unknown_fixed_parameter(xl330_processed):
 
 
 def test_convergence_rule():
-    from actuator_models.identification import converged
+    from actuator_models.cma_run import converged
 
     assert not converged([1.0, 0.5, 0.4], 5)  # too short to tell
     assert converged([1.0, 0.9999, 0.9995], 2)  # 0.05 % in 2 generations

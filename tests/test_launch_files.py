@@ -28,7 +28,7 @@ CONFIGS = sorted((REPO / "config").glob("*.yaml"))
 #: Python modules that are not ROS packages: rosdep key, or None when installed with pip (setup.py).
 PYTHON_DEPENDENCIES = {"numpy": "python3-numpy", "rosbags": None, "optuna": None, "mujoco": None}
 #: Dependencies used only through the launch files (packages of Node actions and the launch tools).
-LAUNCH_ONLY = {"ros2launch", "robot_state_publisher", "tf2_ros"}
+LAUNCH_ONLY = {"ros2launch", "robot_state_publisher"}
 #: Launch-file packages that are optional (not in package.xml): rviz2 only runs with rviz:=true.
 OPTIONAL = {"rviz2"}
 #: Parameters every rclpy node declares itself.
@@ -107,14 +107,28 @@ def entry_points(setup_kwargs) -> dict:
 
 
 def node_modules() -> dict:
-    """Node name -> (module path, declared parameter names), read from the node modules."""
+    """Node name -> (module path, declared parameter names), read from the node modules (the
+    bench node declares those of :func:`actuator_bench.bench_core.bench_parameters`)."""
+    from actuator_bench.bench_core import bench_parameters
+
     out = {}
     for path in sorted((BENCH / "actuator_bench" / "nodes").glob("*_node.py")):
         tree = ast.parse(path.read_text())
         (init,) = [c for c in calls(tree, "__init__") if isinstance(c.func.value, ast.Call)]  # super().__init__
-        declared = {literal(c.args[0]) for c in calls(tree, "declare_parameter")}
+        declared = {literal(c.args[0]) for c in calls(tree, "declare_parameter")} - {None}
+        if "bench_parameters" in {getattr(c.func, "id", None) for c in calls(tree, "bench_parameters")}:
+            declared |= {p.name for p in bench_parameters()}
         out[literal(init.args[0])] = (path, declared)
     return out
+
+
+def declared_arguments(tree: ast.AST) -> set:
+    """Launch arguments a launch file declares, its own and those of ``common_arguments``."""
+    names = {literal(c.args[0]) for c in calls(tree, "DeclareLaunchArgument")}
+    if calls(tree, "common_arguments"):
+        common = ast.parse((BENCH / "actuator_bench" / "launch_common.py").read_text())
+        names |= {literal(c.args[0]) for c in calls(common, "DeclareLaunchArgument")}
+    return names
 
 
 def declared_by_module() -> dict:
@@ -184,7 +198,7 @@ def test_every_node_declares_parameters_with_a_description():
     for name, (path, declared) in node_modules().items():
         tree = ast.parse(path.read_text())
         for call in calls(tree, "declare_parameter"):
-            assert len(call.args) == 3, f"{path.name}: {literal(call.args[0])} has no descriptor"
+            assert len(call.args) == 3, f"{path.name}: {ast.unparse(call.args[0])} has no descriptor"
         assert declared, name
 
 
@@ -232,8 +246,7 @@ def test_included_launch_files_declare_the_arguments_they_get(launch_file):
                    if isinstance(t, ast.Name)}
     for call in calls(tree, "IncludeLaunchDescription"):
         target = re.search(r"'(\w+\.launch\.py)'", ast.unparse(call.args[0])).group(1)
-        included = ast.parse((REPO / "launch" / target).read_text())
-        arguments = {literal(c.args[0]) for c in calls(included, "DeclareLaunchArgument")}
+        arguments = declared_arguments(ast.parse((REPO / "launch" / target).read_text()))
         given = keyword(call, "launch_arguments").func.value  # {...}.items()
         keys = {literal(k) for k in given.keys if k is not None}
         keys |= set().union(*(dict_keys(v, assignments) for k, v in zip(given.keys, given.values) if k is None))

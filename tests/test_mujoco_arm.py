@@ -64,7 +64,7 @@ def test_virtual_experiment_m6_beats_m1_on_every_path_at_low_gain():
         "M6": (load_model("mx106/m6"), load_model("mx64/m6")),
     }
     table = compare_arm(a, real, candidates, list(PATHS), ["low"])
-    assert list(table) == [f"{name} LG" for name in PATHS]
+    assert list(table) == [f"{name}, low gain" for name in PATHS]
     for row in table.values():
         assert row["M1"] > 0.01
         assert row["M6"] < 0.5 * row["M1"]

@@ -56,7 +56,7 @@ def test_plots_from_the_command_line(tmp_path, one_log, capsys):
 
 
 def test_mae_groups_formats():
-    assert mae_groups({"maes": {"circle LG": {"M1": 1}}}) == {"circle LG": {"M1": 1.0}}
+    assert mae_groups({"maes": {"circle, low gain": {"M1": 1}}}) == {"circle, low gain": {"M1": 1.0}}
     assert mae_groups({"a": {"mean": 2, "logs": {}}}) == {"mean over logs": {"a": 2.0}}
     with pytest.raises(ValueError):
         mae_groups([1, 2])
@@ -71,7 +71,7 @@ def test_export_models(tmp_path, capsys):
 
 def test_errors_exit_2(tmp_path, capsys):
     assert main(["pendulum", "--params", "nope/m9", "--log", str(tmp_path / "x.json")]) == 2
-    assert capsys.readouterr().err.startswith("error: ")
+    assert capsys.readouterr().err.startswith("actuator-sim: error: ")
     assert main(["arm", "--arm", "mx", "--shoulder", "m1", "--elbow", "m1", "--path", "circle",
                  "--gain", "medium"]) == 2
     assert "gain 'medium'" in capsys.readouterr().err

@@ -49,7 +49,7 @@ def test_figures_render(tmp_path):
     measured = np.sin(t)
     assert _is_png(plot_trajectory(t, measured, {"M1": measured + 0.05, "M6": measured + 0.01},
                                    tmp_path / "trajectory.png", goal=1.2 * measured, title="sin"))
-    maes = {"circle LG": {"M1": 0.03, "M6": 0.01}, "square LG": {"M1": 0.02, "M6": 0.005}}
+    maes = {"circle, low gain": {"M1": 0.03, "M6": 0.01}, "square, low gain": {"M1": 0.02, "M6": 0.005}}
     assert _is_png(plot_mae_bars(maes, tmp_path / "mae.png", title="2R"))
     assert _is_png(plot_mae_bars({"mean": {"M1": 0.03, "M6": 0.01}}, tmp_path / "single.png"))
     with pytest.raises(ValueError):

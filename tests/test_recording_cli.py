@@ -34,12 +34,12 @@ def test_record_all_command_with_in_process_emulator(tmp_path, capsys):
 
 def test_lockstep_needs_an_in_process_emulator(tmp_path, capsys):
     status = main(["record-all", "--port", "/dev/null", "--actuator", "mx64", "--logdir", str(tmp_path), "--lockstep"])
-    assert status == 1 and "--lockstep needs --emulate MODEL" in capsys.readouterr().err
+    assert status == 2 and "--lockstep needs --emulate MODEL" in capsys.readouterr().err  # bad input (exit 2), issue 9
 
 
 def test_record_all_refuses_unattended_load_changes_on_an_external_port(tmp_path, capsys):
     status = main(["record-all", "--port", "/dev/null", "--actuator", "mx64", "--logdir", str(tmp_path), "--unattended"])
-    assert status == 1
+    assert status == 2  # bad input (an unusable combination of arguments); 1 is for runtime faults
     assert "--unattended with --port cannot change the mass/length" in capsys.readouterr().err
 
 

@@ -5,10 +5,24 @@ An ament_python package; also pip-installable (``pip install -e src/actuator_ben
 ROS-free parts (bags, conversion, sessions) and the command line.
 """
 
+from glob import glob
+from pathlib import Path
+
 from setuptools import find_packages, setup
 
 PACKAGE = "actuator_bench"
-NODES = ("driver_node", "sim_node", "trajectory_node", "recorder_node", "identification_node", "comparison_node")
+NODES = ("bench_node", "recorder_node", "identification_node", "comparison_node")
+HERE = Path(__file__).resolve().parent
+
+
+def shared(folder: str, pattern: str) -> tuple:
+    """``(share/actuator_bench/<folder>, files)`` of the repository's top-level ``folder``.
+
+    The launch files and configs live at the repository root (the project's layout); paths are
+    relative to this file's folder, as setuptools wants them, so ``pip install src/actuator_bench``
+    and colcon's ament_python build both install them into the package's share folder.
+    """
+    return (f"share/{PACKAGE}/{folder}", sorted(glob(f"../../{folder}/{pattern}", root_dir=HERE)))
 
 setup(
     name=PACKAGE,
@@ -19,12 +33,17 @@ setup(
     data_files=[
         ("share/ament_index/resource_index/packages", [f"resource/{PACKAGE}"]),
         (f"share/{PACKAGE}", ["package.xml"]),
+        shared("launch", "*.launch.py"),
+        shared("config", "*.yaml"),
+        shared("config", "*.rviz"),
+        shared("config", "*.xml"),
     ],
     python_requires=">=3.10",
     install_requires=[
         "actuator_models", "actuator_drivers", "actuator_sim",
         "numpy>=1.24", "rosbags>=0.10", "optuna>=3.6", "mujoco>=3.2",
     ],
+    extras_require={"test": ["pytest"]},  # colcon test runs the test/ folder with pytest when listed here
     zip_safe=True,
     maintainer="actuator_bench developers",
     maintainer_email="actuator-bench@example.org",

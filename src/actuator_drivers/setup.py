@@ -1,4 +1,4 @@
-"""actuator_drivers: Dynamixel driver, Dynamixel emulator and bench recording (no ROS in these modules).
+"""actuator_drivers: Dynamixel and eRob (EtherCAT) drivers, their emulators and bench recording (no ROS in these modules).
 
 pip-installable (``pip install -e src/actuator_drivers``) and an ament_python package.
 """
@@ -18,7 +18,10 @@ setup(
         (f"share/{PACKAGE}", ["package.xml"]),
     ],
     python_requires=">=3.10",
-    install_requires=["actuator_models", "numpy>=1.24", "dynamixel-sdk>=3.7.31", "pyserial>=3.5"],
+    # pysoem: the EtherCAT master (SOEM) for eRob, manylinux wheels; pyroute2: veth pairs over
+    # netlink for the EtherCAT emulator without relying on the `ip` binary being installed
+    install_requires=["actuator_models", "numpy>=1.24", "dynamixel-sdk>=3.7.31", "pyserial>=3.5",
+                      "pysoem>=1.1.13", "pyroute2>=0.7"],
     zip_safe=True,
     maintainer="actuator_bench developers",
     maintainer_email="actuator-bench@example.org",

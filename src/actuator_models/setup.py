@@ -19,8 +19,10 @@ setup(
         (f"share/{PACKAGE}", ["package.xml"]),
     ],
     python_requires=">=3.10",
-    install_requires=["numpy>=1.24", "optuna>=3.6,<6", "cmaes>=0.10", "matplotlib>=3.7", "pyyaml>=6"],
-    extras_require={"jit": ["numba>=0.59"]},
+    # scipy: least-squares fit of the Dahl loading branch (dahl_identification)
+    # numba: the compiled rollout kernel of identification (kernel.py)
+    install_requires=["numpy>=1.24", "optuna>=3.6,<6", "cmaes>=0.10", "numba>=0.59", "matplotlib>=3.7", "pyyaml>=6",
+                      "scipy>=1.10"],
     zip_safe=True,
     maintainer="actuator_bench developers",
     maintainer_email="actuator-bench@example.org",

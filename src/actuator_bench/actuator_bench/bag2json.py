@@ -27,12 +27,14 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from functools import partial
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 from actuator_models.logs import Log, resample, write_log
+from actuator_models.outputs import refuse_existing
 from rosbags.highlevel import AnyReader
 
 from .interfaces import ACTUATOR_COMMAND, ACTUATOR_STATE, BENCH_INFO, JOINT_STATE, bench_typestore
@@ -52,12 +54,11 @@ class Samples:
     names: List[Tuple[str, ...]] = field(default_factory=list)
     values: Dict[str, List[Sequence[float]]] = field(default_factory=lambda: defaultdict(list))
 
-    def add(self, message: object, log_time_ns: int, **values: Sequence[float]) -> None:
-        s = message.header.stamp  # type: ignore[attr-defined]
-        stamp_ns = s.sec * NS_PER_S + s.nanosec
-        self.time.append(stamp_ns or log_time_ns)
-        self.received.append(log_time_ns)
-        self.names.append(tuple(message.name))  # type: ignore[attr-defined]
+    def add(self, stamp_ns: int, received_ns: int, names: Sequence[str], **values: Sequence[float]) -> None:
+        """One row: header stamp (0: use the receive time) and receive time [ns]."""
+        self.time.append(stamp_ns or received_ns)
+        self.received.append(received_ns)
+        self.names.append(tuple(names))
         for key, value in values.items():
             self.values[key].append(value)
 
@@ -74,12 +75,29 @@ class Samples:
 
 @dataclass
 class BenchStreams:
-    """Everything a bag holds for one bench namespace."""
+    """Everything recorded of one bench namespace: filled from a bag (:func:`read_streams`) or
+    straight from the control loop (:class:`actuator_bench.session.StreamSink`), then turned
+    into logs by the same code (:func:`streams_logs`)."""
 
     states: Samples = field(default_factory=Samples)
     actuator_states: Samples = field(default_factory=Samples)
     commands: Samples = field(default_factory=Samples)
     infos: List[Tuple[int, BenchInfo]] = field(default_factory=list)
+
+    def add(self, topic: str, stamp_ns: int, received_ns: int, value: Callable[[str], Any]) -> None:
+        """A message of bench topic ``topic`` (last name: ``joint_states``...) whose field
+        ``name`` is ``value(name)``, stamped ``stamp_ns`` (0: none) and received at ``received_ns``."""
+        if topic == "joint_states":
+            self.states.add(stamp_ns, received_ns, value("name"), position=value("position"),
+                            velocity=value("velocity"))
+        elif topic == "actuator_states":
+            self.actuator_states.add(stamp_ns, received_ns, value("name"), control=value("control"),
+                                     input_volts=value("input_voltage"), temp=value("temperature"))
+        elif topic == "commands":
+            self.commands.add(stamp_ns, received_ns, value("name"), goal_position=value("goal_position"),
+                              torque_enable=value("torque_enable"), kp=value("kp"))
+        elif topic == "bench_info":
+            self.infos.append((received_ns, BenchInfo(**{f.name: value(f.name) for f in fields(BenchInfo)})))
 
 
 @dataclass(frozen=True)
@@ -93,27 +111,23 @@ class Run:
     end: float
 
 
+#: Message type of each topic a bench stream is read from, by the topic's last name.
+STREAM_TYPES = {"joint_states": JOINT_STATE, "actuator_states": ACTUATOR_STATE, "commands": ACTUATOR_COMMAND,
+                "bench_info": BENCH_INFO}
+
+
 def read_streams(bag: Path) -> Dict[str, BenchStreams]:
     """The bench streams of a bag, by namespace (``"/real"``, ``""`` for the root)."""
     streams: Dict[str, BenchStreams] = defaultdict(BenchStreams)
     with AnyReader([Path(bag)], default_typestore=bench_typestore()) as reader:
-        types = (JOINT_STATE, ACTUATOR_STATE, ACTUATOR_COMMAND, BENCH_INFO)
-        wanted = [c for c in reader.connections if c.msgtype in types]
+        wanted = [c for c in reader.connections
+                  if STREAM_TYPES.get(c.topic.rpartition("/")[2]) == c.msgtype]
         for connection, log_time, raw in reader.messages(connections=wanted):
             namespace, _, base = connection.topic.rpartition("/")
-            bench = streams[namespace]
             msg = reader.deserialize(raw, connection.msgtype)
-            if connection.msgtype == JOINT_STATE and base == "joint_states":
-                bench.states.add(msg, log_time, position=msg.position, velocity=msg.velocity)
-            elif connection.msgtype == ACTUATOR_STATE:
-                bench.actuator_states.add(msg, log_time, control=msg.control, input_volts=msg.input_voltage,
-                                          temp=msg.temperature)
-            elif connection.msgtype == ACTUATOR_COMMAND:
-                bench.commands.add(msg, log_time, goal_position=msg.goal_position, torque_enable=msg.torque_enable,
-                                   kp=msg.kp)
-            elif connection.msgtype == BENCH_INFO:
-                info = BenchInfo(msg.actuator, msg.trajectory, msg.mass, msg.arm_mass, msg.length, msg.kp, msg.vin)
-                bench.infos.append((log_time, info))
+            header = getattr(msg, "header", None)
+            stamp_ns = header.stamp.sec * NS_PER_S + header.stamp.nanosec if header is not None else 0
+            streams[namespace].add(base, stamp_ns, log_time, partial(getattr, msg))
     return dict(streams)
 
 
@@ -188,30 +202,47 @@ def run_log(run: Run, bench: BenchStreams, joint: str, bag_name: str) -> Optiona
     )
 
 
-def bag_logs(bag: Path, namespace: Optional[str] = None) -> List[Log]:
-    """Raw logs of every run and joint of a bag (of one namespace, e.g. ``"/real"``, if given)."""
-    bag = Path(bag)
+def streams_logs(streams: Mapping[str, BenchStreams], name: str, namespace: Optional[str] = None) -> List[Log]:
+    """Raw logs of every run and joint of some bench streams (of one namespace, e.g. ``"/real"``,
+    if given); ``name`` prefixes the log names."""
     logs = []
-    for ns, bench in sorted(read_streams(bag).items()):
+    for ns, bench in sorted(streams.items()):
         if namespace is not None and ns != namespace.rstrip("/"):
             continue
         joints = sorted({j for names in bench.states.names for j in names})
         for run in find_runs(ns, bench):
-            logs += [log for joint in joints if (log := run_log(run, bench, joint, bag.name)) is not None]
+            logs += [log for joint in joints if (log := run_log(run, bench, joint, name)) is not None]
     return logs
 
 
-def convert(bag: Path, out_dir: Path, dt: Optional[float] = DEFAULT_DT, namespace: Optional[str] = None) -> List[Path]:
-    """Write the logs of a bag into ``out_dir``, resampled at ``dt`` [s] (None: raw logs)."""
-    logs = bag_logs(bag, namespace)
-    if not logs:
-        raise ValueError(f"{bag}: no trajectory run found (needs bench_info, commands and joint_states topics)")
+def bag_logs(bag: Path, namespace: Optional[str] = None) -> List[Log]:
+    """Raw logs of every run and joint of a bag (of one namespace, e.g. ``"/real"``, if given)."""
+    return streams_logs(read_streams(Path(bag)), Path(bag).name, namespace)
+
+
+def write_logs(logs: Sequence[Log], out_dir: Path, dt: Optional[float] = DEFAULT_DT,
+               overwrite: bool = False) -> List[Path]:
+    """Write logs into ``out_dir`` under their source names, resampled at ``dt`` [s] (None: raw);
+    unless ``overwrite``, existing logs of the same names are an
+    :class:`~actuator_models.outputs.OutputExistsError` and nothing is written."""
+    refuse_existing((Path(out_dir) / log.source for log in logs), overwrite)
     paths = []
     for log in logs:
         path = Path(out_dir) / log.source
         write_log(resample(log, dt) if dt else log, path)
         paths.append(path)
     return paths
+
+
+def convert(bag: Path, out_dir: Path, dt: Optional[float] = DEFAULT_DT, namespace: Optional[str] = None,
+            overwrite: bool = True) -> List[Path]:
+    """Write the logs of a bag into ``out_dir``, resampled at ``dt`` [s] (None: raw logs);
+    with ``overwrite`` False, existing logs of the same names are an
+    :class:`~actuator_models.outputs.OutputExistsError` and nothing is written."""
+    logs = bag_logs(bag, namespace)
+    if not logs:
+        raise ValueError(f"{bag}: no trajectory run found (needs bench_info, commands and joint_states topics)")
+    return write_logs(logs, out_dir, dt, overwrite)
 
 
 def is_bag(path: Path) -> bool:

@@ -1,6 +1,11 @@
 """``actuator-bench``: the Dynamixel tools of ``actuator_drivers`` plus the bench's own commands.
 
-    actuator-bench bag2json BAG OUT_DIR [--dt 0.005 | --raw] [--namespace /real]
+    actuator-bench bag2json BAG --out DIR [--dt 0.005 | --raw] [--namespace /real] [--force]
+    actuator-bench demo [--quick] [--out DIR] [--force]
+    actuator-bench play --backend dynamixel_emulator --trajectory sin_sin --kp 400 --out logs [--bag bags/run] [--force]
+
+``play`` runs the bench node's control loop without ROS on any backend of the registry
+(:mod:`actuator_bench.backends`) and records JSON logs (and an MCAP bag) of the same cycles.
 """
 
 from __future__ import annotations
@@ -8,17 +13,26 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import List, Optional
+from typing import Callable, List, Optional, Tuple
 
 from actuator_drivers.cli import DYNAMIXEL_COMMANDS, Command
 from actuator_drivers.cli import main as run_commands
 
+from actuator_models.actuators import ACTUATORS
+from actuator_models.outputs import refuse_existing
+from actuator_models.trajectories import TRAJECTORIES
+
+from .backends import BACKENDS, BackendRegistry, BenchParams
 from .bag2json import DEFAULT_DT, convert
+from .messages import BenchInfo
+from .player import ARM_PATHS
 
 
 def _configure_bag2json(p: argparse.ArgumentParser) -> None:
     p.add_argument("bag", type=Path, help="rosbag2 folder (MCAP or SQLite 3) recorded from a bench")
-    p.add_argument("out_dir", type=Path, help="folder for the JSON logs (created)")
+    p.add_argument("--out", type=Path, metavar="DIR", help="folder for the JSON logs (created)")
+    p.add_argument("out_dir", type=Path, nargs="?", help=argparse.SUPPRESS)  # the former positional form
+    p.add_argument("--force", action="store_true", help="overwrite logs of an earlier conversion (refused otherwise)")
     timing = p.add_mutually_exclusive_group()
     timing.add_argument("--dt", type=float, default=DEFAULT_DT,
                         help=f"resampling period of the processed logs, s [{DEFAULT_DT}]")
@@ -27,35 +41,99 @@ def _configure_bag2json(p: argparse.ArgumentParser) -> None:
 
 
 def _run_bag2json(args: argparse.Namespace) -> int:
-    paths = convert(args.bag, args.out_dir, None if args.raw else args.dt, args.namespace)
+    out = args.out or args.out_dir
+    if out is None:
+        raise ValueError("bag2json: give --out DIR, the folder for the JSON logs")
+    paths = convert(args.bag, out, None if args.raw else args.dt, args.namespace, overwrite=args.force)
     for path in paths:
         print(path)
-    print(f"{len(paths)} log(s) written to {args.out_dir}", file=sys.stderr)
+    print(f"{len(paths)} log(s) written to {out}", file=sys.stderr)
     return 0
 
 
 def _configure_demo(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quick", action="store_true", help="a smaller grid and search: about a minute")
     p.add_argument("--out", type=Path, default=Path("demo-out"), help="output folder [demo-out]")
+    p.add_argument("--force", action="store_true", help="replace the content of a non-empty --out (refused otherwise)")
+    p.add_argument("--actuator", choices=("mx64", "erob80_100"), default="mx64",
+                   help="emulated servo: a Dynamixel on a pty, or an eRob over EtherCAT on a veth pair (root) [mx64]")
 
 
 def _run_demo(args: argparse.Namespace) -> int:
+    if args.out.exists() and any(args.out.iterdir()):
+        refuse_existing([args.out], args.force)
     from .demo import run_demo  # imports MuJoCo and optuna: only when asked
 
-    return run_demo(args.out, args.quick)
+    return run_demo(args.out, args.quick, args.actuator)
+
+
+def _configure_play(registry: BackendRegistry) -> Callable[[argparse.ArgumentParser], None]:
+    def configure(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--backend", required=True, choices=tuple(registry), help=registry.describe())
+        p.add_argument("--trajectory", required=True, choices=(*TRAJECTORIES, *ARM_PATHS))
+        p.add_argument("--kp", type=float, required=True, help="gain (actuator units)")
+        p.add_argument("--actuator", default="xl330", choices=sorted(ACTUATORS), help="actuator [xl330]")
+        p.add_argument("--model", default="", help="servo model (params file or name such as xl330/m6) "
+                       "[<actuator>/m6]")
+        p.add_argument("--mass", type=float, default=0.49, help="pendulum mass, kg [0.49]")
+        p.add_argument("--length", type=float, default=0.1, help="pendulum length, m [0.1]")
+        p.add_argument("--port", default="/dev/ttyUSB0", help="bus device [/dev/ttyUSB0]")
+        p.add_argument("--rate", type=float, default=100.0, help="control rate, Hz of bench time [100]")
+        p.add_argument("--time-scale", type=float, default=1.0, help="emulator/simulation speed-up [1]")
+        p.add_argument("--seed", type=int, default=0, help="emulator seed [0]")
+        p.add_argument("--out", type=Path, required=True, metavar="DIR", help="folder of the JSON logs (created)")
+        p.add_argument("--force", action="store_true", help="overwrite logs of an earlier run (refused otherwise)")
+        p.add_argument("--raw", action="store_true", help="raw logs (not resampled)")
+        p.add_argument("--bag", type=Path, help="also write an MCAP bag of the run (a new folder)")
+    return configure
+
+
+def _run_play(registry: BackendRegistry) -> Callable[[argparse.Namespace], int]:
+    def run(args: argparse.Namespace) -> int:
+        from .session import record_run
+
+        params = BenchParams(actuators=(args.actuator,), models=(args.model,), mass=args.mass, length=args.length,
+                             port=args.port, time_scale=args.time_scale, seed=args.seed)
+        bench = registry.open(args.backend, params)
+        try:
+            info = BenchInfo(args.actuator, mass=args.mass, length=args.length)
+            record = record_run(bench, info, args.trajectory, args.kp, rate=args.rate, logdir=args.out,
+                                bag=args.bag, dt=None if args.raw else DEFAULT_DT, name=args.backend,
+                                overwrite=args.force)
+        finally:
+            bench.close()
+        for path in record.paths:
+            print(path)
+        print(f"{record.ticks} cycles; {len(record.paths)} log(s) in {args.out}"
+              + (f"; bag {record.bag}" if record.bag else ""), file=sys.stderr)
+        return 0
+    return run
+
+
+def commands(registry: BackendRegistry = BACKENDS) -> Tuple[Command, ...]:
+    """Every subcommand, ``play`` offering the backends of ``registry``."""
+    play = Command("play", "play a trajectory on a bench of any backend (no ROS) into JSON logs and an MCAP bag",
+                   _configure_play(registry), _run_play(registry),
+                   ("actuator-bench play --backend dynamixel_emulator --trajectory sin_sin --kp 400 --out logs/play",
+                    "actuator-bench play --backend mujoco --trajectory lift_and_drop --kp 400 --out logs/sim "
+                    "--bag bags/sim"))
+    return DYNAMIXEL_COMMANDS + BENCH_COMMANDS + (play,)
 
 
 BENCH_COMMANDS = (
     Command("demo", "the whole pipeline without ROS or hardware: emulated servo, recordings, M1-M6 fits, report, plots",
-            _configure_demo, _run_demo),
+            _configure_demo, _run_demo,
+            ("actuator-bench demo --quick --out demo-out      # about a minute",
+             "actuator-bench demo --out demo-full --force     # 48 recordings, under 10 minutes on 2 cores")),
     Command("bag2json", "convert a bench bag into JSON logs (one per trajectory run and joint) for identification",
-            _configure_bag2json, _run_bag2json),
+            _configure_bag2json, _run_bag2json,
+            ("actuator-bench bag2json bags/run1 --out logs/",
+             "actuator-bench bag2json bags/run1 --out logs/raw --raw --namespace /real")),
 )
-COMMANDS = DYNAMIXEL_COMMANDS + BENCH_COMMANDS
 
 
-def main(argv: Optional[List[str]] = None) -> int:
-    return run_commands(argv, COMMANDS)
+def main(argv: Optional[List[str]] = None, registry: BackendRegistry = BACKENDS) -> int:
+    return run_commands(argv, commands(registry))
 
 
 if __name__ == "__main__":

@@ -18,19 +18,19 @@ import sys
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Union
 
-import numpy as np
 
 from actuator_drivers.emulated import emulated_dynamixel
 from actuator_drivers.record_grid import Grid, record_all
 from actuator_drivers.recording import Recording
-from actuator_models.identification import Objective
+from actuator_models.actuators import actuator
+from actuator_models.identification import FitSettings, Objective
 from actuator_models.logs import Log, read_log, read_logs, resample, write_log
 from actuator_models.recording_quality import RecordingQuality
 from actuator_models.model import Model, load_model
 from actuator_models.report import ModelReport, fit_models
-from actuator_models.splits import split_logs
+from actuator_models.splits import Dataset
 from actuator_models.simulation import simulate_logs
 
 
@@ -40,11 +40,15 @@ class DemoSettings:
 
     Attributes:
         reference: the emulated servo's true model. actuator: its actuator name.
-        grid: configurations to record. time_scale: emulator speed-up over real time; None
-            (default): lockstep with the driver, so the recordings and the numbers are the same
-            on any machine.
+        grid: configurations to record. time_scale: emulator speed-up over real time, or None
+        (the default) for lockstep: the emulated shaft advances by exactly the bench time the
+        driver's cycle lets pass, so the recordings, and every number after them, do not depend on
+        how loaded the host is.
         trials: CMA-ES trials per friction model (early stop on convergence).
         paths: 2R end-effector paths compared in MuJoCo (low gain); empty = all of them.
+        arm: the MuJoCo 2R arm (``mx``, ``erob``). partner: the actuator of the arm's other joint.
+        fitted_joint: which joint carries the emulated actuator (0 shoulder, 1 elbow).
+        ethercat: the emulated servo is an eRob on a veth pair (root), else a Dynamixel on a pty.
     """
 
     reference: str = "mx64/m6"
@@ -53,10 +57,19 @@ class DemoSettings:
     time_scale: Optional[float] = None
     trials: int = 6000
     paths: Sequence[str] = ()
+    arm: str = "mx"
+    partner: str = "mx106"
+    fitted_joint: int = 1
+    ethercat: bool = False
 
 
 FULL = DemoSettings()
 QUICK = replace(FULL, grid=Grid((0.5, 1.5), (0.15,), (8, 32)), trials=1500, paths=("circle",))
+#: eRob80:100 through the EtherCAT driver and emulator (PD law at 500 Hz), shoulder of the eRob arm
+EROB_FULL = DemoSettings("erob80_100/m6", "erob80_100", Grid((3.1, 8.2, 14.6), (0.5,), (25, 100)), arm="erob",
+                         partner="erob80_50", fitted_joint=0, ethercat=True)
+EROB_QUICK = replace(EROB_FULL, grid=Grid((3.1, 14.6), (0.5,), (25, 100)), trials=1500, paths=("circle",))
+SETTINGS = {"mx64": (FULL, QUICK), "erob80_100": (EROB_FULL, EROB_QUICK)}
 
 
 def say(text: str) -> None:
@@ -73,6 +86,13 @@ def record_logs(settings: DemoSettings, raw_dir: Path) -> List[Path]:
         say(f"recorded {len(done)}/{count}: {recording.path.name} ({recording.cycles} cycles: {recording.quality.summary()})")
 
     first_mass, first_length = settings.grid.groups()[0]
+    if settings.ethercat:
+        from actuator_drivers.erob_emulated import EmulatedJoint, emulated_erob
+
+        with emulated_erob([EmulatedJoint(settings.reference, first_mass, first_length)], cycle_time=0.002) as (_, erob):
+            record_all(erob, settings.grid, settings.actuator, raw_dir, lambda m, l: erob.set_bench(1, m, l) is None,
+                       on_recording=finished, rate=200, prepare_time=1.0, return_time=1.0)
+        return done
     with emulated_dynamixel(settings.actuator, settings.reference, first_mass, first_length,
                             protocol=1, time_scale=settings.time_scale) as (emulator, driver):
         def change_bench(mass: float, length: float) -> bool:
@@ -96,11 +116,11 @@ def process(raw: Sequence[Path], out_dir: Path, dt: float = 0.005) -> List[Log]:
     return logs
 
 
-def true_validation_mae(reference: Model, logs: Sequence[Log]) -> float:
-    """The reference model's own validation MAE (its recording noise floor) [rad]."""
-    _, validation = split_logs(logs)
-    values = {k: np.array([v]) for k, v in reference.values.items()}
-    return float(Objective(reference, validation)(values)[0])
+def true_validation_mae(reference: Model, data: Union[Dataset, Sequence[Log]]) -> float:
+    """The reference model's own MAE on the validation logs of a dataset (of the default split
+    of logs) [rad]: the recording noise floor."""
+    validation = (data if isinstance(data, Dataset) else Dataset.split(data, seed=0)).validation
+    return float(Objective(reference, validation).of_model(reference).mean())
 
 
 def figures(reports: Dict[str, ModelReport], logs: Sequence[Log], settings: DemoSettings, out: Path) -> List[Path]:
@@ -113,48 +133,74 @@ def figures(reports: Dict[str, ModelReport], logs: Sequence[Log], settings: Demo
 
     written = []
     best = min(reports, key=lambda m: reports[m].result.validation_mae)
-    _, validation = split_logs(logs)
+    title = actuator(settings.actuator).title
+    truth = f"emulated {title}, true model {settings.reference}"
+    validation = next(iter(reports.values())).result.dataset.validation  # the fit's own split
     shown = next((log for log in validation if log.trajectory == "lift_and_drop"), validation[0])
+    fitted_label = {name: f"fitted {name.upper()} (params/{name}.json)" for name in reports}
     simulated = {
-        name.upper(): simulate_logs(reports[name].result.model, [shown])[0][: len(shown)] for name in ("m1", best)
+        fitted_label[name]: simulate_logs(reports[name].result.model, [shown])[0][: len(shown)] for name in ("m1", best)
     }
-    written.append(plot_trajectory(shown.timestamp, shown.position, simulated, out / "trajectory.png",
-                                   goal=shown.goal_position, title=f"{Path(shown.source).name} (validation)"))
-    fitted = {name.upper(): r.result.model for name, r in reports.items() if name in ("m1", "m3", best)}
+    bench = f"{shown.trajectory}, m={shown.mass:g} kg, l={shown.length:g} m, kp={shown.kp:g}"
+    written.append(plot_trajectory(
+        shown.timestamp, shown.position, simulated, out / "trajectory.png", goal=shown.goal_position,
+        title=f"{truth} - data: validation log {Path(shown.source).name} ({bench})\n"
+              f"models: {', '.join(simulated)}"))
+    fitted = {fitted_label[name]: r.result.model for name, r in reports.items() if name in ("m1", "m3", best)}
     torque = 0.8 * stall_torque(next(iter(fitted.values())))
     panels = {name: drive_backdrive(model, torque) for name, model in fitted.items()}
-    written.append(plot_drive_backdrive(panels, out / "drive_backdrive.png", title="fitted models"))
+    written.append(plot_drive_backdrive(
+        panels, out / "drive_backdrive.png",
+        title=f"Drive/backdrive limits of the {title}: models fitted on the demo's recordings ({truth})"))
 
     paths = tuple(settings.paths) or tuple(PATHS)
-    say(f"MuJoCo 2R arm: {len(paths)} path(s), 'real' arm = mx106/m6 + {settings.reference}")
-    arm = ARMS["mx"]
-    real = (load_model("mx106/m6"), load_model(settings.reference))
+    partner = settings.partner
+
+    def joints(other, emulated):  # (shoulder, elbow)
+        return (emulated, other) if settings.fitted_joint == 0 else (other, emulated)
+
+    real_names = joints(f"{partner}/m6", settings.reference)
+    say(f"MuJoCo 2R arm: {len(paths)} path(s), 'real' arm = {real_names[0]} + {real_names[1]}")
+    arm = ARMS[settings.arm]
+    real = (load_model(real_names[0]), load_model(real_names[1]))
     candidates = {
-        "M1": (load_model("mx106/m1"), reports["m1"].result.model),
-        best.upper(): (load_model(f"mx106/{best}"), reports[best].result.model),
+        f"M1 ({partner}/m1 + fitted m1)": joints(load_model(f"{partner}/m1"), reports["m1"].result.model),
+        f"{best.upper()} ({partner}/{best} + fitted {best})": joints(load_model(f"{partner}/{best}"),
+                                                                     reports[best].result.model),
     }
     table = compare_arm(arm, real, candidates, paths)
-    (out / "arm_2r.json").write_text(json.dumps(table, indent=2) + "\n")
-    written.append(plot_mae_bars(table, out / "arm_2r.png", title="2R arm, low gain: joint MAE vs the 'real' arm"))
+    (out / "arm_2r.json").write_text(json.dumps({"real": list(real_names), "maes": table}, indent=2) + "\n")
+    written.append(plot_mae_bars(
+        table, out / "arm_2r.png",
+        title=f"MuJoCo 2R arm ({actuator(arm.shoulder).title} shoulder + {actuator(arm.elbow).title} elbow), low gain: "
+              f"joint MAE against the 'real' arm\n"
+              f"'real' arm = published M6 models ({real_names[0]} + {real_names[1]}), simulated: "
+              f"M6's advantage here is partly built in"))
     for group, row in table.items():
         say(f"2R {group}: " + ", ".join(f"{k} {v:.4f} rad" for k, v in row.items()))
     return written
 
 
-def run_demo(out: Path, quick: bool = False) -> int:
-    """Run the demo into ``out``; returns an exit status."""
-    settings = QUICK if quick else FULL
+def _pace(time_scale: Optional[float]) -> str:
+    return "in lockstep with the driver's cycle" if time_scale is None else f"at {time_scale:g}x real time"
+
+
+def run_demo(out: Path, quick: bool = False, actuator: str = "mx64") -> int:
+    """Run the demo into ``out`` with an emulated ``actuator`` (``mx64``, or ``erob80_100``: root
+    for its veth pair); returns an exit status."""
+    settings = SETTINGS[actuator][1 if quick else 0]
     start = time.perf_counter()
     out.mkdir(parents=True, exist_ok=True)
     say(f"{'quick' if quick else 'full'} demo into {out}: emulated {settings.actuator} with model "
         f"{settings.reference}, {len(settings.grid)} recordings "
-        f"{'in lockstep' if settings.time_scale is None else f'at {settings.time_scale:g}x real time'}")
+        + ("clocked by EtherCAT frames" if settings.ethercat else _pace(settings.time_scale)))
     raw = record_logs(settings, out / "logs" / "raw")
     logs = process(raw, out / "logs" / "processed")
     say(f"processed {len(logs)} logs at 5 ms ({time.perf_counter() - start:.0f} s so far); identifying M1-M6")
-    reports = fit_models(logs, settings.actuator, out_dir=out / "params", trials=settings.trials, seed=0)
+    dataset = Dataset.split(logs, seed=0)
+    reports = fit_models(dataset, settings.actuator, out_dir=out / "params", settings=FitSettings(settings.trials, seed=0))
     reference = load_model(settings.reference)
-    floor = true_validation_mae(reference, logs)
+    floor = true_validation_mae(reference, dataset)
     say("drawing figures")
     plots = figures(reports, logs, settings, out / "plots")
     content = json.loads((out / "params" / "report" / "report.json").read_text())

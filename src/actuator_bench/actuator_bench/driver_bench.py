@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from actuator_drivers.clock import Clock
 from actuator_drivers.dynamixel_driver import DynamixelDriver, ServoConfig, ServoState
 from actuator_drivers.dynamixel_emulator import DynamixelEmulator
 from actuator_drivers.dynamixel_firmware import EmulatedServo
@@ -24,7 +25,7 @@ from actuator_drivers.dynamixel_tables import control_table
 from actuator_models.model import Model, load_model
 from actuator_models.simulation import Pendulum
 
-from .messages import Command, JointSample
+from actuator_models.bench import Command, JointSample
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,8 @@ class DriverConfig:
         or none: the published ``<actuator>/m6``): the torque estimate, and the emulated physics.
         command_timeout: watchdog [s]. latency_ms: USB latency timer [ms]. emulate: run the emulator
         instead of hardware.
-        mass [kg], length [m], arm_mass [kg]: the emulated pendulums.
+        mass [kg], length [m], arm_mass [kg]: the emulated pendulums. time_scale: emulated bench
+        time per wall second. seed: random seed of the emulator.
     """
 
     ids: Tuple[int, ...]
@@ -57,6 +59,8 @@ class DriverConfig:
     mass: float = 1.0
     length: float = 0.15
     arm_mass: float = 0.0
+    time_scale: float = 1.0
+    seed: int = 0
 
     def __post_init__(self) -> None:
         n = len(self.ids)
@@ -73,7 +77,7 @@ class DriverConfig:
 
 
 class DriverBench:
-    """Servos of one bus, addressed by joint name.
+    """Servos of one bus, addressed by joint name: a :class:`actuator_models.bench.Bench`.
 
     Args:
         driver: an open driver. models: servo model per servo (same order as the driver's IDs).
@@ -89,6 +93,11 @@ class DriverBench:
         self._ids: Dict[str, int] = dict(zip(self.joints, driver.ids))
         self._kp: Dict[int, float] = {}
 
+    @property
+    def clock(self) -> Clock:
+        """The bus's time base (the emulator's clock when emulating, else wall time)."""
+        return self.driver.clock
+
     @classmethod
     def open(cls, config: DriverConfig) -> "DriverBench":
         """Open the bus (starting the emulator first when ``config.emulate``)."""
@@ -100,7 +109,7 @@ class DriverBench:
             emulator = DynamixelEmulator([
                 EmulatedServo(control_table(a, config.protocol), m, pendulum, servo_id=i)
                 for i, a, m in zip(config.ids, config.actuators, models)
-            ]).start()
+            ], time_scale=config.time_scale, seed=config.seed).start()
             port = emulator.port
         driver = DynamixelDriver(port, config.servos(), protocol=config.protocol, baudrate=config.baudrate,
                                  command_timeout=config.command_timeout, latency_ms=config.latency_ms,

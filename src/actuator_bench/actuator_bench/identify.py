@@ -4,12 +4,12 @@ A :class:`FitJob` fits the requested models with ``actuator_models.report.fit_mo
 files ``<output_dir>/<model>.json`` and the report under ``<output_dir>/report``), on a folder of
 processed JSON logs or on a bench bag (converted first into ``<output_dir>/logs``).
 
-:meth:`FitJob.start` runs it in a background thread. Progress is read from the optuna studies,
-kept in the journal file ``<output_dir>/studies.journal`` (one study per model,
-``fit-<model>``), so it can be polled from another thread while the fit works; re-running a job
-with the same output folder continues its studies. Trials are counted per completed CMA-ES
-generation. :meth:`FitJob.cancel` stops the fit after the current generation (through the
-fit's per-generation callback), keeping the best parameters so far of the model being fitted.
+:meth:`FitJob.start` runs it in a background thread. The studies are kept in the journal file
+``<output_dir>/studies.journal`` (one study per model, ``fit-<model>``), so re-running a job with
+the same output folder continues them, losing no completed trial. Progress is what the fit's
+typed progress callback last reported (after each CMA-ES generation), readable from any thread.
+:meth:`FitJob.cancel` sets the fit's stop event: it stops after the current generation, keeping
+the best parameters so far of the model being fitted.
 """
 
 from __future__ import annotations
@@ -22,11 +22,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Sequence, Tuple
 
-from actuator_models.actuators import ACTUATORS
-from actuator_models.identification import FitInterrupted
-from actuator_models.logs import LogError
+from actuator_models.actuators import actuator as find_actuator
+from actuator_models.identification import FitInterrupted, FitSettings, Progress
+from actuator_models.logs import LogError, read_logs
 from actuator_models.model import ParamsError
 from actuator_models.report import ALL_MODELS, best_model, fit_models
+from actuator_models.splits import Dataset
 
 from .bag2json import convert, is_bag
 
@@ -44,7 +45,8 @@ class FitRequest:
         logs: folder of processed JSON logs, or a rosbag2 folder. actuator: ``actuator_models``
         name. models: m1..m6 (empty = all). trials: CMA-ES trials per model.
         validation_fraction: fraction of logs held out, in [0, 1). output_dir: where to write
-        (empty = a new folder under the job's output root).
+        (empty = a new folder under the job's output root). force: fit even on fewer training
+        logs than one per two free parameters (refused otherwise, with the reason as outcome).
     """
 
     logs: str
@@ -53,13 +55,16 @@ class FitRequest:
     trials: int = 6000
     validation_fraction: float = 0.25
     output_dir: str = ""
+    force: bool = False
 
     def check(self) -> None:
         """ValueError naming the first unusable field."""
         if not Path(self.logs).exists():
             raise ValueError(f"logs: {self.logs!r} does not exist")
-        if self.actuator not in ACTUATORS:
-            raise ValueError(f"actuator: {self.actuator!r} is not one of {', '.join(ACTUATORS)}")
+        try:
+            find_actuator(self.actuator)  # a registry name or an actuator description file
+        except ValueError as error:
+            raise ValueError(f"actuator: {error}") from None
         unknown = [m for m in self.models if m not in ALL_MODELS]
         if unknown:
             raise ValueError(f"models: {', '.join(unknown)} not among {', '.join(ALL_MODELS)}")
@@ -71,8 +76,8 @@ class FitRequest:
 
 @dataclass(frozen=True)
 class FitProgress:
-    """Feedback: ``trial`` trials done for ``model`` (``trials`` requested, search phases after
-    the first may add some), best training MAE so far [rad]."""
+    """Feedback: ``trial`` trials done for ``model`` out of the ``trials`` budget (search and
+    polish together), best training MAE so far [rad]."""
 
     model: str
     trial: int
@@ -113,8 +118,8 @@ class FitJob:
         self.seed = seed
         self.dt = dt
         self._journal = self.output_dir / JOURNAL
-        self._storage = None
         self._cancel = threading.Event()
+        self._progress: Optional[Progress] = None
 
     def run(self) -> FitOutcome:
         """Fit every model (blocking); an unusable request gives ``success=False`` and why."""
@@ -125,11 +130,11 @@ class FitJob:
             if is_bag(logs):
                 logs = self.output_dir / "logs"
                 convert(Path(request.logs), logs, self.dt)
-            reports = fit_models(
-                logs, request.actuator, self.models, self.output_dir, study_prefix=STUDY_PREFIX,
-                trials=request.trials, validation_fraction=request.validation_fraction, seed=self.seed,
-                storage=str(self._journal), progress=False, callback=self._stop_if_cancelled,
-            )
+            dataset = Dataset.split(read_logs(logs), request.validation_fraction, seed=self.seed)
+            settings = FitSettings(trials=request.trials, seed=self.seed, force=request.force)
+            reports = fit_models(dataset, request.actuator, self.models, self.output_dir, settings,
+                                 storage=str(self._journal), study_prefix=STUDY_PREFIX, stop=self._cancel,
+                                 progress=self._record_progress)
         except FitInterrupted as stop:
             model = stop.result.model
             params = self.output_dir / f"{model.friction.name}.json"
@@ -170,37 +175,16 @@ class FitJob:
         """Stop after the current CMA-ES generation (any thread)."""
         self._cancel.set()
 
-    def _stop_if_cancelled(self, done: int, total: int, best: float) -> None:
-        if self._cancel.is_set():
-            raise KeyboardInterrupt  # fit() stops on it as on Ctrl-C: best parameters saved, FitInterrupted
+    def _record_progress(self, progress: Progress) -> None:
+        self._progress = progress
 
     def progress(self) -> Optional[FitProgress]:
-        """The model being fitted, its completed trials and best training MAE so far, over all
-        its search phases (studies ``fit-<model>`` and ``fit-<model>-<phase>``: a polish or
-        restarts may add trials beyond the requested ones); None before the first study exists."""
-        storage = self._open_storage()
-        if storage is None:
+        """The model being fitted, the completed trials of its study (all phases: the budget
+        covers them) and its best training MAE so far; None before the first generation."""
+        p = self._progress
+        if p is None:
             return None
-        from optuna.trial import TrialState
-
-        names = [s.study_name for s in storage.get_all_studies()]
-        for model in reversed(self.models):
-            name = f"{STUDY_PREFIX}-{model}"
-            ids = sorted(storage.get_study_id_from_name(n) for n in names if n == name or n.startswith(f"{name}-"))
-            if not ids:
-                continue
-            phases = [storage.get_all_trials(i, deepcopy=False, states=(TrialState.COMPLETE,)) for i in ids]
-            best = min((t.value for trials in phases for t in trials), default=math.nan)
-            return FitProgress(model, sum(map(len, phases)), self.request.trials, float(best))
-        return None
-
-    def _open_storage(self):
-        if self._storage is None and self._journal.is_file():
-            import optuna
-
-            backend = optuna.storages.journal.JournalFileBackend(str(self._journal))
-            self._storage = optuna.storages.journal.JournalStorage(backend)
-        return self._storage
+        return FitProgress(p.model, p.trials, p.budget, p.best)
 
 
 def request_from_fields(logs: str, actuator: str, models: Sequence[str], trials: int, validation_fraction: float,

@@ -1,6 +1,8 @@
-"""ROS-free mirrors of the bench messages, and their message fields.
+"""Message fields of the bench records: the one place where the ROS-free records become messages.
 
-The nodes and the no-ROS tools exchange these dataclasses; :func:`joint_state_fields`,
+The nodes and the no-ROS tools exchange :class:`~actuator_models.bench.JointSample`,
+:class:`~actuator_models.bench.Command` (the bench contract, re-exported here) and
+:class:`BenchInfo`; :func:`joint_state_fields`,
 :func:`actuator_state_fields`, :func:`command_fields` and :func:`bench_info_fields` give the
 fields of the corresponding ROS message (header excepted), usable both as rclpy message keyword
 arguments and with :func:`actuator_bench.interfaces.build_message`.
@@ -8,64 +10,12 @@ arguments and with :func:`actuator_bench.interfaces.build_message`.
 
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Sequence
+
+from actuator_models.bench import Command, JointSample  # noqa: F401  (re-exported: the bench contract)
 
 NS_PER_S = 1_000_000_000
-
-
-@dataclass(frozen=True)
-class Command:
-    """Commands for some joints (``actuator_interfaces/ActuatorCommand``).
-
-    Attributes:
-        name: joint names. goal_position: one goal per joint [rad]. torque_enable: one flag per
-        joint, or empty to leave torque as it is. kp: one firmware gain per joint (actuator
-        units), or empty to leave gains as they are.
-    """
-
-    name: Tuple[str, ...]
-    goal_position: Tuple[float, ...]
-    torque_enable: Tuple[bool, ...] = ()
-    kp: Tuple[float, ...] = ()
-
-    def __post_init__(self) -> None:
-        n = len(self.name)
-        if len(self.goal_position) != n:
-            raise ValueError(f"command: {len(self.goal_position)} goal positions for {n} joints")
-        for field_name in ("torque_enable", "kp"):
-            size = len(getattr(self, field_name))
-            if size not in (0, n):
-                raise ValueError(f"command: {size} {field_name} values for {n} joints (give {n} or none)")
-
-    @classmethod
-    def release(cls, names: Sequence[str], goals: Sequence[float]) -> "Command":
-        """Torque off on every joint (goals kept for the record)."""
-        return cls(tuple(names), tuple(float(g) for g in goals), (False,) * len(names))
-
-
-@dataclass(frozen=True)
-class JointSample:
-    """One read of every joint of a bench (``sensor_msgs/JointState`` + ``ActuatorState``).
-
-    Attributes:
-        time: when the joints were sampled [s] on the bench's clock.
-        name: joint names. position [rad], velocity [rad/s]. motor_torque: model estimate
-        [N m]. control: what the firmware applies (V or A). input_voltage [V]. temperature
-        [degC] (NaN when unknown). torque_enable. comm_errors: cumulative bus errors.
-    """
-
-    time: float
-    name: Tuple[str, ...]
-    position: Tuple[float, ...]
-    velocity: Tuple[float, ...]
-    motor_torque: Tuple[float, ...]
-    control: Tuple[float, ...]
-    input_voltage: Tuple[float, ...]
-    temperature: Tuple[float, ...]
-    torque_enable: Tuple[bool, ...]
-    comm_errors: Tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -145,7 +95,10 @@ def bench_info_fields(info: BenchInfo) -> Dict[str, object]:
 def command_from_fields(name: Sequence[str], goal_position: Sequence[float],
                         torque_enable: Sequence[bool] = (), kp: Sequence[float] = ()) -> Command:
     """A :class:`Command` from message fields (any sequences); ValueError if inconsistent."""
-    goals = tuple(float(g) for g in goal_position)
-    if not all(math.isfinite(g) for g in goals):
-        raise ValueError(f"command: goal positions must be finite numbers, got {goals}")
-    return Command(tuple(name), goals, tuple(bool(e) for e in torque_enable), tuple(float(k) for k in kp))
+    return Command.of(name, goal_position, torque_enable, kp)
+
+
+def sample_from_fields(stamp_s: float, name: Sequence[str], position: Sequence[float],
+                       velocity: Sequence[float] = (), effort: Sequence[float] = ()) -> JointSample:
+    """A :class:`JointSample` from ``sensor_msgs/JointState`` fields (effort = motor torque)."""
+    return JointSample.of(stamp_s, name, position, velocity, effort)

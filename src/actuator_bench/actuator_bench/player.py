@@ -92,7 +92,7 @@ class Step:
 class _Run:
     schedule: Schedule
     kp: float
-    start: float
+    start: Optional[float]  # None: at the next tick
 
 
 class TrajectoryPlayer:
@@ -119,8 +119,10 @@ class TrajectoryPlayer:
         """Name of the schedule being played, None when idle."""
         return self._run.schedule.name if self._run else None
 
-    def start(self, name: str, kp: float, now: float) -> Tuple[Schedule, BenchInfo]:
-        """Start ``name`` at gain ``kp`` at time ``now`` [s] (replacing a running one)."""
+    def start(self, name: str, kp: float, now: Optional[float] = None) -> Tuple[Schedule, BenchInfo]:
+        """Start ``name`` at gain ``kp`` at time ``now`` [s], or at the next :meth:`tick` when
+        None (so that the run's first command is its t = 0 however late that tick comes);
+        replaces a running one."""
         if not kp > 0:
             raise ValueError(f"gain {kp!r}: must be positive")
         plan = schedule(name, len(self.joints), self.arm)
@@ -141,6 +143,8 @@ class TrajectoryPlayer:
         run = self._run
         if run is None:
             return Step()
+        if run.start is None:
+            run = self._run = replace(run, start=now)
         t = now - run.start
         if t > run.schedule.duration:
             return self.stop()

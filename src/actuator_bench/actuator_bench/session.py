@@ -1,80 +1,115 @@
-"""The bench graph in one process, without ROS: the trajectory player drives a bench and every
-message the nodes would publish is recorded into a bag.
+"""The recording pipeline without ROS: the bench node's control loop, its sample stream, and
+the two recordings made from it.
 
-Used where ROS is absent (tests, the no-ROS demo): the messages, topics, stamps and run markers
-are those of the ROS graph, so the bag converts and plots the same way. Time is the bench's
-clock: an emulator's (``actuator_drivers.clock.Clock``) or the simulated time of a
-:class:`~actuator_bench.sim_bench.SimBench` (:class:`~actuator_bench.sim_bench.SimClock`, as fast
-as the host allows).
+:func:`record_run` plays one trajectory through :class:`~actuator_bench.loop.BenchLoop` (the loop
+the bench node runs) and hands every :class:`~actuator_bench.loop.Cycle` to sinks:
+
+* :class:`BagSink`: the messages the bench node would publish (same topics, fields and types,
+  stamped with bench time) into an MCAP bag (:class:`~actuator_bench.recorder.Recorder`), which
+  ``actuator-bench bag2json`` converts;
+* :class:`StreamSink`: the same cycles straight into :class:`~actuator_bench.bag2json.BenchStreams`,
+  turned into JSON logs by the very code that converts bags
+  (:func:`~actuator_bench.bag2json.streams_logs`).
+
+So a JSON recording and an MCAP recording of the same run give the same logs, and a bag made by
+the ROS graph (bench node + recorder node) converts the same way.
 """
 
 from __future__ import annotations
 
-from typing import Mapping, Optional, Protocol
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence
 
-from .interfaces import ACTUATOR_COMMAND, ACTUATOR_STATE, BENCH_INFO, JOINT_STATE, MessageCodec, bench_topics
-from .messages import (
-    Command, JointSample, actuator_state_fields, bench_info_fields, command_fields, joint_state_fields, seconds_to_ns,
-)
-from .player import Step, TrajectoryPlayer
+from actuator_models.bench import Bench
+from actuator_models.logs import Log
+from actuator_models.outputs import refuse_existing
+
+from .bag2json import DEFAULT_DT, BenchStreams, streams_logs, write_logs
+from .bench_core import publications
+from .interfaces import MessageCodec, bench_topics
+from .loop import BenchLoop, Cycle, Sink
+from .messages import BenchInfo, seconds_to_ns
+from .player import TrajectoryPlayer
 from .recorder import Recorder
 
 
-class Clock(Protocol):
-    def now(self) -> float: ...  # noqa: E704
-    def sleep_until(self, t: float) -> None: ...  # noqa: E704
+class BagSink:
+    """Cycles into a recorder of :func:`~actuator_bench.interfaces.bench_topics` (``namespace``),
+    as the bench node publishes them, stamped and received at the cycle's bench time."""
 
-
-class Bench(Protocol):
-    def apply(self, command: Command) -> None: ...  # noqa: E704
-    def sample(self) -> JointSample: ...  # noqa: E704
-
-
-class BenchSession:
-    """Plays trajectories on a bench at ``rate`` [Hz] and records what the graph would publish.
-
-    Args:
-        bench: the driven bench. player: the trajectory player of its joints. recorder: a
-        recorder of :func:`bench_topics` (``namespace``), started by the caller. clock: bench
-        time. codec: message encoder (one is made from the recorder's typestore by default).
-    """
-
-    def __init__(self, bench: Bench, player: TrajectoryPlayer, recorder: Recorder, clock: Clock,
-                 namespace: str = "", rate: float = 100.0, codec: Optional[MessageCodec] = None) -> None:
-        if not rate > 0:
-            raise ValueError(f"rate {rate!r}: must be positive Hz")
-        self.bench, self.player, self.recorder, self.clock = bench, player, recorder, clock
+    def __init__(self, recorder: Recorder, namespace: str = "", codec: Optional[MessageCodec] = None) -> None:
+        self.recorder = recorder
         self.topics = bench_topics(namespace)
-        self.period = 1.0 / rate
         self.codec = codec or MessageCodec(recorder.typestore)
 
-    def play(self, trajectory: str, kp: float) -> int:
-        """Play one trajectory to its end; returns the number of control cycles."""
-        now = self.clock.now()
-        _, info = self.player.start(trajectory, kp, now)
-        self._publish("bench_info", BENCH_INFO, bench_info_fields(info), now, stamped=False)
-        cycles, wake = 0, now
-        while True:
-            step = self._tick()
-            sample = self.bench.sample()
-            self._publish("joint_states", JOINT_STATE, joint_state_fields(sample), sample.time)
-            self._publish("actuator_states", ACTUATOR_STATE, actuator_state_fields(sample), sample.time)
-            cycles += 1
-            if step.info is not None:
-                return cycles
-            wake += self.period
-            self.clock.sleep_until(wake)
+    def __call__(self, cycle: Cycle) -> None:
+        ns = seconds_to_ns(cycle.time)
+        for pub in publications(cycle):
+            data = self.codec.encode(pub.msgtype, pub.fields, ns if pub.stamped else None)
+            self.recorder.receive(self.topics[pub.topic], ns, data)
 
-    def _tick(self) -> Step:
-        now = self.clock.now()
-        step = self.player.tick(now)
-        if step.command is not None:
-            self.bench.apply(step.command)
-            self._publish("commands", ACTUATOR_COMMAND, command_fields(step.command), now)
-        if step.info is not None:
-            self._publish("bench_info", BENCH_INFO, bench_info_fields(step.info), now, stamped=False)
-        return step
 
-    def _publish(self, base: str, msgtype: str, fields: Mapping[str, object], t: float, stamped: bool = True) -> None:
-        ns = seconds_to_ns(t)
-        self.recorder.receive(self.topics[base], ns, self.codec.encode(msgtype, fields, ns if stamped else None))
+class StreamSink:
+    """Cycles into bench streams (namespace ``namespace``), without encoding anything."""
+
+    def __init__(self, namespace: str = "") -> None:
+        self.namespace = bench_topics(namespace)["joint_states"].rpartition("/")[0]
+        self.streams: Dict[str, BenchStreams] = {self.namespace: BenchStreams()}
+
+    def __call__(self, cycle: Cycle) -> None:
+        ns = seconds_to_ns(cycle.time)
+        for pub in publications(cycle):
+            self.streams[self.namespace].add(pub.topic, ns if pub.stamped else 0, ns, pub.fields.__getitem__)
+
+    def logs(self, name: str) -> List[Log]:
+        """Raw logs of the runs seen so far (names prefixed with ``name``)."""
+        return streams_logs(self.streams, name)
+
+
+def tee(*sinks: Sink) -> Sink:
+    """One sink feeding several."""
+    def each(cycle: Cycle) -> None:
+        for sink in sinks:
+            sink(cycle)
+
+    return each
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """A recorded run: raw logs (one per joint), where they were written, the bag, ticks."""
+
+    logs: List[Log]
+    paths: List[Path]
+    bag: Optional[Path]
+    ticks: int
+
+
+def record_run(bench: Bench, info: BenchInfo, trajectory: str, kp: float, *, rate: float = 100.0,
+               logdir: Optional[Path] = None, bag: Optional[Path] = None, dt: Optional[float] = DEFAULT_DT,
+               name: str = "run", arm: str = "mx", joints: Optional[Sequence[str]] = None,
+               overwrite: bool = False) -> RunRecord:
+    """Play ``trajectory`` at gain ``kp`` on ``bench`` at ``rate`` [Hz] of bench time; write the
+    logs into ``logdir`` (resampled at ``dt`` [s], None: raw) and, with ``bag``, an MCAP bag of
+    the same cycles. ``info`` describes the bench (actuator, pendulum) for the logs. Existing logs
+    of the same names are refused before anything is played, unless ``overwrite``."""
+    player = TrajectoryPlayer(joints or bench.joints, info, arm)
+    if logdir is not None and not overwrite:  # names follow from the run: check the joints' ones now
+        refuse_existing(Path(logdir).glob(f"{name}_000_{trajectory}_*.json"), overwrite)
+    loop = BenchLoop(bench, player)
+    stream = StreamSink()
+    recorder = None
+    sink: Sink = stream
+    if bag is not None:
+        recorder = Recorder(list(bench_topics("").values()))
+        recorder.start(Path(bag))
+        sink = tee(stream, BagSink(recorder))
+    try:
+        ticks = loop.run(trajectory, kp, rate, sink)
+    finally:
+        if recorder is not None:
+            recorder.stop()
+    logs = stream.logs(name)
+    paths = write_logs(logs, Path(logdir), dt, overwrite) if logdir is not None else []
+    return RunRecord(logs, paths, bag, ticks)

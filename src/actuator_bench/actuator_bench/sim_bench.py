@@ -1,10 +1,12 @@
 """A MuJoCo simulation as a bench (ROS-free core of the sim node).
 
-Wraps :class:`actuator_sim.joint_sim.JointSimulation` with the semantics of the real driver:
-commands by joint name (goal [rad], torque enable, firmware gain), torque off at start and
-when no command came for ``command_timeout`` seconds of simulated time. :meth:`SimBench.advance`
-steps the physics up to a given simulated time, so a caller keeps it in real time (or any
-multiple of it) by passing elapsed wall time times a factor.
+Wraps :class:`actuator_sim.joint_sim.JointSimulation` with the semantics of the real driver
+(a :class:`actuator_models.bench.Bench`): commands by joint name (goal [rad], torque enable,
+firmware gain), torque off at start and when no command came for ``command_timeout`` seconds of
+simulated time. Its clock is either the wall clock times ``time_scale`` (``realtime``: each
+:meth:`SimBench.sample` first steps the physics up to the clock, like a servo that moved while
+nobody looked) or the simulated time itself (:class:`SimClock`: sleeping steps the physics, as
+fast as the host allows, for runs without ROS).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Tuple
+from typing import Optional, Tuple
 
 import numpy as np
 from actuator_models.model import load_model
@@ -20,7 +22,8 @@ from actuator_sim.joint_sim import JointSimulation, Servo
 from actuator_sim.models import models_dir, read_model
 from actuator_sim.pendulum import PendulumBench, pendulum_mjcf
 
-from .messages import Command, JointSample
+from actuator_drivers.clock import Clock as WallClock
+from actuator_models.bench import Clock, Command, JointSample
 
 #: Most physics steps one :meth:`SimBench.advance` takes (a slow host drops behind instead of
 #: stalling the caller).
@@ -38,6 +41,7 @@ class SimConfig:
         name such as ``xl330/m6``). kp: initial firmware gain per joint. vin: supply voltage per
         joint [V], 0 for the actuator's default. mass [kg], length [m], arm_mass [kg]: pendulum.
         timestep: physics step [s] of a generated pendulum. command_timeout [s].
+        realtime: the clock is the wall clock (times ``time_scale``), else simulated time.
     """
 
     joints: Tuple[str, ...] = ("pendulum",)
@@ -50,6 +54,8 @@ class SimConfig:
     arm_mass: float = 0.0
     timestep: float = 0.005
     command_timeout: float = 0.5
+    realtime: bool = False
+    time_scale: float = 1.0
 
     def __post_init__(self) -> None:
         n = len(self.joints)
@@ -67,9 +73,14 @@ class SimConfig:
 
 
 class SimBench:
-    """Simulated servos addressed by joint name."""
+    """Simulated servos addressed by joint name: a :class:`actuator_models.bench.Bench`.
 
-    def __init__(self, sim: JointSimulation, command_timeout: float = 0.5) -> None:
+    Args:
+        sim: the simulation. command_timeout: watchdog [s of simulated time]. clock: the time
+            base; None: simulated time (:class:`SimClock`).
+    """
+
+    def __init__(self, sim: JointSimulation, command_timeout: float = 0.5, clock: Optional[Clock] = None) -> None:
         if not command_timeout > 0:
             raise ValueError(f"command_timeout {command_timeout!r}: must be positive seconds")
         self.sim = sim
@@ -77,6 +88,7 @@ class SimBench:
         self.command_timeout = command_timeout
         self.vin = np.array([s.model.actuator.default_vin if s.vin is None else s.vin for s in sim.servos])
         self._last_command = -math.inf
+        self.clock: Clock = clock or SimClock(self)
         sim.release()
 
     @classmethod
@@ -84,7 +96,7 @@ class SimBench:
         models = [load_model(m) for m in config.models]
         servos = [Servo(j, m, k, v or None) for j, m, k, v in zip(config.joints, models, config.kp, config.vin)]
         sim = JointSimulation.from_xml(config.xml(models[0].values.get("q_offset", 0.0)), servos)
-        return cls(sim, config.command_timeout)
+        return cls(sim, config.command_timeout, WallClock(config.time_scale) if config.realtime else None)
 
     @property
     def time(self) -> float:
@@ -109,10 +121,14 @@ class SimBench:
             if self.time - self._last_command > self.command_timeout and self.sim.torque_enable.any():
                 self.sim.release()
             self.sim.step()
-        return self.sample()
+        return self._state()
 
     def sample(self) -> JointSample:
-        """The joints now."""
+        """The joints at the clock's time (the physics stepped up to it first)."""
+        self.advance(self.clock.now())
+        return self._state()
+
+    def _state(self) -> JointSample:
         state = self.sim.state
         n = len(self.joints)
         return JointSample(
@@ -132,11 +148,15 @@ class SimBench:
         """Torque off on every joint."""
         self.sim.release()
 
+    def close(self) -> None:
+        """Torque off (the simulation holds no other resource)."""
+        self.release()
+
 
 @dataclass
 class SimClock:
     """Simulated time of a :class:`SimBench` as a clock: sleeping steps the physics (for
-    :class:`~actuator_bench.session.BenchSession`, as fast as the host allows)."""
+    :class:`~actuator_bench.loop.BenchLoop` without ROS, as fast as the host allows)."""
 
     bench: SimBench
 

@@ -5,9 +5,16 @@ combines command tuples: ``main(argv, commands=DYNAMIXEL_COMMANDS + other_comman
 how ``actuator-bench`` of package actuator_bench includes them; stand-alone script:
 ``actuator-drivers``).
 
-    actuator-bench emulate --actuator mx64 --model mx64/m6 --mass 1.0 --length 0.15 [--protocol 1|2]
-    actuator-bench record --port /dev/ttyUSB0 --actuator mx64 --trajectory sin_sin --mass 1 --length 0.15 --kp 32 --logdir logs
-    actuator-bench record-all --emulate mx64/m6 --actuator mx64 --logdir logs --unattended --lockstep
+    actuator-bench emulate --actuator mx64 --params mx64/m6 --mass 1.0 --length 0.15 [--protocol 1|2]
+    actuator-bench record --port /dev/ttyUSB0 --actuator mx64 --trajectory sin_sin --mass 1 --length 0.15 --kp 32 --out logs
+    actuator-bench record-all --emulate mx64/m6 --actuator mx64 --out logs --unattended --lockstep
+
+One vocabulary with ``actuator-models`` and ``actuator-sim``: ``--params`` (a params file or a
+published model), ``--out`` (where files go; ``--model`` and ``--logdir`` remain as aliases), and
+the exit statuses of :mod:`actuator_models.exit_codes` (2 bad input, 1 runtime fault: the bus,
+the servo or the disk failed).
+
+eRob over EtherCAT (``--ethercat IFACE``, ``veth``): see :mod:`.erob_cli`.
 """
 
 from __future__ import annotations
@@ -19,14 +26,20 @@ import threading
 from dataclasses import dataclass
 from typing import Callable, List, Optional, Sequence, TextIO
 
+from actuator_models.actuator_file import ActuatorFileError
+from actuator_models.exit_codes import run_command
 from actuator_models.logs import LogError
 from actuator_models.model import ParamsError, load_model
+from actuator_models.outputs import OutputExistsError
+from actuator_models.trajectories import TRAJECTORIES
 
+from . import erob_cli
 from .clock import Clock
+from .driver_errors import DriverError, UsageError
 from .dynamixel_bus import SDK_BAUDRATES
 from .dynamixel_driver import DynamixelDriver, ServoConfig
 from .dynamixel_emulator import DynamixelEmulator, Faults
-from .dynamixel_errors import DynamixelError
+from .dynamixel_tables import table_actuators
 from .record_grid import Grid, default_grid, parse_values, prompt_bench, record_all, split_names
 from .recording import Bench, Progress, Recording, RecordingError, record
 
@@ -35,19 +48,28 @@ PROG = "actuator-bench"
 
 @dataclass(frozen=True)
 class Command:
-    """A subcommand: ``configure(parser)`` adds its options, ``run(args)`` returns the exit status."""
+    """A subcommand: ``configure(parser)`` adds its options, ``run(args)`` returns the exit status;
+    ``examples`` are shown by its ``--help``."""
 
     name: str
     help: str
     configure: Callable[[argparse.ArgumentParser], None]
     run: Callable[[argparse.Namespace], int]
+    examples: Sequence[str] = ()
 
 
 # ---------------------------------------------------------------------- shared options
 def _positive(text: str) -> float:
     value = float(text)
-    if not value > 0:
+    if not value > 0 or value == float("inf"):
         raise argparse.ArgumentTypeError(f"{text!r} is not a positive number")
+    return value
+
+
+def _non_negative(text: str) -> float:
+    value = float(text)
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a non-negative number")
     return value
 
 
@@ -59,8 +81,8 @@ def _fraction(text: str) -> float:
 
 
 def _add_servo(p: argparse.ArgumentParser, required_actuator: bool = True) -> None:
-    p.add_argument("--actuator", required=required_actuator, choices=("mx64", "mx106", "xl330"),
-                   help="servo model")
+    p.add_argument("--actuator", required=required_actuator, choices=table_actuators() + erob_cli.EROB_ACTUATORS,
+                   help="servo model (erob*: with --ethercat or --emulate)")
     p.add_argument("--protocol", type=int, choices=(1, 2), default=2,
                    help="firmware protocol (MX: 1 or 2; XL330: 2) [2]")
     p.add_argument("--id", type=int, default=1, help="servo ID [1]")
@@ -77,8 +99,9 @@ def _add_bus(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rate", type=_positive, default=200.0, help="control rate, cycles per bench second [200]")
     p.add_argument("--limits", type=float, nargs=2, default=(-2.8, 2.8), metavar=("MIN", "MAX"),
                    help="joint limits, rad [-2.8 2.8]")
-    p.add_argument("--logdir", required=True, help="folder for the JSON logs")
-    p.add_argument("--arm-mass", type=float, default=0.0, help="mass of the arm itself, kg [0]")
+    p.add_argument("--out", "--logdir", dest="logdir", required=True, metavar="DIR",
+                   help="folder for the JSON logs (each file is named by bench and time: nothing is overwritten)")
+    p.add_argument("--arm-mass", type=_non_negative, default=0.0, help="mass of the arm itself, kg [0]")
     p.add_argument("--vin", type=_positive, help="supply voltage for the log, V [measured]")
 
 
@@ -125,17 +148,26 @@ def _summary(r: Recording) -> str:
 
 # ---------------------------------------------------------------------- emulate
 def _configure_emulate(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--model", required=True, help="servo model driving the shaft (library name such as mx64/m6, or a params JSON)")
+    p.add_argument("--params", "--model", dest="model", metavar="P",
+                   help="servo model driving the shaft: a params JSON or a published model such as mx64/m6 "
+                        "(required, except with --chain)")
     _add_servo(p, required_actuator=False)
-    p.add_argument("--mass", type=float, required=True, help="pendulum mass, kg")
-    p.add_argument("--length", type=_positive, required=True, help="pendulum length, m")
-    p.add_argument("--arm-mass", type=float, default=0.0, help="mass of the arm itself, kg [0]")
+    p.add_argument("--mass", type=_positive, help="pendulum mass, kg (required, except with --chain)")
+    p.add_argument("--length", type=_positive, help="pendulum length, m (required, except with --chain)")
+    p.add_argument("--arm-mass", type=_non_negative, default=0.0, help="mass of the arm itself, kg [0]")
     p.add_argument("--vin", type=_positive, help="supply voltage, V [model default]")
     p.add_argument("--physics-dt", type=_positive, default=0.005, help="simulation step, s [0.005]")
     _add_faults(p)
+    erob_cli.add_emulate_options(p)
 
 
 def _run_emulate(args: argparse.Namespace) -> int:
+    if args.ethercat:
+        return erob_cli.run_emulate(args)
+    missing = [f"--{o}" for o, n in (("params", "model"), ("mass", "mass"), ("length", "length"))
+               if getattr(args, n) is None]
+    if missing:
+        raise UsageError(f"emulate: the following arguments are required: {', '.join(missing)}")
     model = load_model(args.model)
     actuator = args.actuator or model.actuator.name
     emulator = DynamixelEmulator.single(
@@ -165,18 +197,25 @@ def _run_emulate(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------------- record
 def _configure_record(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--port", required=True, help="serial device or emulator pty")
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--port", help="serial device or emulator pty")
+    source.add_argument("--ethercat", metavar="IFACE", help="EtherCAT interface of an eRob (hardware or emulator)")
     _add_servo(p)
     _add_bus(p)
-    p.add_argument("--trajectory", required=True, choices=("sin_time_square", "sin_sin", "up_and_down", "lift_and_drop"))
-    p.add_argument("--mass", type=float, required=True, help="pendulum mass, kg")
+    erob_cli.add_driver_options(p)
+    p.add_argument("--trajectory", required=True, choices=tuple(TRAJECTORIES),
+                   help="identification trajectory (paper section V-A, 6 s each): " + ", ".join(TRAJECTORIES))
+    p.add_argument("--mass", type=_positive, required=True, help="pendulum mass, kg")
     p.add_argument("--length", type=_positive, required=True, help="pendulum length, m")
     p.add_argument("--kp", type=float, required=True, help="firmware P gain (MX: 'P Gain' value; XL330: 'Position P Gain')")
 
 
 def _run_record(args: argparse.Namespace) -> int:
     line = ProgressLine()
-    with _driver(args, args.port, Clock(args.time_scale)) as driver:
+    _check_source(args, args.ethercat)
+    opened = (erob_cli.erob_driver(args, args.ethercat, args.stepped) if args.ethercat
+              else _driver(args, args.port, Clock(args.time_scale)))
+    with opened as driver:
         recording = record(driver, args.trajectory, Bench(args.actuator, args.mass, args.length, args.arm_mass, args.vin),
                            args.kp, rate=args.rate, logdir=args.logdir, progress=line)
     line.done(recording)
@@ -187,9 +226,13 @@ def _run_record(args: argparse.Namespace) -> int:
 def _configure_record_all(p: argparse.ArgumentParser) -> None:
     source = p.add_mutually_exclusive_group(required=True)
     source.add_argument("--port", help="serial device or external emulator pty")
-    source.add_argument("--emulate", metavar="MODEL", help="run an in-process emulator driven by MODEL (e.g. mx64/m6)")
+    source.add_argument("--emulate", metavar="P",
+                        help="run an in-process emulator driven by params P (a params JSON or a published model such as "
+                             "mx64/m6; for eRob a veth pair and an emulator process, root needed)")
+    source.add_argument("--ethercat", metavar="IFACE", help="EtherCAT interface of an eRob (hardware or emulator)")
     _add_servo(p)
     _add_bus(p)
+    erob_cli.add_driver_options(p)
     p.add_argument("--masses", help="comma-separated masses, kg [Table I]")
     p.add_argument("--lengths", help="comma-separated lengths, m [Table I]")
     p.add_argument("--kps", help="comma-separated gains [Table I]")
@@ -212,12 +255,22 @@ def _grid(args: argparse.Namespace) -> Grid:
     )
 
 
+def _check_source(args: argparse.Namespace, ethercat: Optional[str]) -> None:
+    if erob_cli.is_erob(args.actuator) and args.port:
+        raise UsageError(f"--actuator {args.actuator}: an eRob is reached with --ethercat IFACE (or --emulate), not --port")
+    if ethercat and not erob_cli.is_erob(args.actuator):
+        raise UsageError(f"--ethercat: --actuator {args.actuator} is a Dynamixel; use --port")
+
+
 def _run_record_all(args: argparse.Namespace) -> int:
     grid = _grid(args)
     if args.lockstep and not args.emulate:
         raise ValueError("--lockstep needs --emulate MODEL: only an in-process emulator can share the driver's clock")
     line = ProgressLine()
     emulator = None
+    _check_source(args, args.ethercat)
+    if erob_cli.is_erob(args.actuator):
+        return _run_record_all_erob(args, grid, line)
     if args.emulate:
         mass, length = grid.groups()[0]
         emulator = DynamixelEmulator.single(
@@ -245,45 +298,82 @@ def _run_record_all(args: argparse.Namespace) -> int:
     finally:
         if emulator is not None:
             emulator.stop()
+    _report_done(done, args.logdir)
+    return 0
+
+
+def _report_done(done: Sequence[Recording], logdir: str) -> None:
     errors, gaps = sum(r.errors.errors for r in done), sum(r.quality.gaps for r in done)
     longest = max((r.quality.longest_gap for r in done), default=0.0)
-    print(f"{len(done)} logs written to {args.logdir}; communication errors {errors}, "
+    print(f"{len(done)} logs written to {logdir}; communication errors {errors}, "
           f"retries {sum(r.errors.retries for r in done)}, gaps {gaps} (longest {1000 * longest:.1f} ms)", file=sys.stderr)
+
+
+def _run_record_all_erob(args: argparse.Namespace, grid: Grid, line: ProgressLine) -> int:
+    def run(driver, change) -> List[Recording]:
+        return record_all(driver, grid, args.actuator, args.logdir, change, arm_mass=args.arm_mass, vin=args.vin,
+                          rate=args.rate, progress=line, on_recording=line.done)
+
+    print(f"{len(grid)} recordings in {len(grid.groups())} mass/length group(s) -> {args.logdir}", file=sys.stderr)
+    if args.emulate:
+        done = erob_cli.emulated_record_all(args, grid, run)
+    else:
+        if args.unattended and len(grid.groups()) > 1:
+            raise ValueError("--unattended with --ethercat cannot change the mass/length of an external bench; "
+                             "use --emulate MODEL, or a single --masses/--lengths group")
+        with erob_cli.erob_driver(args, args.ethercat, args.stepped) as driver:
+            done = run(driver, (lambda m, l: True) if args.unattended else prompt_bench)
+    _report_done(done, args.logdir)
     return 0
 
 
 DYNAMIXEL_COMMANDS = (
-    Command("emulate", "emulated Dynamixel on a pseudo-terminal (prints the device path)", _configure_emulate, _run_emulate),
-    Command("record", "record one identification trajectory through a Dynamixel", _configure_record, _run_record),
-    Command("record-all", "record a Table I style grid (prompts to change the load)", _configure_record_all, _run_record_all),
+    Command("emulate", "emulated Dynamixel on a pseudo-terminal (prints the device path)", _configure_emulate, _run_emulate,
+            ("actuator-bench emulate --actuator mx64 --params mx64/m6 --mass 1.0 --length 0.15 --protocol 2",
+             "actuator-bench emulate --actuator xl330 --params fit-xl330/m6.json --mass 0.5 --length 0.1 --drop 0.05")),
+    Command("record", "record one identification trajectory through a Dynamixel", _configure_record, _run_record,
+            ("actuator-bench record --port /dev/ttyUSB0 --actuator mx64 --protocol 2 --trajectory lift_and_drop \\\n"
+             "      --mass 1.0 --length 0.15 --kp 32 --out logs/raw",
+             "actuator-bench record --port /dev/pts/3 --actuator xl330 --trajectory sin_sin --mass 0.5 --length 0.1 \\\n"
+             "      --kp 400 --out logs/raw          # against 'actuator-bench emulate' (its printed port)")),
+    Command("record-all", "record a Table I style grid (prompts to change the load)", _configure_record_all, _run_record_all,
+            ("actuator-bench record-all --port /dev/ttyUSB0 --actuator mx64 --out logs/raw",
+             "actuator-bench record-all --emulate mx64/m6 --actuator mx64 --out logs/raw --unattended --lockstep")),
+    Command("veth", "create or remove a veth pair (the virtual EtherCAT cable; root)", erob_cli.configure_veth,
+            erob_cli.run_veth,
+            ("actuator-bench veth create ecm0 ecs0      # master end, emulator end",
+             "actuator-bench veth remove ecm0")),
 )
 COMMANDS = DYNAMIXEL_COMMANDS
 
+#: Errors that mean bad input (exit status 2); the others of a recording are runtime faults (1).
+BAD_INPUT_ERRORS = (ValueError, LogError, ParamsError, ActuatorFileError, OutputExistsError)
+RUNTIME_ERRORS = (RecordingError, DriverError, OSError)
+EPILOG = """\
+Exit status: 0 done, 2 bad input (an unusable argument or file), 1 a runtime fault (the bus,
+the servo or the disk failed), 130 interrupted. Each subcommand's --help shows examples."""
+
 
 def build_parser(commands: Sequence[Command] = COMMANDS) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=PROG, description="Servo actuator bench tools (no ROS needed).")
+    first = [f"  {command.examples[0]}" for command in commands if command.examples]
+    epilog = "\n".join(["examples:", *first, "", EPILOG]) if first else EPILOG
+    parser = argparse.ArgumentParser(prog=PROG, description="Servo actuator bench tools (no ROS needed).",
+                                     epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in commands:
-        p = sub.add_parser(command.name, help=command.help, description=command.help)
+        epilog = "examples:\n" + "\n".join(f"  {line}" for line in command.examples) if command.examples else None
+        p = sub.add_parser(command.name, help=command.help, description=command.help, epilog=epilog,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
         command.configure(p)
         p.set_defaults(run=command.run)
     return parser
 
 
 def main(argv: Optional[List[str]] = None, commands: Sequence[Command] = COMMANDS) -> int:
-    """Run a subcommand; expected failures print one ``error:`` line and return 1."""
+    """Run a subcommand; expected failures print one ``error:`` line and return 2 (bad input)
+    or 1 (runtime fault), see :mod:`actuator_models.exit_codes`."""
     args = build_parser(commands).parse_args(argv)
-    try:
-        return args.run(args)
-    except RecordingError as error:
-        print(f"{PROG}: error: {error}", file=sys.stderr)
-        return 1
-    except (DynamixelError, ValueError, LogError, ParamsError, OSError) as error:
-        print(f"{PROG}: error: {error}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print(f"\n{PROG}: interrupted", file=sys.stderr)
-        return 130
+    return run_command(lambda: args.run(args), PROG, BAD_INPUT_ERRORS, RUNTIME_ERRORS)
 
 
 if __name__ == "__main__":

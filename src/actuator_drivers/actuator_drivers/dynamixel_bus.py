@@ -219,8 +219,8 @@ class DynamixelBus:
                 self.counters.retries += 1
             try:
                 data, result, error = attempt()
-            except IndexError:  # the SDK indexed a short status packet (a late reply to another instruction)
-                data, result, error = None, COMM_RX_CORRUPT, 0
+            except IndexError:  # dynamixel_sdk indexes a valid status packet shorter than asked for
+                data, result, error = None, COMM_RX_CORRUPT, 0  # (a late reply to an earlier instruction)
             if result == COMM_SUCCESS:
                 return data, error
             if result == COMM_RX_TIMEOUT:

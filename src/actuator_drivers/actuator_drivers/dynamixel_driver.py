@@ -301,11 +301,12 @@ class DynamixelDriver:
             raise
 
     def _release_all(self) -> None:
-        """Best-effort torque off on every servo (one attempt each, errors ignored)."""
+        """Best-effort torque off on every servo, with the bus's retries (a lost packet must not
+        leave a servo powered); a servo that still fails is logged and the others are released."""
         for servo_id in self.ids:
             try:
                 reg = self.tables[servo_id]["torque_enable"]
-                self.bus.write(servo_id, reg.address, reg.size, 0, "torque off", tries=1)
+                self.bus.write(servo_id, reg.address, reg.size, 0, "torque off")
             except DynamixelError as error:
                 LOG.warning("servo %d: torque release failed: %s", servo_id, error)
             self.torque[servo_id] = False

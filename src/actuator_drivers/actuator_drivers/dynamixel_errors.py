@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Dict, List, Sequence
 
+from .driver_errors import CommandTimeout, DriverError, LimitError
+
 P1_ERROR_BITS: Dict[int, str] = {
     0: "input_voltage",
     1: "angle_limit",
@@ -57,7 +59,7 @@ def bits_of(names: Sequence[str], table: Dict[int, str]) -> int:
     return value
 
 
-class DynamixelError(RuntimeError):
+class DynamixelError(DriverError):
     """Base class of every Dynamixel driver error."""
 
 
@@ -102,9 +104,9 @@ class ModelMismatchError(DynamixelError):
     """Ping answered with another model number than configured."""
 
 
-class JointLimitError(DynamixelError, ValueError):
+class JointLimitError(DynamixelError, LimitError):
     """A goal outside the joint limits; nothing was sent."""
 
 
-class WatchdogError(DynamixelError):
+class WatchdogError(DynamixelError, CommandTimeout):
     """Torque was released because no command arrived within the command timeout."""

@@ -390,3 +390,8 @@ def table_for_model_number(model_number: int, protocol: int) -> Optional[Control
             return table
     return None
 
+
+
+def table_actuators() -> Tuple[str, ...]:
+    """Actuators with a Dynamixel control table (the registry CLIs and node parameters read)."""
+    return tuple(sorted({actuator for actuator, _ in TABLES}))

@@ -2,11 +2,11 @@
 
 The grid is grouped by pendulum (mass, length): within a group every gain and trajectory is
 recorded; between groups the load changes, either by a person (:func:`prompt_bench` asks on
-the terminal) or by software (an in-process emulator's ``set_bench``). The ``change_bench``
+the terminal) or by software (an emulator's ``set_bench``). The ``change_bench``
 callback decides which.
 
 Paper Table I (Dynamixel): mass 0.5 / 1 / 1.5 kg, length 0.1 / 0.15 / 0.2 m, kp 4 / 8 / 16 / 32,
-the four trajectories. XL330 defaults follow the shipped XL330 logs: 0.49 kg at 0.1 m, kp 100 /
+the four trajectories; eRob80: mass 3.1 / 8.2 / 12.7 / 14.6 / 19.6 kg at 0.5 m, kp 10 / 25 / 50 / 100. XL330 defaults follow the shipped XL330 logs: 0.49 kg at 0.1 m, kp 100 /
 200 / 800.
 """
 
@@ -54,6 +54,9 @@ TABLE_ONE: Dict[str, Grid] = {
     "mx64": _MX_GRID,
     "mx106": _MX_GRID,
     "xl330": Grid((0.49,), (0.1,), (100, 200, 800)),
+    # paper Table I, eRob80: masses at 0.5 m, PD gains in A/rad
+    "erob80_50": Grid((3.1, 8.2, 12.7, 14.6, 19.6), (0.5,), (10, 25, 50, 100)),
+    "erob80_100": Grid((3.1, 8.2, 12.7, 14.6, 19.6), (0.5,), (10, 25, 50, 100)),
 }
 
 

@@ -33,7 +33,8 @@ from actuator_models.trajectories import Trajectory, cubic, trajectory as find_t
 from .clock import Clock
 from .dynamixel_bus import ErrorCounters
 from .dynamixel_driver import ServoState
-from .dynamixel_errors import DynamixelError, JointLimitError, WatchdogError
+from .driver_errors import CommandTimeout, DriverError, LimitError
+from .dynamixel_errors import WatchdogError
 
 
 class ServoDriver(Protocol):
@@ -178,11 +179,11 @@ def record(
             if late > 1:  # more than a period behind (a stall): resynchronise instead of bursting
                 tick += int(late)
             clock.sleep_until(t0 + tick / rate)
-    except (DynamixelError, KeyboardInterrupt) as error:
+    except (DriverError, KeyboardInterrupt) as error:
         partial = _finish(recorder, bench, kp, driver, before, logdir, name, complete=False, rate=rate)
         if isinstance(error, KeyboardInterrupt):
             raise
-        if isinstance(error, (JointLimitError, WatchdogError)):  # raised by the recorder side: release here
+        if isinstance(error, (LimitError, CommandTimeout)):  # raised by the recorder side: release here
             driver.release()
         where = f"{partial.cycles} entries kept in {partial.path}" if partial and partial.path else "nothing recorded"
         raise RecordingError(
@@ -194,7 +195,7 @@ def record(
     try:
         _move(driver, servo, 0.0, return_time, rate)
         driver.release()
-    except DynamixelError as error:
+    except DriverError as error:
         raise RecordingError(f"{traj.name}: log complete in {result.path}, but the return to zero failed: {error}",
                              result) from error
     return result
@@ -248,7 +249,7 @@ class _Recorder:
 
     def log(self, bench: Bench, kp: float) -> Log:
         c = {k: np.asarray(v, dtype=float) for k, v in self.columns.items()}
-        extra = {k: c[k] for k in ("load", "input_volts", "temp")}
+        extra = {k: c[k] for k in ("load", "input_volts", "temp") if not np.isnan(c[k]).all()}  # NaN: not read
         if self.has_current:  # the servo reports its PWM: control = PWM * input voltage
             extra["control"] = c["control"]
         vin = bench.vin if bench.vin is not None else round(float(np.mean(c["input_volts"])), 2)

@@ -5,18 +5,21 @@ An actuator turns a goal position into a *control signal* (what the firmware app
 motor torque [N m]. Joint positions are in rad, velocities in rad/s, ``kp`` is the firmware's
 own proportional gain in its own units (Dynamixel "P Gain" register value, eRob A/rad).
 
-Adding an actuator is one small class (or one instance of an existing law) and one line in
-:data:`ACTUATORS`.
+Adding an actuator to the package is one small class (or one instance of an existing law) and
+one line in :data:`ACTUATORS`. A user adds one without editing source with an *actuator
+description file* (YAML or JSON, see :mod:`.actuator_file`), accepted by :func:`actuator`
+wherever a registry name is.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, Mapping, Tuple
+from pathlib import Path
+from typing import Dict, List, Mapping, Tuple, Union
 
 import numpy as np
 
-from .parameters import Parameter, ParamValues, Value, clip
+from .parameters import Parameter, ParamValues, Value, clip, did_you_mean
 
 #: Parameters every actuator model has, with the bounds used for the Dynamixel MX series.
 KT = Parameter("kt", 1.6, 1.0, 3.0, "N m/A", "torque constant (motor and reducer)", "kt")
@@ -25,6 +28,8 @@ ARMATURE = Parameter("armature", 0.005, 0.001, 0.05, "kg m^2", "apparent rotor i
 Q_OFFSET = Parameter("q_offset", 0.0, -0.1, 0.1, "rad", "encoder zero offset of the bench", "q0")
 
 Bounds = Mapping[str, Tuple[float, float]]
+#: File name endings of actuator description files.
+DESCRIPTION_SUFFIXES = (".yaml", ".yml", ".json")
 
 
 @dataclass(frozen=True)
@@ -37,6 +42,8 @@ class Actuator:
         parameters: the actuator's own parameters (kt, R, armature, ...).
         friction_bounds: identification bounds overriding the friction models' defaults.
         default_vin: supply voltage [V] when a log does not give one.
+        description: for a user-defined actuator, the content of its description file (written
+            into params files so they load without it); empty for the shipped ones.
     """
 
     name: str
@@ -44,6 +51,7 @@ class Actuator:
     parameters: Tuple[Parameter, ...]
     friction_bounds: Bounds = field(default_factory=dict)
     default_vin: float = 12.0
+    description: Mapping[str, object] = field(default_factory=dict, compare=False)
 
     def control(self, goal: Value, q: Value, v: Value, kp: Value, vin: Value) -> Value:
         """Control signal (V or A) the firmware applies for a goal position [rad]."""
@@ -155,11 +163,27 @@ ACTUATORS: Dict[str, Actuator] = {
 }
 
 
-def actuator(name: str) -> Actuator:
-    """Look an actuator up by registry name (``mx64``, ``mx106``, ``xl330``, ``erob80_50``, ...)."""
-    try:
-        return ACTUATORS[name.lower()]
-    except KeyError:
-        raise ValueError(
-            f"unknown actuator {name!r}; expected one of {', '.join(ACTUATORS)}"
-        ) from None
+def actuator_names() -> List[str]:
+    """Registry names of the shipped actuators, sorted (``["erob80_100", ..., "xl330"]``)."""
+    return sorted(ACTUATORS)
+
+
+def is_description_path(text: Union[str, Path]) -> bool:
+    """Whether ``text`` names an actuator description file rather than a registry name."""
+    return Path(text).suffix.lower() in DESCRIPTION_SUFFIXES or Path(text).is_file()
+
+
+def actuator(name: Union[str, Path]) -> Actuator:
+    """An actuator by registry name (``mx64``, ``mx106``, ``xl330``, ``erob80_50``, ...) or by
+    the path of an actuator description file (``my_servo.yaml``, see :mod:`.actuator_file`)."""
+    key = str(name).lower()
+    if key in ACTUATORS:
+        return ACTUATORS[key]
+    if is_description_path(name):
+        from .actuator_file import read_actuator_file  # local: actuator_file builds on this module
+
+        return read_actuator_file(name)
+    raise ValueError(
+        f"unknown actuator {str(name)!r}{did_you_mean(key, actuator_names())}; expected one of {', '.join(actuator_names())} "
+        "or an actuator description file (.yaml/.json)"
+    )

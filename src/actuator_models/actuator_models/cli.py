@@ -1,7 +1,9 @@
 """``actuator-models``: process logs, simulate and evaluate friction models from the shell.
 
-Bad input (a malformed log or params file) prints one ``error: ...`` line naming the file,
-entry and field, and exits with status 2.
+Bad input (a malformed log or params file, an output that exists) prints one ``error: ...``
+line naming the file, entry and field, and exits with status 2; a runtime fault (a file that
+cannot be written) exits with status 1. One vocabulary with ``actuator-sim`` and
+``actuator-bench``: ``--params``, ``--logs``, ``--out``, ``--force``.
 """
 
 from __future__ import annotations
@@ -14,42 +16,94 @@ from typing import Callable, List, Optional, Sequence
 
 import numpy as np
 
-from .evaluation import evaluate
+from .actuator_file import ActuatorFileError
+from .dahl_cli import add_dahl_command
+from .dahl_identification import DahlDataError
+from .evaluation import evaluate_model
+from .exit_codes import run_command
 from .fit_cli import FitUsageError, add_fit_command
-from .logs import LogError, log_files, read_log, resample, write_log
+from .logs import LogError, check_motor, log_files, read_log, read_logs, resample, write_log
 from .model import ParamsError, library_names, load_model
 from .recording_quality import processing_warning
+from .outputs import OutputExistsError, refuse_existing, refuse_inside
 
 PARAMS_HELP = "a params JSON file, or a published model by name such as xl330/m6 (see 'actuator-models library')"
+ALLOW_MISMATCH_HELP = "use logs recorded on another motor than the params' actuator (an error otherwise)"
+FORCE_HELP = "overwrite existing output files (refused otherwise)"
 
 EPILOG = """\
 examples:
   actuator-models library
-  actuator-models process raw_logs/ processed_logs/ --dt 0.005
+  actuator-models process --logs raw_logs/ --out processed_logs/ --dt 0.005
   actuator-models simulate --params xl330/m6 --log processed_logs/run.json --out sim.json
   actuator-models evaluate --params xl330/m1 xl330/m6 my_params.json --logs processed_logs/
   actuator-models fit --logs processed_logs/ --actuator xl330 --model all --out fitted/
+  actuator-models fit --logs processed_logs/ --actuator my_servo.yaml --model m1
+  actuator-models dahl identify --constant-velocity A.csv --periodic B.csv --json
 
+A params argument is a JSON file or a published model by name; an actuator argument is a
+registry name (mx64, mx106, xl330, erob80_50, erob80_100) or an actuator description file.
+Exit status: 0 done, 2 bad input (the one 'error:' line names file, field and value),
+1 a runtime fault (a file that cannot be written...), 130 interrupted.
 Units: rad, rad/s, N m, kg, m, V. Models M1-M6 are those of "Extended Friction Models for the
 Physics Simulation of Servo Actuators" (Duclusaud et al., ICRA 2025)."""
+
+PROCESS_EPILOG = """\
+examples:
+  actuator-models process --logs data/xl330/raw --out processed/
+  actuator-models process --logs logs/raw --out logs/processed --dt 0.002
+
+The output folder must not be the input folder or inside it, and existing files are not
+overwritten without --force."""
+
+SIMULATE_EPILOG = """\
+examples:
+  actuator-models simulate --params xl330/m6 --log data/xl330/processed/2026-01-15_10h28m10.json
+  actuator-models simulate --params fit-xl330/m6.json --log run.json --out sim.json
+  actuator-models simulate --params mx64/m6 --log xl330_run.json --allow-mismatch"""
+
+EVALUATE_EPILOG = """\
+examples:
+  actuator-models evaluate --params xl330/m1 xl330/m6 --logs data/xl330/processed
+  actuator-models evaluate --params fit-xl330/m6.json xl330/m6 --logs data/xl330/processed --json"""
+
+LIBRARY_EPILOG = """\
+example:
+  actuator-models library"""
 
 
 class UsageError(ValueError):
     """A command-line argument that cannot be used."""
 
 
+def _print_notes(notes: Sequence[str]) -> None:
+    """Notes (defaults used...) go to stderr once the input has been checked, so that bad input
+    still gives a single ``error:`` line."""
+    for text in notes:
+        print(text, file=sys.stderr)
+
+
+def _warn_sparse(log, dt: float, name: str):
+    """The raw ``log``, after a stderr warning if it is too sparse to process at ``dt``."""
+    warning = processing_warning(log.timestamp, dt, name) if log.dt is None else None
+    if warning:
+        print(warning, file=sys.stderr)
+    return log
+
+
 def _cmd_process(args: argparse.Namespace) -> int:
-    out_dir = Path(args.out_dir)
-    files = log_files(args.raw_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    for path in files:
-        raw = read_log(path)
-        warning = processing_warning(raw.timestamp, args.dt, path.name) if raw.dt is None else None
-        if warning:
-            print(warning, file=sys.stderr)
-        processed = resample(raw, args.dt)
-        write_log(processed, out_dir / path.name)
-        print(f"{path.name}: {len(processed)} entries at dt={args.dt} s")
+    raw_dir = args.logs or args.raw_dir
+    out_arg = args.out or args.out_dir
+    if not (raw_dir and out_arg):
+        raise UsageError("process: give --logs RAW_DIR and --out OUT_DIR")
+    out_dir = Path(out_arg)
+    files = log_files(raw_dir)
+    refuse_inside(out_dir, raw_dir)
+    refuse_existing((out_dir / path.name for path in files), args.force)
+    processed = [(path, resample(_warn_sparse(read_log(path), args.dt, path.name), args.dt)) for path in files]
+    for path, log in processed:
+        write_log(log, out_dir / path.name)
+        print(f"{path.name}: {len(log)} entries at dt={args.dt} s")
     print(f"processed {len(files)} logs into {out_dir}")
     return 0
 
@@ -63,8 +117,13 @@ def _processed(path: str, dt: float) -> "object":
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
-    model = load_model(args.params)
+    notes: List[str] = []
+    model = load_model(args.params, notes.append)
     log = _processed(args.log, args.dt)
+    check_motor([log], model.actuator.name, f"params {args.params}", args.allow_mismatch)
+    if args.out:
+        refuse_existing([args.out], args.force)
+    _print_notes(notes)
     integrator = args.integrator or model.integrator
     from .simulation import simulate_logs  # local: keeps --help fast
 
@@ -81,7 +140,13 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 
 
 def _cmd_evaluate(args: argparse.Namespace) -> int:
-    results = evaluate(args.params, args.logs, args.integrator)
+    logs = read_logs(args.logs)
+    notes: List[str] = []
+    models = {name: load_model(name, notes.append) for name in args.params}
+    for name, model in models.items():
+        check_motor(logs, model.actuator.name, f"params {name}", args.allow_mismatch)
+    _print_notes(notes)
+    results = {name: evaluate_model(model, logs, args.integrator) for name, model in models.items()}
     names = list(next(iter(results.values())).maes)
     width = max(len(n) for n in names)
     header = f"{'log':<{width}}  " + "  ".join(f"{p:>14}" for p in results)
@@ -100,44 +165,59 @@ def _cmd_library(args: argparse.Namespace) -> int:
     return 0
 
 
+def _parser(sub: "argparse._SubParsersAction", name: str, help: str, description: str, epilog: str) -> argparse.ArgumentParser:
+    return sub.add_parser(name, help=help, description=description, epilog=epilog,
+                          formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
 def _add_core_commands(sub: "argparse._SubParsersAction") -> None:
-    p = sub.add_parser("process", help="resample raw logs at a fixed time step",
-                       description="Resample every raw JSON log of RAW_DIR at a fixed dt and write them to OUT_DIR.")
-    p.add_argument("raw_dir", metavar="RAW_DIR", help="folder of raw JSON logs (irregular timestamps)")
-    p.add_argument("out_dir", metavar="OUT_DIR", help="folder for the processed logs (created)")
+    p = _parser(sub, "process", "resample raw logs at a fixed time step",
+                "Resample every raw JSON log of --logs at a fixed dt and write them to --out.", PROCESS_EPILOG)
+    p.add_argument("--logs", metavar="DIR", help="folder of raw JSON logs (irregular timestamps)")
+    p.add_argument("--out", metavar="DIR", help="folder for the processed logs (created; not inside --logs)")
+    p.add_argument("raw_dir", nargs="?", help=argparse.SUPPRESS)  # the former positional form
+    p.add_argument("out_dir", nargs="?", help=argparse.SUPPRESS)
     p.add_argument("--dt", type=float, default=0.005, help="time step in seconds (default 0.005)")
+    p.add_argument("--force", action="store_true", help=FORCE_HELP)
     p.set_defaults(run=_cmd_process)
 
-    p = sub.add_parser("simulate", help="replay one log in simulation and print its MAE",
-                       description="Simulate one logged experiment with a model and print the mean absolute "
-                                   "position error (rad) against the log.")
+    p = _parser(sub, "simulate", "replay one log in simulation and print its MAE",
+                "Simulate one logged experiment with a model and print the mean absolute position error "
+                "(rad) against the log.", SIMULATE_EPILOG)
     p.add_argument("--params", required=True, metavar="P", help=PARAMS_HELP)
     p.add_argument("--log", required=True, metavar="L", help="a processed (or raw, resampled at --dt) JSON log")
     p.add_argument("--out", metavar="SIM_JSON", help="write the simulated trajectory as a log file")
     p.add_argument("--dt", type=float, default=0.005, help="resampling step for a raw log (default 0.005 s)")
     p.add_argument("--integrator", choices=("bam", "semi-implicit"),
                    help="override the params file's integrator")
+    p.add_argument("--allow-mismatch", action="store_true", help=ALLOW_MISMATCH_HELP)
+    p.add_argument("--force", action="store_true", help=FORCE_HELP)
     p.set_defaults(run=_cmd_simulate)
 
-    p = sub.add_parser("evaluate", help="per-log and mean MAE of one or more models",
-                       description="Simulate every processed log of a folder with each model and print a "
-                                   "table of MAE (rad) per log and the mean.")
+    p = _parser(sub, "evaluate", "per-log and mean MAE of one or more models",
+                "Simulate every processed log of a folder with each model and print a table of MAE (rad) "
+                "per log and the mean.", EVALUATE_EPILOG)
     p.add_argument("--params", required=True, nargs="+", metavar="P", help=PARAMS_HELP)
     p.add_argument("--logs", required=True, metavar="DIR", help="folder of processed JSON logs")
     p.add_argument("--json", action="store_true",
                    help='also print one JSON line {"<params>": {"mean": x, "logs": {"<log>": mae}}}')
     p.add_argument("--integrator", choices=("bam", "semi-implicit"),
                    help="override each params file's integrator")
+    p.add_argument("--allow-mismatch", action="store_true", help=ALLOW_MISMATCH_HELP)
     p.set_defaults(run=_cmd_evaluate)
 
-    p = sub.add_parser("library", help="list the shipped published models",
-                       description="List the published models shipped with the package (credit: "
-                                   "Duclusaud et al., ICRA 2025, Apache-2.0).")
+    p = _parser(sub, "library", "list the shipped published models",
+                "List the published models shipped with the package (credit: Duclusaud et al., ICRA 2025, "
+                "Apache-2.0).", LIBRARY_EPILOG)
     p.set_defaults(run=_cmd_library)
 
 
+#: Errors that mean bad input (exit status 2, see :mod:`.exit_codes`).
+BAD_INPUT_ERRORS = (LogError, ParamsError, UsageError, FitUsageError, OutputExistsError, ActuatorFileError,
+                    DahlDataError)
+
 #: Functions that add subcommands.
-COMMAND_GROUPS: List[Callable[["argparse._SubParsersAction"], None]] = [_add_core_commands, add_fit_command]
+COMMAND_GROUPS: List[Callable[["argparse._SubParsersAction"], None]] = [_add_core_commands, add_fit_command, add_dahl_command]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -156,14 +236,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = build_parser().parse_args(argv)
-    try:
-        return int(args.run(args) or 0)
-    except (LogError, ParamsError, UsageError, FitUsageError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+    return run_command(lambda: args.run(args), "actuator-models", BAD_INPUT_ERRORS)
 
 
 if __name__ == "__main__":

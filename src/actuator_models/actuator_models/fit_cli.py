@@ -4,13 +4,23 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
+import threading
+import time
 from pathlib import Path
-from typing import Dict, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, Optional, Tuple
 
-from .actuators import ACTUATORS
-from .identification import PATIENCE, FitInterrupted, FitResult
-from .report import ALL_MODELS, fit_models
+from .actuators import actuator, actuator_names
+from .friction import DYNAMIC_FRICTION_MODELS, FRICTION_MODELS
+from .identification import DEFAULT_TRIALS, PATIENCE  # light: optuna, cmaes and numba load when a fit runs
+from .logs import check_motor, read_logs
+from .outputs import new_run_folder, refuse_existing
+
+ALL_MODELS = tuple(FRICTION_MODELS)  # m1..m6 (report.ALL_MODELS; report imports matplotlib, so not here)
+
+if TYPE_CHECKING:
+    from .identification import FitResult, Progress
 
 
 class FitUsageError(ValueError):
@@ -51,38 +61,80 @@ def read_bounds(path: Optional[str]) -> Dict[str, Tuple[float, float]]:
     return bounds
 
 
-def _summary(name: str, result: FitResult) -> str:
+def _summary(name: str, result: "FitResult") -> str:
     val = "—" if result.validation_mae is None else f"{result.validation_mae:.5f}"
+    phases = ", ".join(f"{p.phase} {p.trials}" for p in result.phases)
     return (
         f"{name.upper()}: train MAE {result.train_mae:.5f} rad, validation MAE {val} rad, "
-        f"{result.trials} trials in {result.seconds:.1f} s"
+        f"{result.trials} trials in {result.seconds:.1f} s ({phases or 'nothing left to do'})"
     )
+
+
+class ProgressPrinter:
+    """Prints a fit's :class:`~.identification.Progress` to stderr, at most every ``every`` s."""
+
+    def __init__(self, actuator: str, every: float = 1.0) -> None:
+        self.actuator, self.every, self.last = actuator, every, -math.inf
+
+    def __call__(self, p: "Progress") -> None:
+        now = time.monotonic()
+        if now - self.last < self.every and p.trials < p.budget:
+            return
+        self.last = now
+        eta = f"{p.eta:5.0f}s" if math.isfinite(p.eta) else "    ?"
+        print(f"[{self.actuator}/{p.model} {p.phase}] {p.trials:>6}/{p.budget} trials  {p.rate:7.1f} trials/s  "
+              f"best MAE {p.best:.5f} rad  ETA {eta}", file=sys.stderr, flush=True)
+
+
+def _actuator_arg(text: str) -> str:
+    """``--actuator``: a registry name or an actuator description file, checked now."""
+    try:
+        actuator(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
+def _outputs(args: argparse.Namespace, models: list, single: bool) -> Path:
+    """The output folder: a new run folder by default; an explicit --out must not hold outputs
+    of an earlier run unless --force, or --storage (a resumed study updates its own outputs:
+    every earlier trial is kept in the storage)."""
+    if not args.out:
+        return new_run_folder(f"fit-{actuator(args.actuator).name}")
+    out_dir = Path(args.out).parent if single else Path(args.out)
+    written = [out_dir / f"{m}.json" for m in models] + [out_dir / "report"]
+    refuse_existing(written + ([Path(args.out)] if single else []), args.force or bool(args.storage))
+    return out_dir
 
 
 def run_fit(args: argparse.Namespace) -> int:
+    from .identification import FitInterrupted, FitSettings, stop_on_sigint
+    from .report import fit_models
+    from .splits import Dataset
+
     models = list(ALL_MODELS) if args.model == "all" else [args.model]
     single = len(models) == 1 and not (args.out and not args.out.endswith(".json"))
-    out_dir = Path(args.out).parent if single and args.out else Path(args.out or f"fit-{args.actuator}")
-    options = dict(
-        trials=args.trials,
-        validation_fraction=args.validation_fraction,
-        validation_kp=args.validation_kp,
-        seed=args.seed,
-        fixed=parse_set(args.set),
-        bounds=read_bounds(args.bounds),
-        storage=args.storage,
-        workers=args.workers,
-        integrator=args.integrator,
-        popsize=args.popsize,
-        progress=not args.quiet,
-        patience=args.patience or None,
-        restarts=args.restarts,
-        polish=not args.no_polish,
-    )
+    logs = read_logs(args.logs)
+    check_motor(logs, actuator(args.actuator).name, f"--actuator {args.actuator}", args.allow_mismatch)
     try:
-        reports = fit_models(args.logs, args.actuator, models, out_dir, study_prefix=args.study, **options)
-    except FitInterrupted as stop:
-        r = stop.result
+        dataset = Dataset.split(logs, args.validation_fraction, args.validation_logs, args.validation_kp, args.seed)
+        settings = FitSettings(
+            trials=args.trials, seed=args.seed, popsize=args.popsize, patience=args.patience or None,
+            restarts=args.restarts, polish=not args.no_polish, workers=args.workers, worker=args.worker,
+            fixed=parse_set(args.set), bounds=read_bounds(args.bounds), force=args.force,
+        )
+    except ValueError as error:
+        raise FitUsageError(str(error)) from None
+    out_dir = _outputs(args, models, single)
+    for warning in dataset.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    stop = threading.Event()
+    try:
+        with stop_on_sigint(stop):
+            reports = fit_models(dataset, args.actuator, models, out_dir, settings, args.integrator, args.storage,
+                                 args.study, stop, None if args.quiet else ProgressPrinter(args.actuator))
+    except FitInterrupted as stopped:
+        r = stopped.result
         print(
             f"interrupted: best so far {_summary(r.model.friction.name, r)}; parameters kept in "
             f"{out_dir}. Re-run with the same --storage and --study to continue.",
@@ -96,7 +148,9 @@ def run_fit(args: argparse.Namespace) -> int:
     for name, rep in reports.items():
         print(_summary(name, rep.result))
         for s in rep.spreads:
-            flag = "  (undetermined by these logs)" if not s.determined else ""
+            flags = [f for f, on in (("undetermined by these logs", not s.determined),
+                                     ("at a search bound", s.name in rep.result.at_bounds)) if on]
+            flag = f"  ({', '.join(flags)})" if flags else ""
             print(f"    {s.name:<32} {s.value:>11.5g} ± {s.half_width:<9.2g} {s.unit}{flag}")
     report = out_dir / "report" / "report.json"
     content = json.loads(report.read_text())
@@ -113,35 +167,60 @@ def add_fit_command(sub: "argparse._SubParsersAction") -> None:
     p = sub.add_parser(
         "fit",
         help="identify friction models M1-M6 with CMA-ES",
-        description="Fit friction models to processed logs with CMA-ES (optuna); the cost is the mean "
-                    "absolute position error (rad). A quarter of the logs is held out for validation, "
-                    "stratified by gain and trajectory. Progress is printed; Ctrl-C keeps the best "
-                    "parameters so far, and --storage/--study make a run resumable and shareable.",
+        description="Fit friction models to processed logs with CMA-ES; the cost is the mean absolute "
+                    "position error (rad), simulated by a compiled kernel. A quarter of the logs is held out "
+                    "for validation, stratified by gain and trajectory and raised to one log per gain and "
+                    "trajectory (said when it is); --validation-logs N or --validation-fraction F hold out "
+                    "exactly that. The trial budget covers the search and the polish. Progress is printed; "
+                    "Ctrl-C keeps the best parameters so far. Every evaluated parameter set is a completed "
+                    "trial of an optuna study: --storage/--study make a run resumable (no completed trial "
+                    "lost) and shareable by several workers, each running its own CMA-ES.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="examples:\n"
                "  actuator-models fit --logs logs/ --actuator xl330 --model m6\n"
                "  actuator-models fit --logs logs/ --actuator mx64 --model all --out fit-mx64/\n"
                "  actuator-models fit --logs logs/ --actuator xl330 --model m6 --validation-kp 800\n"
                "  actuator-models fit --logs logs/ --actuator xl330 --model m3 --set q_offset=0 \\\n"
-               "      --storage runs.journal --study xl330-m3 --workers 2",
+               "      --storage runs.journal --study xl330-m3 --workers 2\n"
+               "  # one more worker on the same study, from another shell or machine sharing the RDB:\n"
+               "  actuator-models fit --logs logs/ --actuator xl330 --model m6 --storage postgresql://host/db \\\n"
+               "      --study xl330 --worker 1\n"
+               "  actuator-models fit --logs xm430_logs/ --actuator xm430.yaml --model m1   # a servo of your own\n\n"
+               "Without --out each run writes a new folder (fit-xl330/, fit-xl330-2/, ...); an --out that holds\n"
+               "an earlier run's params or report is refused unless --force (or --storage: a resumed study\n"
+               "updates its outputs). Logs recorded on another motor\n"
+               "than --actuator are refused unless --allow-mismatch.",
     )
     p.add_argument("--logs", required=True, metavar="DIR", help="folder of processed JSON logs")
-    p.add_argument("--actuator", required=True, choices=sorted(ACTUATORS), help="actuator model")
-    p.add_argument("--model", required=True, choices=[*ALL_MODELS, "all"], help="friction model, or all of them")
-    p.add_argument("--trials", type=int, default=6000, help="trials per model (default 6000)")
+    p.add_argument("--actuator", required=True, type=_actuator_arg, metavar="NAME|FILE",
+                   help=f"actuator: {', '.join(actuator_names())}, or an actuator description file (.yaml/.json)")
+    p.add_argument("--allow-mismatch", action="store_true",
+                   help="use logs whose 'motor' is another actuator than --actuator (an error otherwise)")
+    p.add_argument("--force", action="store_true",
+                   help="overwrite the params and report of an earlier run in --out, and fit even on fewer training "
+                        "logs than one per two free parameters (both refused otherwise)")
+    p.add_argument("--model", required=True, choices=[*ALL_MODELS, *DYNAMIC_FRICTION_MODELS, "all"],
+                   help="friction model, or all of M1-M6")
+    p.add_argument("--trials", type=int, default=DEFAULT_TRIALS,
+                   help="trial budget per model, search and polish together, never exceeded (default %(default)s)")
     split = p.add_mutually_exclusive_group()
-    split.add_argument("--validation-fraction", type=float, default=0.25, metavar="F",
-                       help="fraction of logs held out, stratified by gain and trajectory (default 0.25; 0 = fit on all)")
+    split.add_argument("--validation-fraction", type=float, metavar="F",
+                       help="hold out exactly round(F x logs) logs, stratified by gain and trajectory (0 = fit on all); "
+                            "default: a quarter, at least one per gain and trajectory")
+    split.add_argument("--validation-logs", type=int, metavar="N", help="hold out exactly N logs, stratified")
     split.add_argument("--validation-kp", type=float, metavar="K", help="hold out the logs recorded at gain K instead")
     p.add_argument("--seed", type=int, default=0, help="random seed (split and CMA-ES), default 0")
     p.add_argument("--out", metavar="PATH",
-                   help="params file (.json) for one model, else a folder for params and report (default fit-<actuator>/)")
+                   help="params file (.json) for one model, else a folder for params and report "
+                        "(default: a new folder fit-<actuator>/, fit-<actuator>-2/, ... on each run)")
     p.add_argument("--set", metavar="NAME=VALUE,...", help="fix parameters, e.g. --set q_offset=0,R=2.5")
     p.add_argument("--bounds", metavar="FILE", help="YAML/JSON file {name: [lower, upper]} overriding search bounds")
     p.add_argument("--storage", metavar="URL",
                    help="optuna storage: a journal file (runs.journal) or an RDB URL (postgresql://...)")
     p.add_argument("--study", metavar="NAME", help="study name prefix in the storage (the model name is appended)")
     p.add_argument("--workers", type=int, default=1, help="processes working on each study (default 1)")
+    p.add_argument("--worker", type=int, default=0, metavar="I",
+                   help="this process's worker index on a shared study (default 0); re-run with it to resume its CMA-ES")
     p.add_argument("--integrator", choices=("bam", "semi-implicit"), default="bam",
                    help="simulation step to fit with, recorded in the params files (default bam)")
     p.add_argument("--popsize", type=int, help="CMA-ES population (default: 2 x (4 + 3 ln parameters), 24 for M6)")
@@ -150,6 +229,6 @@ def add_fit_command(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--restarts", type=int, default=0, metavar="R",
                    help="R more CMA-ES runs, each with twice the population (IPOP); the best is kept (default 0)")
     p.add_argument("--no-polish", action="store_true",
-                   help="skip the final local CMA-ES run around the best point (half the --trials budget)")
+                   help="skip the final local CMA-ES run around the best point (a quarter of the budget)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.set_defaults(run=run_fit)

@@ -5,6 +5,9 @@ friction can apply, from the joint velocity ``v`` [rad/s], the motor torque ``tm
 the external torque ``te`` [N m]. The applied friction is the stopping torque clipped to
 ``[-tau_fm, tau_fm]`` (:func:`applied_friction`).
 
+Dynamic friction (the Dahl model, :mod:`.dahl`) adds a torque from a state carried per joint
+(:class:`FrictionState`); ``dahl`` has no budget, ``dahl+viscous`` the viscous budget ``Kv |v|``.
+
 All functions are pure and vectorised: inputs are floats or numpy arrays of any broadcastable
 shape, parameter values included (a batch of parameter sets is an array per parameter).
 """
@@ -12,10 +15,11 @@ shape, parameter values included (a batch of parameter sets is an array per para
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Dict, Tuple
+from typing import Callable, Dict, Optional, Tuple
 
 import numpy as np
 
+from .dahl import dahl_step, dahl_torque
 from .parameters import Parameter, ParamValues, Value
 
 KC = Parameter("friction_base", 0.05, 0.0, 0.2, "N m", "Coulomb friction", "Kc")
@@ -31,6 +35,7 @@ KMS = Parameter("load_friction_motor_stribeck", 0.05, 0.0, 1.0, "1", "extra moto
 KES = Parameter("load_friction_external_stribeck", 0.05, 0.0, 1.0, "1", "extra external-load friction at rest", "Kes")
 KMQ = Parameter("load_friction_motor_quad", 0.001, 0.0, 0.01, "1/(N m)", "quadratic motor-load friction at rest", "Kmq")
 KEQ = Parameter("load_friction_external_quad", 0.001, 0.0, 0.01, "1/(N m)", "quadratic external-load friction at rest", "Keq")
+RHO = Parameter("dahl_rho", 1000.0, 10.0, 5000.0, "1/rad", "Dahl rest stiffness over Coulomb level (sigma / Fc)", "rho")
 
 
 def stribeck(v: Value, p: ParamValues) -> Value:
@@ -107,17 +112,53 @@ def applied_friction(stopping_torque: Value, budget: Value) -> Value:
     return -np.sign(stopping_torque) * np.minimum(np.abs(stopping_torque), budget)
 
 
+def viscous(tm: Value, te: Value, v: Value, p: ParamValues) -> Value:
+    """Viscous budget alone: ``Kv |v|`` [N m] (the static part of Dahl + viscous)."""
+    return p["friction_viscous"] * np.abs(v)
+
+
+def no_budget(tm: Value, te: Value, v: Value, p: ParamValues) -> Value:
+    """No static friction (0 N m): pure Dahl."""
+    return np.zeros_like(np.asarray(v, dtype=float))
+
+
 Budget = Callable[[Value, Value, Value, ParamValues], Value]
 
 
 @dataclass(frozen=True)
+class FrictionState:
+    """Friction carried by an internal state per joint (dynamic friction), next to the budget.
+
+    Attributes:
+        torque: ``(state, p) -> torque on the joint [N m]``, applied like an external torque.
+        advance: ``(state, dq [rad], v0, v1 [rad/s], dt [s], p) -> state`` after a step that
+            moved the joint by ``dq`` from velocity ``v0`` to ``v1``.
+        initial: state at the start of a simulation.
+    """
+
+    torque: Callable[[Value, ParamValues], Value]
+    advance: Callable[[Value, Value, Value, Value, Value, ParamValues], Value]
+    initial: float = 0.0
+
+
+#: Dahl friction (García-Baños and Ikhouane, eqs. 9-10): torque ``-Fc w`` with ``Fc`` =
+#: ``friction_base`` and ``rho`` = ``dahl_rho``; ``w`` advances by the exact update (eq. 18).
+DAHL = FrictionState(
+    torque=lambda w, p: dahl_torque(w, p["friction_base"]),
+    advance=lambda w, dq, v0, v1, dt, p: dahl_step(w, dq, p["dahl_rho"], v0, v1, dt),
+)
+
+
+@dataclass(frozen=True)
 class FrictionModel:
-    """A friction model: its name, budget function and parameters."""
+    """A friction model: its name, budget function and parameters, and for dynamic friction
+    (Dahl) the state it carries (``state``; None for the static models M1-M6)."""
 
     name: str
     title: str
     budget: Budget
     parameters: Tuple[Parameter, ...]
+    state: Optional[FrictionState] = None
 
     @property
     def parameter_names(self) -> Tuple[str, ...]:
@@ -137,15 +178,25 @@ FRICTION_MODELS: Dict[str, FrictionModel] = {
         ),
     )
 }
+#: Dynamic friction models, looked up by :func:`friction_model` like M1-M6 (kept apart from
+#: :data:`FRICTION_MODELS`, whose members are pure budgets).
+DYNAMIC_FRICTION_MODELS: Dict[str, FrictionModel] = {
+    m.name: m
+    for m in (
+        FrictionModel("dahl", "Dahl", no_budget, (KC, RHO), DAHL),
+        FrictionModel("dahl+viscous", "Dahl + viscous", viscous, (KC, KV, RHO), DAHL),
+    )
+}
 
 
 def friction_model(name: str) -> FrictionModel:
-    """Look a friction model up by name (``"m1"`` .. ``"m6"``)."""
+    """Look a friction model up by name (``"m1"`` .. ``"m6"``, ``"dahl"``, ``"dahl+viscous"``)."""
+    known = {**FRICTION_MODELS, **DYNAMIC_FRICTION_MODELS}
     try:
-        return FRICTION_MODELS[name.lower()]
+        return known[name.lower()]
     except KeyError:
         raise ValueError(
-            f"unknown friction model {name!r}; expected one of {', '.join(FRICTION_MODELS)}"
+            f"unknown friction model {name!r}; expected one of {', '.join(known)}"
         ) from None
 
 
@@ -179,7 +230,9 @@ def embed(values: ParamValues, source: FrictionModel, target: FrictionModel) -> 
 
 def nests(source: FrictionModel, target: FrictionModel, samples: int = 64, seed: int = 0) -> bool:
     """Whether :func:`embed` makes ``target`` reproduce ``source``'s budget (checked on random
-    states and parameters within bounds, to 1e-12 N m)."""
+    states and parameters within bounds, to 1e-12 N m; a dynamic model only nests the same dynamics)."""
+    if source.state is not target.state:
+        return False
     rng = np.random.default_rng(seed)
     values = {p.name: rng.uniform(p.lower, p.upper, samples) for p in source.parameters}
     tm, te, v = (rng.uniform(-2.0, 2.0, samples) for _ in range(3))

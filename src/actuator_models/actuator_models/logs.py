@@ -29,6 +29,23 @@ REQUIRED_FIELDS = ("position", "speed", "goal_position", "torque_enable")
 OPTIONAL_FIELDS = ("load", "input_volts", "temp", "control")
 #: Header fields: name -> required.
 HEADER_FIELDS = {"mass": True, "length": True, "kp": True, "vin": False, "motor": False, "trajectory": False}
+#: Physical range of the numeric header fields: name -> (lowest value, whether it is allowed).
+HEADER_RANGES = {
+    "mass": (0.0, False),
+    "length": (0.0, False),
+    "kp": (0.0, True),
+    "vin": (0.0, False),
+    "arm_mass": (0.0, True),
+    "arm-mass": (0.0, True),
+}
+
+
+def check_range(name: str, value: float, where: str) -> float:
+    """``value`` if it is in :data:`HEADER_RANGES`'s range for ``name``, else :class:`LogError`."""
+    low, inclusive = HEADER_RANGES[name]
+    if value < low or (value == low and not inclusive):
+        raise LogError(f"{where}: {value!r} is not physical, expected {'>=' if inclusive else '>'} {low:g}")
+    return value
 
 
 class LogError(ValueError):
@@ -127,9 +144,11 @@ def log_from_dict(data: object, source: str = "<dict>") -> Log:
                 raise LogError(f"{source}: field {name!r}: expected a string, got {data[name]!r}")
             header[name] = data[name]
         else:
-            header[name] = _number(data[name], f"{source}: field {name!r}")
+            where = f"{source}: field {name!r}"
+            header[name] = check_range(name, _number(data[name], where), where)
     arm_key = "arm_mass" if "arm_mass" in data else "arm-mass"
-    arm_mass = _number(data[arm_key], f"{source}: field {arm_key!r}") if arm_key in data else 0.0
+    arm_where = f"{source}: field {arm_key!r}"
+    arm_mass = check_range(arm_key, _number(data[arm_key], arm_where), arm_where) if arm_key in data else 0.0
     dt = _number(data["dt"], f"{source}: field 'dt'") if "dt" in data else None
     if dt is not None and dt <= 0:
         raise LogError(f"{source}: field 'dt': {dt} is not positive")
@@ -286,6 +305,27 @@ def resample(log: Log, dt: float = 0.005) -> Log:
         torque_enable=enable,
         extra=columns,
     )
+
+
+def motor_mismatches(logs: Sequence[Log], actuator_name: str) -> List[Log]:
+    """Logs whose ``motor`` names another actuator than ``actuator_name`` (case-insensitive;
+    a log without ``motor`` matches any actuator)."""
+    return [log for log in logs if log.motor and log.motor.lower() != actuator_name.lower()]
+
+
+def check_motor(logs: Sequence[Log], actuator_name: str, what: str, allow_mismatch: bool = False) -> List[Log]:
+    """Raise :class:`LogError` when a log was recorded on another motor than ``actuator_name``
+    (``what`` says where that name comes from, e.g. ``"params xl330/m6"``), unless
+    ``allow_mismatch``; returns the mismatching logs either way."""
+    wrong = motor_mismatches(logs, actuator_name)
+    if wrong and not allow_mismatch:
+        first = wrong[0]
+        more = f" (and {len(wrong) - 1} more)" if len(wrong) > 1 else ""
+        raise LogError(
+            f"{first.source}: field 'motor' is {first.motor!r}, not {actuator_name!r} ({what}){more}; "
+            "pass --allow-mismatch to use these logs anyway"
+        )
+    return wrong
 
 
 def split_names(logs: Sequence[Log]) -> List[str]:

@@ -1,8 +1,12 @@
 """A complete servo model: an actuator, a friction model, parameter values and an integrator.
 
 Params files are JSON, compatible with BAM's: ``{"model": "m1".."m6", "actuator": "<name>",
-"<param>": value, ..., "integrator": "bam" | "semi-implicit"}``. Missing parameters keep their
-defaults; a missing ``"integrator"`` means ``"bam"`` (the published step).
+"<param>": value, ..., "integrator": "bam" | "semi-implicit"}``. Every parameter of the model
+is required except ``R`` and ``q_offset`` (:data:`OPTIONAL_PARAMETERS`, omitted by the published
+files), which keep their defaults; unknown keys and unphysical values are errors. A missing
+``"integrator"`` means ``"bam"`` (the published step). ``"actuator"`` may name an actuator
+description file (relative to the params file); a params file of a user-defined actuator
+carries its description in ``"actuator_description"``.
 
 The published models of the paper ship inside the package (``library/``, Apache-2.0, credit in
 ``library/CREDITS.md``) and load by name: ``load_model("mx64/m6")``.
@@ -15,13 +19,19 @@ import math
 from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
-from typing import Dict, List, Mapping, Tuple, Union
+from typing import Callable, Dict, List, Mapping, Optional, Tuple, Union
 
-from .actuators import Actuator, actuator
+from .actuator_file import actuator_from_description
+from .actuators import Actuator, actuator, is_description_path
 from .friction import FrictionModel, friction_model
-from .parameters import Parameter
+from .parameters import Parameter, did_you_mean
 
 INTEGRATORS = ("bam", "semi-implicit")
+#: Parameters a params file may omit (the published files do); their defaults are
+#: ``R`` = 2.0 ohm (the Parameter default) and ``q_offset`` = 0 rad (no encoder offset).
+OPTIONAL_PARAMETERS = ("R", "q_offset")
+#: Keys of a params file that are not parameters.
+RESERVED_KEYS = ("model", "actuator", "integrator", "actuator_description")
 
 
 class ParamsError(ValueError):
@@ -68,6 +78,8 @@ class Model:
         """The params-file dictionary (published format plus ``"integrator"``)."""
         out: Dict[str, object] = {name: float(value) for name, value in self.values.items()}
         out.update(model=self.friction.name, actuator=self.actuator.name, integrator=self.integrator)
+        if self.actuator.description:
+            out["actuator_description"] = dict(self.actuator.description)
         return out
 
 
@@ -76,15 +88,41 @@ def new_model(actuator_name: str, friction_name: str, integrator: str = "bam", *
     return Model(actuator(actuator_name), friction_model(friction_name), values, integrator)
 
 
-def model_from_dict(data: Mapping[str, object], source: str = "<dict>") -> Model:
-    """Build a model from a params dictionary; errors name ``source`` and the field."""
+def _actuator_of(data: Mapping[str, object], source: str, base_dir: Optional[Path]) -> Actuator:
+    """The params' actuator: embedded description, registry name or description file path
+    (relative to the params file's folder)."""
+    name = str(data["actuator"])
+    if "actuator_description" in data:
+        act = actuator_from_description(data["actuator_description"], f"{source}: field 'actuator_description'")
+        if act.name != name:
+            raise ParamsError(f"{source}: field 'actuator' is {name!r} but its description is named {act.name!r}")
+        return act
+    if base_dir is not None and is_description_path(name) and not Path(name).is_absolute():
+        name = str(base_dir / name)
+    return actuator(name)
+
+
+def model_from_dict(
+    data: Mapping[str, object],
+    source: str = "<dict>",
+    notes: Optional[Callable[[str], None]] = None,
+    base_dir: Optional[Path] = None,
+) -> Model:
+    """Build a model from a params dictionary, validated against the model's parameter set.
+
+    Every parameter of the model is required except :data:`OPTIONAL_PARAMETERS` (``R`` and
+    ``q_offset``, which the published files omit): their default is used and reported through
+    ``notes`` (one line each). A missing or unknown key, a non-number and a value outside the
+    parameter's physical domain (negative friction, non-positive inertia...) raise
+    :class:`ParamsError` naming ``source``, the key and the value.
+    """
     if not isinstance(data, Mapping):
         raise ParamsError(f"{source}: expected a JSON object, got {type(data).__name__}")
     for key in ("model", "actuator"):
         if not isinstance(data.get(key), str):
             raise ParamsError(f"{source}: field {key!r} is missing or not a string")
     try:
-        act = actuator(str(data["actuator"]))
+        act = _actuator_of(data, source, base_dir)
         fric = friction_model(str(data["model"]))
     except ValueError as error:
         raise ParamsError(f"{source}: {error}") from None
@@ -93,16 +131,32 @@ def model_from_dict(data: Mapping[str, object], source: str = "<dict>") -> Model
         raise ParamsError(
             f"{source}: field 'integrator' is {integrator!r}, expected one of {', '.join(INTEGRATORS)}"
         )
-    known = {p.name for p in act.parameters} | {p.name for p in fric.parameters}
+    parameters = Model(act, fric).parameters
+    known = [p.name for p in parameters]
+    for key in data:
+        if key not in known and key not in RESERVED_KEYS:
+            raise ParamsError(
+                f"{source}: unknown key {key!r} (value {data[key]!r}) for model {act.name}/{fric.name}"
+                f"{did_you_mean(str(key), known)}; its parameters are {', '.join(known)}"
+            )
     values: Dict[str, float] = {}
-    for key, value in data.items():
-        if key in ("model", "actuator", "integrator"):
+    for p in parameters:
+        if p.name not in data:
+            if p.name not in OPTIONAL_PARAMETERS:
+                raise ParamsError(
+                    f"{source}: key {p.name!r} ({p.meaning}, {p.unit}) is missing; model "
+                    f"{act.name}/{fric.name} needs {', '.join(n for n in known if n not in OPTIONAL_PARAMETERS)}"
+                )
+            if notes is not None:
+                notes(f"note: {source}: {p.name} not set, using the default {p.default:g} {p.unit} ({p.meaning})")
             continue
-        if key not in known:
-            continue  # BAM files may carry parameters of other models; they do not apply.
+        value = data[p.name]
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise ParamsError(f"{source}: field {key!r} is {value!r}, expected a finite number")
-        values[key] = float(value)
+            raise ParamsError(f"{source}: key {p.name!r} is {value!r}, expected a finite number")
+        problem = p.problem(float(value))
+        if problem:
+            raise ParamsError(f"{source}: key {p.name!r} is {value!r}: {problem}")
+        values[p.name] = float(value)
     return Model(act, fric, values, str(integrator))
 
 
@@ -118,8 +172,9 @@ def library_names() -> List[str]:
     )
 
 
-def load_model(name_or_path: Union[str, Path]) -> Model:
-    """Load a params file by path, or a shipped published model by name (``"xl330/m6"``)."""
+def load_model(name_or_path: Union[str, Path], notes: Optional[Callable[[str], None]] = None) -> Model:
+    """Load a params file by path, or a shipped published model by name (``"xl330/m6"``);
+    ``notes`` receives one line per optional parameter left at its default."""
     path = Path(name_or_path)
     if path.suffix == ".json" or path.exists():
         if not path.is_file():
@@ -129,6 +184,7 @@ def load_model(name_or_path: Union[str, Path]) -> Model:
         except (OSError, UnicodeDecodeError) as error:  # found by tests/test_fuzz_readers.py
             raise ParamsError(f"{path}: cannot read as a text (UTF-8) params file ({error})") from None
         source = str(path)
+        base_dir: Optional[Path] = path.parent
     else:
         name = str(name_or_path).lower()
         if name not in library_names():
@@ -138,11 +194,12 @@ def load_model(name_or_path: Union[str, Path]) -> Model:
             )
         text = (resources.files(__package__) / "library" / f"{name}.json").read_text()
         source = f"library:{name}"
+        base_dir = None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
         raise ParamsError(f"{source}: not valid JSON ({error})") from None
-    return model_from_dict(data, source)
+    return model_from_dict(data, source, notes, base_dir)
 
 
 def save_model(model: Model, path: Union[str, Path]) -> None:

@@ -6,13 +6,18 @@ name is the BAM-compatible key used in params JSON files.
 
 from __future__ import annotations
 
+import difflib
+import math
 from dataclasses import dataclass, replace
-from typing import Mapping, Union
+from typing import Mapping, Optional, Sequence, Union
 
 import numpy as np
 
 #: A parameter value: a Python float or a numpy array (for batches of parameter sets).
 Value = Union[float, np.ndarray]
+
+#: Physical domains of a parameter (see :attr:`Parameter.domain`).
+DOMAINS = ("positive", "non-negative", "real")
 
 #: Parameter values by name. Arrays broadcast against the state of a batched rollout.
 ParamValues = Mapping[str, Value]
@@ -30,6 +35,10 @@ class Parameter:
         unit: SI unit, e.g. ``"N m"``.
         meaning: one line saying what it is.
         symbol: the paper's symbol, e.g. ``"Kc"``.
+        domain: physically meaningful values: ``"positive"`` (> 0), ``"non-negative"`` (>= 0)
+            or ``"real"``; when not given, from the sign of ``lower`` at definition (a search
+            that starts at 0 is a magnitude, one that starts above 0 a strictly positive
+            quantity). :func:`with_bounds` keeps the domain of the definition.
     """
 
     name: str
@@ -39,10 +48,34 @@ class Parameter:
     unit: str
     meaning: str
     symbol: str = ""
+    domain: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.domain:
+            derived = "positive" if self.lower > 0 else "non-negative" if self.lower == 0 else "real"
+            object.__setattr__(self, "domain", derived)
+        if self.domain not in DOMAINS:
+            raise ValueError(f"parameter {self.name!r}: domain {self.domain!r} is not one of {', '.join(DOMAINS)}")
+
+    def problem(self, value: float) -> Optional[str]:
+        """Why ``value`` is outside the parameter's physical domain, or None when it is inside."""
+        if not math.isfinite(value):
+            return "expected a finite number"
+        if self.domain == "positive" and value <= 0:
+            return f"expected > 0 ({self.meaning} must be positive)"
+        if self.domain == "non-negative" and value < 0:
+            return f"expected >= 0 ({self.meaning} cannot be negative)"
+        return None
 
     def with_bounds(self, lower: float, upper: float) -> "Parameter":
         """Return a copy with other identification bounds."""
         return replace(self, lower=lower, upper=upper)
+
+
+def did_you_mean(name: str, known: Sequence[str]) -> str:
+    """``" (did you mean 'x'?)"`` for the closest of ``known`` to a misspelt ``name``, else ``""``."""
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.75)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def clip(x: Value, low: Value, high: Value) -> Value:

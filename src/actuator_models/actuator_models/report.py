@@ -13,19 +13,21 @@ per gain) and ``mae.png`` (bars in the style of the paper's Fig. 5).
 from __future__ import annotations
 
 import json
+import threading
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from .identification import FitResult, Objective, fit
-from .logs import Log, read_logs
 from .friction import friction_model, nests
-from .model import Model, new_model
+from .identification import FitInterrupted, FitResult, FitSettings, Identification, ProgressCallback
+from .logs import Log
+from .model import Model, new_model, save_model
+from .objective import Objective
 from .plots import plot_mae_bars
-from .splits import split_logs
+from .splits import Dataset
 from .uncertainty import ParameterSpread, loss_slices
 
 ALL_MODELS = ("m1", "m2", "m3", "m4", "m5", "m6")
@@ -53,38 +55,53 @@ def grouped_mae(per_log: Mapping[str, float], logs: Sequence[Log], key: str) -> 
     return {group: float(np.mean(values)) for group, values in sorted(groups.items())}
 
 
+def study_name(prefix: Optional[str], model: str, storage: Optional[str]) -> Optional[str]:
+    """The study of ``model`` in a storage: ``<prefix>-<model>`` (prefix ``fit`` by default);
+    None in memory."""
+    if storage is None and prefix is None:
+        return None
+    return f"{prefix or 'fit'}-{model}"
+
+
 def fit_models(
-    logs: Union[str, Path, Sequence[Log]],
+    dataset: Dataset,
     actuator: str,
     models: Sequence[str] = ALL_MODELS,
     out_dir: Union[str, Path] = "fit",
+    settings: FitSettings = FitSettings(),
+    integrator: str = "bam",
+    storage: Optional[str] = None,
     study_prefix: Optional[str] = None,
-    **options: object,
+    stop: Optional[threading.Event] = None,
+    progress: Optional[ProgressCallback] = None,
 ) -> Dict[str, ModelReport]:
-    """Fit each model (``fit`` options passed through), save ``<out_dir>/<model>.json`` and the
-    report under ``<out_dir>/report``. Returns the reports by model name."""
-    loaded = read_logs(logs) if isinstance(logs, (str, Path)) else list(logs)
+    """Fit each model on ``dataset`` (one split for all), save ``<out_dir>/<model>.json`` and the
+    report under ``<out_dir>/report``. Returns the reports by model name.
+
+    Raises:
+        FitInterrupted: when ``stop`` is set, once the model being fitted has its best
+        parameters so far saved.
+    """
     out_dir = Path(out_dir)
-    seed = int(options.get("seed") or 0)
-    train, validation = split_logs(
-        loaded, float(options.get("validation_fraction", 0.25)), options.get("validation_kp"), seed  # type: ignore[arg-type]
-    )
+    stop = stop or threading.Event()
     reports: Dict[str, ModelReport] = {}
     for name in models:
-        study_name = f"{study_prefix}-{name}" if study_prefix else None
         params_file = out_dir / f"{name}.json"
-        start = nested_start(reports, name)
-        result = fit(loaded, actuator, name, study_name=study_name, out=params_file, start=start, **options)  # type: ignore[arg-type]
-        objective = Objective(result.model, train, result.model.integrator)
-        spreads = loss_slices(result.model, objective, result.space)
+        identification = Identification(new_model(actuator, name, integrator), dataset, settings, storage,
+                                        study_name(study_prefix, name, storage), nested_start(reports, name))
+        result = identification.run(stop, progress)
+        save_model(result.model, params_file)
+        if result.stopped:
+            raise FitInterrupted(result)
+        spreads = loss_slices(result.model, identification.objective, result.space)
         reports[name] = ModelReport(
             result,
             params_file,
             spreads,
-            grouped_mae(result.validation_logs, validation, "trajectory"),
-            grouped_mae(result.validation_logs, validation, "kp"),
+            grouped_mae(result.validation_logs, dataset.validation, "trajectory"),
+            grouped_mae(result.validation_logs, dataset.validation, "kp"),
         )
-    write_report(reports, loaded, train, validation, actuator, str(options.get("integrator", "bam")), out_dir / "report")
+    write_report(reports, dataset, actuator, integrator, out_dir / "report")
     return reports
 
 
@@ -97,9 +114,8 @@ def nested_start(reports: Mapping[str, ModelReport], name: str) -> Optional[Mode
 
 def _default_errors(actuator: str, model: str, integrator: str, train: Sequence[Log], validation: Sequence[Log]) -> Tuple[float, Optional[float]]:
     default = new_model(actuator, model, integrator)
-    values = {k: np.array([v]) for k, v in default.values.items()}
-    train_mae = float(Objective(default, train, integrator)(values)[0])
-    val_mae = float(Objective(default, validation, integrator)(values)[0]) if validation else None
+    train_mae = float(Objective(default, train).of_model(default).mean())
+    val_mae = float(Objective(default, validation).of_model(default).mean()) if validation else None
     return train_mae, val_mae
 
 
@@ -114,9 +130,7 @@ def best_model(reports: Mapping[str, ModelReport]) -> str:
 
 def write_report(
     reports: Mapping[str, ModelReport],
-    logs: Sequence[Log],
-    train: Sequence[Log],
-    validation: Sequence[Log],
+    dataset: Dataset,
     actuator: str,
     integrator: str,
     folder: Union[str, Path],
@@ -124,6 +138,7 @@ def write_report(
     """Write report.json, report.md and mae.png into ``folder``; returns the JSON content."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
+    train, validation = dataset.train, dataset.validation
     chosen = best_model(reports)
     reference = "m1" if "m1" in reports else None
 
@@ -135,9 +150,10 @@ def write_report(
     content: Dict[str, object] = {
         "actuator": actuator,
         "integrator": integrator,
-        "logs": len(logs),
-        "train_logs": [Path(log.source).name for log in train],
-        "validation_logs": [Path(log.source).name for log in validation],
+        "logs": len(dataset.logs),
+        "train_logs": dataset.train_names,
+        "validation_logs": dataset.validation_names,
+        "split": dataset.to_dict(),
         "best_model": chosen,
         "improvement_over_m1": factor,
         "models": {},
@@ -157,7 +173,9 @@ def write_report(
             "validation_by_gain": rep.by_gain,
             "validation_logs": r.validation_logs,
             "train_logs": r.train_logs,
-            "parameters": [s.to_dict() for s in rep.spreads],
+            "parameters": [{**s.to_dict(), "at_bound": s.name in r.at_bounds} for s in rep.spreads],
+            "at_bounds": list(r.at_bounds),
+            "phases": [asdict(p) for p in r.phases],
             "fixed": dict(r.space.fixed),
         }
     (folder / "report.json").write_text(json.dumps(content, indent=2) + "\n")
@@ -181,7 +199,8 @@ def markdown(content: Mapping[str, object]) -> str:
         f"# Identification report: {content['actuator']} ({content['integrator']} step)",
         "",
         f"{content['logs']} logs: {len(content['train_logs'])} to fit, {len(content['validation_logs'])} to validate"  # type: ignore[arg-type]
-        f" ({', '.join(content['validation_logs']) or 'none'}).",  # type: ignore[arg-type]
+        f" ({', '.join(content['validation_logs']) or 'none'}): {content['split']['rule']}.",  # type: ignore[index]
+        *(f"**Warning:** {w}." for w in content["split"]["warnings"]),  # type: ignore[index]
         "",
         "| model | train MAE [rad] | validation MAE [rad] | default params, validation MAE | trials | time [s] |",
         "|---|---|---|---|---|---|",
@@ -218,13 +237,15 @@ def markdown(content: Mapping[str, object]) -> str:
         "",
         "Interval: where the training cost stays within 1 % of its fitted value, the other parameters",
         "held at their fitted values (a loss slice). *undetermined*: the cost moves by less than 1 %",
-        "across the whole search range, so the logs do not pin this parameter down.",
+        "across the whole search range, so the logs do not pin this parameter down. *at bound*: the",
+        "value ended within 1 % of its range from a search bound, so the bound may have set it",
+        "rather than the data (widen it with --bounds and fit again).",
         "",
     ]
     for name, m in models.items():
         lines += [f"### {name.upper()}", "", "| parameter | value | interval | ± | unit | cost sensitivity | |", "|---|---|---|---|---|---|---|"]
         for p in m["parameters"]:  # type: ignore[union-attr]
-            flag = "" if p["determined"] else "undetermined"
+            flag = ", ".join(f for f, on in (("undetermined", not p["determined"]), ("at bound", p["at_bound"])) if on)
             lines.append(
                 f"| {p['name']} | {p['value']:.4g} | [{p['lower']:.4g}, {p['upper']:.4g}] | {p['half_width']:.2g} | {p['unit']} "
                 f"| {100 * p['sensitivity']:.1f} % | {flag} |"

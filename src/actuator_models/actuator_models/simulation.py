@@ -17,6 +17,11 @@ each step, and recomputes the control each step from the simulated state and the
 position and torque enable. :func:`rollout` simulates many logs at once (shape ``(L, T)``) and,
 when parameter values are arrays of shape ``(P,)``, many parameter sets at once
 (shape ``(P, L, T)``).
+
+Dynamic friction (Dahl, ``friction.state`` not None) carries a state per parameter set and log,
+starting at ``state.initial``: its torque enters the step with the external torque (so the
+budget's clipped stopping torque accounts for it), and the state then advances over the step's
+displacement.
 """
 
 from __future__ import annotations
@@ -158,6 +163,8 @@ def rollout(
     shape = np.broadcast_shapes(*(v.shape for v in p.values()), batch.kp.shape)
     q = np.broadcast_to(batch.position[:, 0], shape).copy()
     v = np.broadcast_to(batch.speed[:, 0], shape).copy()
+    dynamic = friction.state
+    w = None if dynamic is None else np.full(shape, dynamic.initial)
     out = np.empty(shape + (batch.steps,))
     for k in range(batch.steps):
         out[..., k] = q
@@ -165,7 +172,12 @@ def rollout(
         te = batch.bench.gravity_torque(q + offset)
         tm = actuator.torque(control, batch.torque_enable[:, k], v, p, batch.vin)
         budget = friction.budget(tm, te, v, p)
-        q, v = step(q, v, tm, te, budget, inertia, batch.dt, integrator)
+        if w is None:
+            q, v = step(q, v, tm, te, budget, inertia, batch.dt, integrator)
+        else:  # dynamic friction: its torque acts like an external one; its state follows q
+            q_next, v_next = step(q, v, tm, te + dynamic.torque(w, p), budget, inertia, batch.dt, integrator)
+            w = dynamic.advance(w, q_next - q, v, v_next, batch.dt, p)
+            q, v = q_next, v_next
     return out
 
 
@@ -220,16 +232,29 @@ class PendulumSimulator:
         self.q, self.v = float(q), float(v)
         self.control = self.motor_torque = self.external_torque = self.friction_torque = 0.0
         self._inertia = float(bench.inertia(model.values["armature"]))
+        dynamic = model.friction.state
+        #: state of dynamic friction (Dahl's w), None for M1-M6
+        self.friction_state: Optional[float] = None if dynamic is None else dynamic.initial
 
     def step(self, goal: float, enable: bool, kp: float, dt: float) -> None:
         """Advance ``dt`` [s] with the firmware tracking ``goal`` [rad] at gain ``kp``."""
+        control = float(self.model.actuator.control(goal, self.q, self.v, kp, self.vin))
+        self.step_control(control, enable, dt)
+
+    def step_control(self, control: float, enable: bool, dt: float) -> None:
+        """Advance ``dt`` [s] with a given control signal (V or A), for a control law computed
+        outside the firmware (the eRob PD law runs on the EtherCAT master)."""
         p = self.model.values
         act = self.model.actuator
-        self.control = float(act.control(goal, self.q, self.v, kp, self.vin))
+        self.control = float(control)
         te = float(self.bench.gravity_torque(self.q + p.get("q_offset", 0.0)))
         tm = float(act.torque(self.control, bool(enable), self.v, p, self.vin))
         budget = self.model.friction.budget(tm, te, self.v, p)
-        q, v = step(self.q, self.v, tm, te, budget, self._inertia, dt, self.integrator)
+        dynamic = self.model.friction.state
+        extra = 0.0 if dynamic is None else float(dynamic.torque(self.friction_state, p))
+        q, v = step(self.q, self.v, tm, te + extra, budget, self._inertia, dt, self.integrator)
+        if dynamic is not None:
+            self.friction_state = float(dynamic.advance(self.friction_state, q - self.q, self.v, v, dt, p))
         self.friction_torque = float(self._inertia * (v - self.v) / dt - tm - te)
         self.q, self.v = float(q), float(v)
         self.motor_torque, self.external_torque = tm, te

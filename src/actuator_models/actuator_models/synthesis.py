@@ -13,7 +13,7 @@ from typing import Iterable, List, Optional, Sequence
 
 import numpy as np
 
-from .logs import Log
+from .logs import Log, check_range
 from .model import Model
 from .simulation import LogBatch, rollout
 from .trajectories import TRAJECTORIES, trajectory
@@ -30,6 +30,11 @@ class BenchConfig:
     length: float
     kp: float
     arm_mass: float = 0.0
+
+    def __post_init__(self) -> None:
+        """Refuse an unphysical bench (mass, length > 0; kp, arm_mass >= 0) as logs do."""
+        for name in ("mass", "length", "kp", "arm_mass"):
+            check_range(name, getattr(self, name), f"bench configuration: field {name!r}")
 
 
 def grid(masses: Iterable[float], lengths: Iterable[float], gains: Iterable[float]) -> List[BenchConfig]:

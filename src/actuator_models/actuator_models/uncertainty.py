@@ -21,7 +21,7 @@ from typing import Dict, List, Tuple
 
 import numpy as np
 
-from .identification import Objective, SearchSpace
+from .objective import Objective, SearchSpace
 from .model import Model
 
 

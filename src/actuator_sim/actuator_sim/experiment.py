@@ -17,12 +17,12 @@ from .arm import Arm, joint_mae, run_path
 from .friction_split import ViscousMode
 
 ModelPair = Tuple[Model, Model]
-GAIN_LABELS = {"low": "LG", "high": "HG"}
+GAIN_LABELS = {"low": "low gain", "high": "high gain"}
 
 
 def group_name(path_name: str, gain: str) -> str:
-    """Table row name, e.g. ``"circle LG"``."""
-    return f"{path_name} {GAIN_LABELS.get(gain, gain)}"
+    """Table row name, e.g. ``"circle, low gain"`` (``"circle, kp 40"`` for a number)."""
+    return f"{path_name}, {GAIN_LABELS.get(gain, f'kp {gain}')}"
 
 
 def compare_arm(
@@ -33,7 +33,7 @@ def compare_arm(
     gains: Sequence[str] = ("low",),
     viscous: ViscousMode = "frictionloss",
 ) -> Dict[str, Dict[str, float]]:
-    """``{"<path> <LG|HG>": {candidate: joint MAE [rad]}}`` against the real arm."""
+    """``{"<path>, <low|high> gain": {candidate: joint MAE [rad]}}`` against the real arm."""
     table: Dict[str, Dict[str, float]] = {}
     for gain in gains:
         for name in paths:

@@ -15,6 +15,11 @@ and a firmware gain ``kp``. Every step, for each servo, in this order (paper sec
    through ``qfrc_applied`` when the joint has none;
 5. ``mj_step``.
 
+A servo with dynamic friction (``dahl``, ``dahl+viscous``) carries its state (Dahl's ``w``):
+its torque ``-Fc w`` goes into ``qfrc_applied`` before the step (the DoF's ``frictionloss`` is
+then the rest of the budget: 0, or the viscous part ``Kv |v|``), and the state advances over
+the step's displacement after it (:func:`actuator_models.dahl.dahl_step`).
+
 The armature of each actuated DoF is set from the model (``armature``). The friction-loss
 constraint of an actuated DoF is made (nearly) hard by default: ``solimpfriction`` 0.9999 and
 ``solreffriction`` time constant ``2 timestep``, so the friction force is the stopping torque
@@ -183,6 +188,9 @@ class JointSimulation:
         self._external_torque = np.zeros(n)
         self._budget = np.zeros(n)
         self._friction_torque = np.zeros(n)
+        self._dynamic = [s.model.friction.state for s in self.servos]  # Dahl: state per joint
+        self._friction_state = np.array([0.0 if d is None else d.initial for d in self._dynamic])
+        self._dynamic_torque = np.zeros(n)
         if not update_friction:
             zeros = np.zeros(n)
             self._budget = self._budgets(zeros, zeros, zeros)
@@ -268,6 +276,7 @@ class JointSimulation:
         self.data.qpos[self._qpos] = q
         self.data.qvel[self._dofs] = v
         self.goal_position = q.copy()
+        self._friction_state = np.array([0.0 if d is None else d.initial for d in self._dynamic])
         mujoco.mj_forward(self.model, self.data)
         self._friction_loss = friction_loss_torque(self.data, self.model.nv)
 
@@ -305,9 +314,36 @@ class JointSimulation:
             self._budget = self._budgets(self._motor_torque, self._external_torque, v)
             self._write_friction(v)
         self._apply(self._motor_torque)
+        self._apply_dynamic_friction()
+        q = q.copy()
         mujoco.mj_step(self.model, self.data)
+        self._advance_dynamic_friction(q, v)
         self._friction_loss = friction_loss_torque(self.data, self.model.nv)
-        self._friction_torque = self._friction_loss[self._dofs] + self.data.qfrc_damper[self._dofs]
+        self._friction_torque = self._friction_loss[self._dofs] + self.data.qfrc_damper[self._dofs] + self._dynamic_torque
+
+    def _apply_dynamic_friction(self) -> None:
+        """Dynamic friction (Dahl) as a joint force in ``qfrc_applied``, next to the motor torque
+        (its budget, 0 or the viscous part, is the DoF's ``frictionloss``)."""
+        for i, dynamic in enumerate(self._dynamic):
+            if dynamic is None:
+                continue
+            self._dynamic_torque[i] = dynamic.torque(self._friction_state[i], self.servos[i].model.values)
+            base = self._motor_torque[i] if self._actuators[i] is None else 0.0
+            self.data.qfrc_applied[self._dofs[i]] = base + self._dynamic_torque[i]
+
+    def _advance_dynamic_friction(self, q: np.ndarray, v: np.ndarray) -> None:
+        """Advance the dynamic-friction states over the step's displacement."""
+        q_next, v_next = self.data.qpos[self._qpos], self.data.qvel[self._dofs]
+        for i, dynamic in enumerate(self._dynamic):
+            if dynamic is not None:
+                self._friction_state[i] = dynamic.advance(
+                    self._friction_state[i], q_next[i] - q[i], v[i], v_next[i], self.timestep, self.servos[i].model.values
+                )
+
+    @property
+    def friction_state(self) -> np.ndarray:
+        """States of dynamic friction (Dahl's ``w``) in servo order; 0 for M1-M6 servos."""
+        return self._friction_state.copy()
 
     # ------------------------------------------------------------------ state
     @property

@@ -18,7 +18,7 @@ from matplotlib.figure import Figure
 
 from .drive_backdrive import DriveBackdrive
 
-from actuator_models.plots import PathLike, plot_mae_bars, save_figure as _save
+from actuator_models.plots import PathLike, plot_mae_bars, save_figure as _save, wrap_title
 
 __all__ = ["plot_drive_backdrive", "plot_trajectory", "plot_mae_bars"]
 
@@ -56,7 +56,7 @@ def plot_drive_backdrive(panels: Mapping[str, DriveBackdrive], out: PathLike, ti
     velocities = ", ".join(f"{v:g}" for v in next(iter(panels.values())).velocities)
     axes[0].legend(loc="upper left", fontsize=8, title=f"v = {velocities} rad/s\n(lighter = faster)", title_fontsize=8)
     if title:
-        fig.suptitle(title)
+        fig.suptitle(wrap_title(title, fig.get_figwidth()))
     return _save(fig, out)
 
 
@@ -70,7 +70,7 @@ def plot_trajectory(
 ) -> Path:
     """Measured vs simulated positions [rad] over ``time`` [s] (top) and the error (bottom).
 
-    ``simulated`` maps a label (e.g. ``"M6"``) to positions of the same length as ``measured``;
+    ``simulated`` maps a label (the params source, e.g. ``"m6.json"``) to positions of the same length as ``measured``;
     the legend gives each simulation's MAE.
     """
     fig = Figure(figsize=(9, 6), layout="constrained")
@@ -83,7 +83,7 @@ def plot_trajectory(
         line, = top.plot(time, positions, lw=1.3, label=f"{label} (MAE {np.mean(np.abs(error)):.4f} rad)")
         bottom.plot(time, error, lw=1.1, color=line.get_color(), label=label)
     bottom.axhline(0.0, color="black", lw=0.8)
-    top.set(ylabel="position [rad]", title=title or None)
+    top.set(ylabel="position [rad]", title=wrap_title(title, fig.get_figwidth()) or None)
     bottom.set(xlabel="time [s]", ylabel="simulated - measured [rad]")
     top.legend(fontsize=9)
     for ax in (top, bottom):

@@ -73,7 +73,7 @@ def identify(logs: Sequence[Log], actuator: str, friction: str, integrator: str,
 @dataclass(frozen=True)
 class TransferResult:
     """Fitted pairs by label (``"M6 semi-implicit"``...), their validation MAEs on the virtual
-    bench ``{label: (shoulder, elbow)}``, and the arm MAE table ``{"<path> LG": {label: mae}}``."""
+    bench ``{label: (shoulder, elbow)}``, and the arm MAE table ``{"<path>, low gain": {label: mae}}``."""
 
     fitted: Mapping[str, ModelPair]
     validation: Mapping[str, Tuple[Optional[float], Optional[float]]]

@@ -20,15 +20,18 @@ from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 from sensor_msgs.msg import JointState
 
-from ..comparison import States
-from ..messages import (
-    BenchInfo, Command, JointSample, actuator_state_fields, bench_info_fields, command_fields, command_from_fields,
-    joint_state_fields, stamp,
-)
+from ..bench_core import Publication
+from ..interfaces import ACTUATOR_COMMAND, ACTUATOR_STATE, BENCH_INFO, JOINT_STATE
+from ..messages import JointSample, joint_state_fields, sample_from_fields, seconds_to_ns, stamp
 
 SENSOR_QOS = qos_profile_sensor_data
 COMMAND_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
 LATCHED_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+#: QoS of each kind of :data:`actuator_bench.bench_core.BENCH_TOPICS`.
+QOS = {"sensor": SENSOR_QOS, "command": COMMAND_QOS, "latched": LATCHED_QOS}
+#: rclpy message class of each bench message type.
+MESSAGE_CLASSES = {JOINT_STATE: JointState, ACTUATOR_STATE: ActuatorState, ACTUATOR_COMMAND: ActuatorCommand,
+                   BENCH_INFO: BenchInfoMsg}
 
 
 def read_only(description: str) -> ParameterDescriptor:
@@ -40,41 +43,22 @@ def time_msg(ns: int) -> Time:
     return Time(**stamp(ns))
 
 
-def joint_state_msg(sample: JointSample, ns: int) -> JointState:
+def message(publication: Publication, ns: int):
+    """The rclpy message of a publication, its header (if any) stamped ``ns`` [ns]."""
+    msg = MESSAGE_CLASSES[publication.msgtype](**publication.fields)
+    if publication.stamped:
+        msg.header.stamp = time_msg(ns)
+    return msg
+
+
+def sample_of(msg: JointState) -> JointSample:
+    return sample_from_fields(msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9, msg.name, msg.position,
+                              msg.velocity, msg.effort)
+
+
+def joint_state_of(sample: JointSample) -> JointState:
     msg = JointState(**joint_state_fields(sample))
-    msg.header.stamp = time_msg(ns)
-    return msg
-
-
-def actuator_state_msg(sample: JointSample, ns: int) -> ActuatorState:
-    msg = ActuatorState(**actuator_state_fields(sample))
-    msg.header.stamp = time_msg(ns)
-    return msg
-
-
-def command_msg(command: Command, ns: int) -> ActuatorCommand:
-    msg = ActuatorCommand(**command_fields(command))
-    msg.header.stamp = time_msg(ns)
-    return msg
-
-
-def bench_info_msg(info: BenchInfo) -> BenchInfoMsg:
-    return BenchInfoMsg(**bench_info_fields(info))
-
-
-def command_of(msg: ActuatorCommand) -> Command:
-    return command_from_fields(msg.name, msg.goal_position, msg.torque_enable, msg.kp)
-
-
-def states_of(msg: JointState) -> States:
-    return States.of(msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9, msg.name, msg.position,
-                     msg.velocity, msg.effort)
-
-
-def joint_state_of(states: States) -> JointState:
-    msg = JointState(name=list(states.name), position=list(states.position), velocity=list(states.velocity),
-                     effort=list(states.effort))
-    msg.header.stamp = time_msg(round(states.stamp * 1e9))
+    msg.header.stamp = time_msg(seconds_to_ns(sample.time))
     return msg
 
 
@@ -84,15 +68,30 @@ def spin(make_node: Callable[[], Node], args: Optional[list] = None,
     what it holds: torque, bags) and shut down.
 
     Ctrl-C under ``ros2 launch`` arrives twice (from the terminal, then forwarded by launch);
-    the second one is ignored so that it cannot interrupt the cleanup.
+    the second one is ignored so that it cannot interrupt the cleanup. rclpy's own signal
+    handler shuts the context down at SIGINT, so a timer or the executor that was already running
+    then raises :class:`rclpy.exceptions.RCLError` ("publisher's context is invalid", "failed to
+    initialize wait set") or :class:`ExternalShutdownException`: once the context is shut down,
+    such errors are the shutdown itself, not faults (cf. ros2/rclpy#398); while it is valid they
+    propagate. A node that cannot start logs one line and exits with status 2 for bad parameters
+    (ValueError) and 1 for a runtime fault (no bus, bus errors).
     """
     rclpy.init(args=args)
     node = None
     try:
-        node = make_node()
+        try:
+            node = make_node()
+        except (ValueError, OSError, RuntimeError) as error:
+            if not rclpy.ok():  # interrupted while starting
+                return
+            rclpy.logging.get_logger('actuator_bench').fatal(f'cannot start: {error}')
+            raise SystemExit(2 if isinstance(error, ValueError) else 1) from None
         rclpy.spin(node, make_executor() if make_executor else None)
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
+    except Exception:
+        if rclpy.ok():
+            raise
     finally:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         if node is not None:

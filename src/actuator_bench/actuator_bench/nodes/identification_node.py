@@ -11,8 +11,10 @@ with the same ``output_dir`` continues the fit. The logic is
 
 from __future__ import annotations
 
+from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
+from typing import Callable, Set
 
 from actuator_interfaces.action import FitModels
 from actuator_interfaces.srv import FitModels as FitModelsService
@@ -49,6 +51,7 @@ class IdentificationNode(Node):
         self.seed = self.declare_parameter('seed', 0, read_only('Random seed of splits and CMA-ES')).value
         self.feedback_period = self.declare_parameter('feedback_period', 1.0, read_only(
             'Period of the action feedback [s]')).value
+        self.jobs: Set[FitJob] = set()  # running fits, cancelled on shutdown
         group = ReentrantCallbackGroup()
         self.action_server = ActionServer(
             self, FitModels, 'fit_models', execute_callback=self.execute,
@@ -60,20 +63,33 @@ class IdentificationNode(Node):
                                           request.validation_fraction, request.output_dir),
                       self.output_root, self.seed)
 
+    def run(self, job: FitJob, wait: Callable[[Future], FitOutcome]) -> FitOutcome:
+        """Run a fit (tracked, so that shutdown cancels it) and wait for it with ``wait``."""
+        self.jobs.add(job)
+        try:
+            return wait(job.start())
+        finally:
+            self.jobs.discard(job)
+
     def execute(self, goal_handle) -> FitModels.Result:
         job = self.job(goal_handle.request)
         self.get_logger().info(f'fitting {", ".join(job.models)} of {job.request.actuator} into {job.output_dir}')
-        outcome = job.start()
-        while True:
-            try:
-                result = outcome.result(timeout=self.feedback_period)
-                break
-            except FutureTimeout:
-                if goal_handle.is_cancel_requested:
-                    job.cancel()
-                progress = job.progress()
-                if progress is not None:
-                    goal_handle.publish_feedback(feedback_msg(progress))
+
+        def wait(outcome: Future) -> FitOutcome:
+            while True:
+                try:
+                    return outcome.result(timeout=self.feedback_period)
+                except FutureTimeout:
+                    if goal_handle.is_cancel_requested or not self.context.ok():
+                        job.cancel()
+                        continue
+                    progress = job.progress()
+                    if progress is not None:
+                        goal_handle.publish_feedback(feedback_msg(progress))
+
+        result = self.run(job, wait)
+        if not self.context.ok():  # shut down while fitting: nobody to answer
+            return fill_result(FitModels.Result(), result)
         if result.success:
             goal_handle.succeed()
         elif result.cancelled:
@@ -84,9 +100,11 @@ class IdentificationNode(Node):
         return fill_result(FitModels.Result(), result)
 
     def on_fit(self, request, response):
-        return fill_result(response, self.job(request).start().result())
+        return fill_result(response, self.run(self.job(request), lambda outcome: outcome.result()))
 
     def destroy_node(self) -> None:
+        for job in list(self.jobs):  # stop after the current generation; best parameters are kept
+            job.cancel()
         self.action_server.destroy()
         super().destroy_node()
 

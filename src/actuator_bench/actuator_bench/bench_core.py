@@ -1,0 +1,178 @@
+"""The bench node without ROS: its parameters, its topics, and what it publishes each cycle.
+
+:class:`BenchCore` opens the bench of the ``backend`` parameter (:mod:`actuator_bench.backends`),
+runs its :class:`~actuator_bench.loop.BenchLoop` (read -> trajectory player -> write) and turns
+every :class:`~actuator_bench.loop.Cycle` into :class:`Publication` s: topic, message type and
+fields. The rclpy node only declares :func:`bench_parameters`, creates the publishers of
+:data:`BENCH_TOPICS` and converts publications into messages; the same publications feed the
+no-ROS bag writer (:mod:`actuator_bench.session`). Topics and QoS therefore do not depend on
+the backend.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any, Dict, List, Mapping, Optional, Tuple
+
+from .backends import BACKENDS, BackendRegistry, BenchParams
+from .interfaces import ACTUATOR_COMMAND, ACTUATOR_STATE, BENCH_INFO, JOINT_STATE
+from .loop import BenchLoop, Cycle
+from .messages import BenchInfo, actuator_state_fields, bench_info_fields, command_fields, joint_state_fields
+from .player import Schedule, TrajectoryPlayer
+
+#: Topics of a bench (relative to its namespace): message type and QoS kind (``sensor``: best
+#: effort keep last 5; ``command``: reliable keep last 10; ``latched``: reliable, transient local).
+BENCH_TOPICS: Mapping[str, Tuple[str, str]] = {
+    "joint_states": (JOINT_STATE, "sensor"),
+    "actuator_states": (ACTUATOR_STATE, "sensor"),
+    "commands": (ACTUATOR_COMMAND, "command"),
+    "bench_info": (BENCH_INFO, "latched"),
+}
+
+
+@dataclass(frozen=True)
+class Publication:
+    """One message to publish: ``topic`` (a :data:`BENCH_TOPICS` key), its fields, and whether
+    its header is stamped (``bench_info`` has no header)."""
+
+    topic: str
+    fields: Dict[str, object]
+
+    @property
+    def msgtype(self) -> str:
+        return BENCH_TOPICS[self.topic][0]
+
+    @property
+    def stamped(self) -> bool:
+        return self.topic != "bench_info"
+
+
+def publications(cycle: Cycle) -> List[Publication]:
+    """What a cycle publishes: states of its sample, its command, its bench info."""
+    out = []
+    if cycle.sample is not None:
+        out += [Publication("joint_states", joint_state_fields(cycle.sample)),
+                Publication("actuator_states", actuator_state_fields(cycle.sample))]
+    if cycle.command is not None:
+        out.append(Publication("commands", command_fields(cycle.command)))
+    if cycle.info is not None:
+        out.append(Publication("bench_info", bench_info_fields(cycle.info)))
+    return out
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """A node parameter: name, default (its type is the parameter's), description."""
+
+    name: str
+    default: Any
+    description: str
+
+
+_BENCH_DESCRIPTIONS = {
+    "joints": "Joint names (shoulder, elbow for 2R paths)",
+    "actuators": "actuator_models name of each joint (one value: all joints)",
+    "models": "Servo model of each joint (params file or library name such as xl330/m6; empty: <actuator>/m6): "
+              "torque estimate and emulated or simulated physics",
+    "ids": "Bus ID of each joint",
+    "min_position": "Lower joint limit of each joint [rad]",
+    "max_position": "Upper joint limit of each joint [rad]",
+    "kp": "Initial gain of each simulated joint (actuator units)",
+    "vin": "Supply voltage of each joint [V]; 0 = the actuator's default",
+    "port": "Device of the bus (serial port, network interface)",
+    "baudrate": "Bus speed [bit/s]",
+    "protocol": "Bus protocol (Dynamixel: 1 or 2)",
+    "latency_ms": "USB latency timer of the adapter [ms]",
+    "command_timeout": "Torque is released when no command came for this long [s]",
+    "mjcf": "Simulated model: pendulum (from mass, length, arm_mass), a shipped MJCF such as arm_mx.xml, or a path",
+    "timestep": "Physics step of the generated pendulum [s]",
+    "mass": "Pendulum mass [kg] (bench_info, emulated and simulated pendulum)",
+    "length": "Pendulum length [m] (bench_info, emulated and simulated pendulum)",
+    "arm_mass": "Pendulum arm mass [kg] (bench_info, emulated and simulated pendulum)",
+    "time_scale": "Bench seconds per wall second of emulators and simulations",
+    "seed": "Random seed of emulators",
+}
+
+
+def _ros_default(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple) else value
+
+
+def bench_parameters(registry: BackendRegistry = BACKENDS) -> Tuple[Parameter, ...]:
+    """Every parameter of the bench node, with defaults and descriptions."""
+    defaults = BenchParams()
+    return (
+        Parameter("backend", "dynamixel_emulator", f"Bench backend: {registry.describe()}"),
+        Parameter("rate", 100.0, "Control loop rate: read, player, write, publish [Hz]"),
+        Parameter("arm", "mx", "Shipped 2R arm whose geometry the paths use: mx or erob"),
+        Parameter("trajectory", "sin_sin", "Trajectory played when a request names none (and with autostart)"),
+        Parameter("run_kp", 400.0, "Gain of a run whose request gives none (actuator units)"),
+        Parameter("autostart", False, "Play the trajectory parameter once at start"),
+        *(Parameter(f.name, _ros_default(getattr(defaults, f.name)), _BENCH_DESCRIPTIONS[f.name])
+          for f in fields(BenchParams)),
+    )
+
+
+class BenchCore:
+    """A bench and its player, opened from node parameter values.
+
+    Args:
+        values: parameter values by name (missing ones take :func:`bench_parameters` defaults).
+        registry: backends to choose from.
+    """
+
+    def __init__(self, values: Mapping[str, Any], registry: BackendRegistry = BACKENDS) -> None:
+        merged = {p.name: p.default for p in bench_parameters(registry)}
+        merged.update(values)
+        self.backend = str(merged["backend"])
+        backend = registry[self.backend]  # unknown backend: ValueError before opening anything
+        rate = float(merged["rate"])
+        if not rate > 0:
+            raise ValueError(f"rate {rate!r}: must be positive Hz")
+        self.period = 1.0 / rate
+        self.trajectory, self.run_kp = str(merged["trajectory"]), float(merged["run_kp"])
+        self.autostart = bool(merged["autostart"])
+        params = BenchParams(**{f.name: _tuple(merged[f.name]) for f in fields(BenchParams)})
+        info = BenchInfo(actuator=params.actuators[0], mass=params.mass, arm_mass=params.arm_mass,
+                         length=params.length, vin=float(params.vin[0]))
+        self.params = params
+        bench = backend.open(params)
+        try:
+            self.loop = BenchLoop(bench, TrajectoryPlayer(params.joints, info, str(merged["arm"])))
+        except BaseException:
+            bench.close()
+            raise
+
+    @property
+    def info(self) -> BenchInfo:
+        return self.loop.player.info
+
+    def announce(self) -> List[Publication]:
+        """The bench info as it is now (published once at start: latched)."""
+        return [Publication("bench_info", bench_info_fields(self.info))]
+
+    def start(self, trajectory: str = "", kp: float = 0.0) -> Tuple[Schedule, List[Publication]]:
+        """Start a run (defaults from the parameters); ValueError for a bad name or gain."""
+        schedule, cycle = self.loop.start(trajectory or self.trajectory, kp or self.run_kp)
+        return schedule, publications(cycle)
+
+    def stop(self) -> List[Publication]:
+        """Stop the run: the release command is sent now (nothing when idle)."""
+        return publications(self.loop.stop())
+
+    def tick(self) -> List[Publication]:
+        """One control cycle."""
+        return publications(self.loop.tick())
+
+    def close(self) -> Optional[List[Publication]]:
+        """Stop (release) and close the bench; the last publications (None if stopping failed)."""
+        try:
+            return self.stop()
+        except Exception:  # a dead bus must not keep the bench from closing
+            return None
+        finally:
+            self.loop.bench.close()
+
+
+def _tuple(value: Any) -> Any:
+    return tuple(value) if isinstance(value, (list, tuple)) else value

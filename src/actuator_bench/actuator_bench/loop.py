@@ -1,0 +1,104 @@
+"""The bench control loop (ROS-free): read -> controller (trajectory player) -> write, one cycle per tick.
+
+As in ros2_control's ``read() -> update() -> write()``, one cycle samples every joint of the
+bench, asks the trajectory player for the command of that sample's time, and sends it: the
+command of a cycle is computed from, and stamped with, the sample of the same cycle. The bench
+node calls :meth:`BenchLoop.tick` from its one timer; without ROS, :meth:`BenchLoop.run` paces
+the same cycles on the bench's clock. Every cycle goes to the caller as a :class:`Cycle`, the
+sample stream that recorders (MCAP bags, JSON logs) and publishers consume.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Optional, Tuple
+
+from actuator_models.bench import Bench, Command, JointSample
+
+from .messages import BenchInfo
+from .player import Schedule, Step, TrajectoryPlayer
+
+
+@dataclass(frozen=True)
+class Cycle:
+    """What one cycle read and sent.
+
+    Attributes:
+        time: the cycle's time [s] on the bench clock (that of ``sample``, or of the start/stop).
+        sample: the joints read (None for a start/stop event outside a tick). command: what was
+        sent (None: nothing). info: new bench info (a run started or ended), None if unchanged.
+    """
+
+    time: float
+    sample: Optional[JointSample] = None
+    command: Optional[Command] = None
+    info: Optional[BenchInfo] = None
+
+
+#: A consumer of cycles (publisher, recorder).
+Sink = Callable[[Cycle], None]
+
+
+class BenchLoop:
+    """One bench and its trajectory player.
+
+    Args:
+        bench: the hardware (:class:`actuator_models.bench.Bench`). player: plays trajectories on
+            the bench's joints.
+    """
+
+    def __init__(self, bench: Bench, player: TrajectoryPlayer) -> None:
+        unknown = set(player.joints) - set(bench.joints)
+        if unknown:
+            raise ValueError(f"player joints {sorted(unknown)} are not on the bench (joints {list(bench.joints)})")
+        self.bench, self.player = bench, player
+
+    def start(self, trajectory: str, kp: float) -> Tuple[Schedule, Cycle]:
+        """Start a run at the next tick (its t = 0); the cycle (now, bench clock) carries the
+        run's bench info."""
+        schedule, info = self.player.start(trajectory, kp)
+        return schedule, Cycle(self.bench.clock.now(), info=info)
+
+    def stop(self) -> Cycle:
+        """Stop the run: the torque-release command is sent now (nothing when idle)."""
+        step = self.player.stop()
+        if step.command is not None:
+            self.bench.apply(step.command)
+        return Cycle(self.bench.clock.now(), command=step.command, info=step.info)
+
+    def tick(self) -> Cycle:
+        """One cycle: read, update, write."""
+        sample = self.bench.sample()
+        step: Step = self.player.tick(sample.time)
+        if step.command is not None:
+            self.bench.apply(step.command)
+        return Cycle(sample.time, sample, step.command, step.info)
+
+    def run(self, trajectory: str, kp: float, rate: float, sink: Sink) -> int:
+        """Play one trajectory to its end at ``rate`` [Hz] of bench time, every cycle into
+        ``sink``; returns the number of ticks. A late cycle is not made up (no burst)."""
+        if not rate > 0:
+            raise ValueError(f"rate {rate!r}: must be positive Hz")
+        _, started = self.start(trajectory, kp)
+        sink(started)
+        try:
+            return self._run(started.time, 1.0 / rate, sink)
+        except BaseException:  # fault or Ctrl-C: torque off before anything else
+            if self.player.running is not None:
+                self.stop()
+            raise
+
+    def _run(self, start: float, period: float, sink: Sink) -> int:
+        clock = self.bench.clock
+        ticks, wake = 0, start
+        while True:
+            cycle = self.tick()
+            sink(cycle)
+            ticks += 1
+            if self.player.running is None:
+                return ticks
+            wake += period
+            now = clock.now()
+            if now - wake > period:  # more than a period behind (a stall): resynchronise
+                wake = now
+            clock.sleep_until(wake)

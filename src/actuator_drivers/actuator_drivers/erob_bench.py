@@ -1,0 +1,154 @@
+"""eRob drives as a bench (:class:`actuator_models.bench.Bench`): the ROS-free core of the bench
+node's ``erob`` and ``erob_emulator`` backends.
+
+Commands and samples by joint name; the motor torque in each sample is the servo model's
+estimate from the measured current (``kt I``, clipped to what the bus voltage can drive). With
+``emulate`` set, a uniquely named veth pair and an emulator process (one pendulum per drive,
+driven by that drive's model) are started first and removed by :meth:`ErobBench.close`: the
+hardware-free bench (root is needed for the veth pair and the raw sockets).
+
+Safety is the driver's: limits checked before sending, torque released on faults, on
+:meth:`ErobBench.close` and when commands stop for ``command_timeout`` seconds.
+"""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+from dataclasses import dataclass
+from typing import Dict, Optional, Sequence, Tuple
+
+from actuator_models.bench import Command, JointSample
+from actuator_models.model import Model, load_model
+
+from .clock import Clock
+from .erob_driver import EMULATOR_RECEIVE_TIMEOUT, ErobDriver, ErobJoint, ErobState
+from .erob_emulated import EmulatedJoint, EmulatorProcess
+from .veth import veth_pair
+
+
+@dataclass(frozen=True)
+class ErobConfig:
+    """An eRob bench (the backend's parameters).
+
+    Attributes:
+        iface: EtherCAT interface (ignored when emulating). joints: joint name per drive, in line
+        order. actuators: ``erob80_50`` / ``erob80_100`` per drive. min_position, max_position:
+        limits [rad]. models: servo model per drive (``""``: ``<actuator>/m6``). cycle_time [s].
+        dc: use distributed clocks when offered. command_timeout [s]. emulate: veth pair + emulator.
+        stepped: clock the bench by process-data cycles (emulator only; default wall-clock paced).
+        mass [kg], length [m], arm_mass [kg]: the emulated pendulums.
+    """
+
+    joints: Tuple[str, ...] = ("joint1",)
+    actuators: Tuple[str, ...] = ("erob80_100",)
+    min_position: Tuple[float, ...] = (-2.8,)
+    max_position: Tuple[float, ...] = (2.8,)
+    models: Tuple[str, ...] = ()
+    iface: str = "eth0"
+    cycle_time: float = 0.001
+    dc: bool = True
+    command_timeout: float = 0.5
+    emulate: bool = False
+    stepped: bool = False
+    mass: float = 3.1
+    length: float = 0.5
+    arm_mass: float = 0.0
+
+    def __post_init__(self) -> None:
+        n = len(self.joints)
+        for name in ("actuators", "min_position", "max_position") + (("models",) if self.models else ()):
+            if len(getattr(self, name)) != n:
+                raise ValueError(f"{name}: {len(getattr(self, name))} values for {n} joints {list(self.joints)}")
+        models = self.models or ("",) * n
+        object.__setattr__(self, "models", tuple(m or f"{a}/m6" for m, a in zip(models, self.actuators)))
+        if self.stepped and not self.emulate:
+            raise ValueError("stepped: only for an emulated bench (hardware needs the real-time loop)")
+
+
+class ErobBench:
+    """eRob drives of one EtherCAT line, addressed by joint name."""
+
+    def __init__(self, driver: ErobDriver, models: Sequence[Model], resources: Optional[ExitStack] = None) -> None:
+        self.driver = driver
+        self.models = tuple(models)
+        self.joints: Tuple[str, ...] = tuple(j.name for j in driver.joints)
+        self._ids: Dict[str, int] = dict(zip(self.joints, driver.ids))
+        self._kp: Dict[int, float] = {}
+        self._resources = resources
+
+    @property
+    def clock(self) -> Clock:
+        """Cycles x cycle time (stepped) or wall time."""
+        return self.driver.clock
+
+    @classmethod
+    def open(cls, config: ErobConfig) -> "ErobBench":
+        models = [load_model(m) for m in config.models]
+        joints = [ErobJoint(name, a, lo, hi) for name, a, lo, hi in
+                  zip(config.joints, config.actuators, config.min_position, config.max_position)]
+        stack = ExitStack()
+        try:
+            iface = config.iface
+            if config.emulate:
+                master_end, slave_end = stack.enter_context(veth_pair())
+                stack.enter_context(EmulatorProcess(slave_end, [
+                    EmulatedJoint(m, config.mass, config.length, config.arm_mass) for m in config.models]))
+                iface = master_end
+            driver = ErobDriver(iface, joints, cycle_time=config.cycle_time, dc=config.dc,
+                                command_timeout=config.command_timeout,
+                                mode="stepped" if config.stepped else "realtime",
+                                receive_timeout=EMULATOR_RECEIVE_TIMEOUT if config.emulate and config.stepped else 0.002)
+            driver.open()
+        except BaseException:
+            stack.close()
+            raise
+        return cls(driver, models, stack)
+
+    def apply(self, command: Command) -> None:
+        """Send a command (gains first when they changed); unknown joints raise ValueError."""
+        unknown = [j for j in command.name if j not in self._ids]
+        if unknown:
+            raise ValueError(f"command for unknown joint(s) {unknown}; this bench has {list(self.joints)}")
+        ids = [self._ids[j] for j in command.name]
+        gains = {i: k for i, k in zip(ids, command.kp) if self._kp.get(i) != k}
+        if gains:
+            self.driver.set_kp(gains)
+            self._kp.update(gains)
+        enable = dict(zip(ids, command.torque_enable)) if command.torque_enable else None
+        self.driver.command(dict(zip(ids, command.goal_position)), enable)
+
+    def sample(self) -> JointSample:
+        """The last cycle's reading of every drive."""
+        states = self.driver.read()
+        ordered = [states[i] for i in self.driver.ids]
+        errors = self.driver.counters.errors
+        return JointSample(
+            time=ordered[0].time,
+            name=self.joints,
+            position=tuple(s.position for s in ordered),
+            velocity=tuple(s.velocity for s in ordered),
+            motor_torque=tuple(_torque(m, s) for m, s in zip(self.models, ordered)),
+            control=tuple(s.current for s in ordered),
+            input_voltage=tuple(s.input_voltage for s in ordered),
+            temperature=tuple(s.temperature for s in ordered),
+            torque_enable=tuple(s.torque_enabled for s in ordered),
+            comm_errors=(errors,) * len(ordered),
+        )
+
+    def release(self) -> None:
+        """Torque off on every drive."""
+        self.driver.release()
+
+    def close(self) -> None:
+        """Release torque, close the line, stop the emulator and remove its veth pair."""
+        try:
+            self.driver.close()
+        finally:
+            if self._resources is not None:
+                self._resources.close()
+
+
+def _torque(model: Model, state: ErobState) -> float:
+    """Motor torque estimate [N m] from the measured current."""
+    return float(model.actuator.torque(state.current, state.torque_enabled, state.velocity, model.values,
+                                       state.input_voltage))

@@ -1,0 +1,173 @@
+"""The eRob / EtherCAT side of the command line (``emulate --ethercat``, ``record --ethercat``,
+``record-all`` for eRob, ``veth``); :mod:`.cli` dispatches here.
+
+    actuator-bench veth create                       # prints the two new interface names
+    actuator-bench emulate --ethercat ecXs --actuator erob80_100 --params erob80_100/m6 --mass 3.1 --length 0.5
+    actuator-bench emulate --ethercat ecXs --chain erob80_100/m6:3.1:0.5 erob80_50/m6:1:0.3   # 2R arm
+    actuator-bench record --ethercat ecXm --actuator erob80_100 --trajectory sin_sin --mass 3.1 --length 0.5 --kp 25 --out logs
+    actuator-bench record-all --emulate erob80_100/m6 --actuator erob80_100 --out logs --unattended
+    actuator-bench veth remove ecXm
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+from typing import List, Optional
+
+from .erob_driver import EMULATOR_RECEIVE_TIMEOUT, ErobDriver, ErobJoint
+from .erob_emulated import EmulatedJoint, EmulatorProcess
+from .erob_emulator import DriveFaults, EthercatServer, LinkFaults, chain, shaft
+from .driver_errors import UsageError
+from .erob_units import ErobUnits
+from .veth import VethError, create, remove, unique_names, veth_pair
+
+EROB_ACTUATORS = ("erob80_50", "erob80_100")
+
+
+def _fraction(text: str) -> float:
+    value = float(text)
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a fraction in [0, 1]")
+    return value
+
+
+def _positive(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number")
+    return value
+
+
+# ---------------------------------------------------------------------- emulate --ethercat
+def add_emulate_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("eRob over EtherCAT (with --ethercat)")
+    g.add_argument("--ethercat", metavar="IFACE", help="serve emulated eRob drives on this network interface "
+                   "(one end of a veth pair; root or CAP_NET_RAW)")
+    g.add_argument("--chain", nargs="+", metavar="MODEL:MASS:LENGTH[:ARM_MASS]",
+                   help="several drives on the line, in order (e.g. the 2R arm: erob80_100/m6:3.1:0.5 erob80_50/m6:1:0.3)")
+    g.add_argument("--cycle-time", type=_positive, default=0.001,
+                   help="shaft step per frame when the master sets neither DC SYNC0 nor 0x1C32:02, s [0.001]")
+    g.add_argument("--rated-current", type=_positive, default=ErobUnits().rated_current,
+                   help="0x6075 rated current the per-mille values refer to, A [5.4; eRob80 ratings are unpublished]")
+    g.add_argument("--wrong-wkc", type=_fraction, default=0.0, help="fraction of process-data replies with a wrong working counter [0]")
+    g.add_argument("--al-error-at", type=int, metavar="CYCLE", help="AL status 0x001A (sync error) at this OP cycle")
+    g.add_argument("--drive-fault-at", type=int, metavar="CYCLE", help="CiA 402 drive fault at this OP cycle")
+    g.add_argument("--fault-slave", type=int, default=1, help="which drive (1-based) gets --al-error-at/--drive-fault-at [1]")
+    g.add_argument("--reject-dc", action="store_true", help="refuse SAFE-OP while DC SYNC0 is configured (AL 0x0030)")
+    g.add_argument("--cut-at", type=int, metavar="FRAMES", help="stop answering after this many process-data frames")
+
+
+def _chain_joints(args: argparse.Namespace) -> List[EmulatedJoint]:
+    if args.chain:
+        joints = []
+        for spec in args.chain:
+            parts = spec.split(":")
+            if len(parts) not in (3, 4):
+                raise UsageError(f"--chain {spec!r}: expected MODEL:MASS:LENGTH[:ARM_MASS]")
+            try:
+                numbers = [float(v) for v in parts[1:]]
+            except ValueError:
+                raise UsageError(f"--chain {spec!r}: mass, length and arm mass must be numbers") from None
+            joints.append(EmulatedJoint(parts[0], *numbers))
+        return joints
+    if args.model is None or args.mass is None or args.length is None:
+        raise UsageError("emulate --ethercat: give --params, --mass and --length, or --chain")
+    return [EmulatedJoint(args.model, args.mass, args.length, args.arm_mass)]
+
+
+def run_emulate(args: argparse.Namespace) -> int:
+    joints = _chain_joints(args)
+    if not 1 <= args.fault_slave <= len(joints):
+        raise UsageError(f"--fault-slave {args.fault_slave}: the chain has {len(joints)} drive(s)")
+    faults = [DriveFaults(reject_dc=args.reject_dc) for _ in joints]
+    faults[args.fault_slave - 1] = DriveFaults(args.al_error_at, args.drive_fault_at, args.reject_dc)
+    shafts = [shaft(j.model, j.mass, j.length, j.arm_mass, args.vin) for j in joints]
+    drives = chain(shafts, units=ErobUnits(rated_current=args.rated_current), cycle_time=args.cycle_time, faults=faults)
+    server = EthercatServer(args.ethercat, drives, LinkFaults(args.drop, args.corrupt, args.wrong_wkc, args.cut_at), seed=args.seed)
+    with server:
+        for i, j in enumerate(joints):
+            print(f"EtherCAT emulator: slave {i + 1} eRob {j.actuator} (model {j.model}), pendulum {j.mass:g} kg "
+                  f"at {j.length:g} m", file=sys.stderr)
+        print(args.ethercat, flush=True)
+        print("Ctrl-C to stop.", file=sys.stderr, flush=True)
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, lambda *_: server.stop())
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            pass
+        c = server.counters
+        print(f"counters: frames={c.frames} process_frames={c.process_frames} dropped={c.dropped} "
+              f"corrupted={c.corrupted} wrong_wkc={c.wrong_wkc} malformed={c.malformed}", file=sys.stderr, flush=True)
+    return 0
+
+
+# ---------------------------------------------------------------------- record / record-all
+def add_driver_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("eRob over EtherCAT")
+    g.add_argument("--cycle-time", type=_positive, default=0.001, help="process-data period (PD law rate), s [0.001]")
+    g.add_argument("--no-dc", action="store_true", help="do not use distributed clocks (the drive follows the frames)")
+    g.add_argument("--stepped", action="store_true",
+                   help="clock the bench by process-data cycles run back to back (emulators only; "
+                        "hardware needs the default real-time loop)")
+    g.add_argument("--rated-current", type=_positive,
+                   help="rated current of 0x6071/0x6077 per-mille, A [read 0x6075 from the drive]")
+    g.add_argument("--max-lost", type=int, default=20, help="consecutive lost cycles before stopping [20]")
+
+
+def erob_driver(args: argparse.Namespace, iface: str, stepped: bool) -> ErobDriver:
+    units = ErobUnits(rated_current=args.rated_current) if args.rated_current else None
+    joint = ErobJoint("joint1", args.actuator, args.limits[0], args.limits[1], units=units)
+    return ErobDriver(iface, [joint], cycle_time=args.cycle_time, mode="stepped" if stepped else "realtime",
+                      dc=not args.no_dc, max_lost=args.max_lost, receive_timeout=EMULATOR_RECEIVE_TIMEOUT if stepped else 0.002)
+
+
+def is_erob(actuator: Optional[str]) -> bool:
+    return actuator in EROB_ACTUATORS
+
+
+def emulated_record_all(args: argparse.Namespace, grid, run) -> List:
+    """record-all --emulate MODEL for an eRob: veth pair + emulator process + stepped driver;
+    the load changes through the emulator's 0x2F00 objects. ``run(driver, change)`` records."""
+    mass, length = grid.groups()[0]
+    options = ["--drop", str(args.drop), "--corrupt", str(args.corrupt)]
+    if args.seed is not None:
+        options += ["--seed", str(args.seed)]
+    with veth_pair() as (master_end, slave_end):
+        with EmulatorProcess(slave_end, [EmulatedJoint(args.emulate, mass, length, args.arm_mass)], options):
+            with erob_driver(args, master_end, stepped=True) as driver:
+                def change(m: float, l: float) -> bool:
+                    driver.set_bench(1, m, l, args.arm_mass)
+                    print(f"emulator load: {m:g} kg at {l:g} m", file=sys.stderr)
+                    return True
+                return run(driver, change)
+
+
+# ---------------------------------------------------------------------- veth
+def configure_veth(p: argparse.ArgumentParser) -> None:
+    p.add_argument("action", choices=("create", "remove"))
+    p.add_argument("names", nargs="*", help="create: two names [unique ecXXXXXXXXm/s]; remove: either end")
+
+
+def run_veth(args: argparse.Namespace) -> int:
+    try:
+        if args.action == "create":
+            if len(args.names) not in (0, 2):
+                raise UsageError("veth create: give two interface names or none")
+            a, b = args.names or unique_names()
+            create(a, b)
+            print(f"{a} {b}")
+            print(f"veth pair created: master end {a}, emulator end {b}; remove with "
+                  f"`actuator-bench veth remove {a}`", file=sys.stderr)
+        else:
+            if len(args.names) != 1:
+                raise UsageError("veth remove: give one interface name")
+            remove(args.names[0])
+            print(f"removed {args.names[0]} and its peer", file=sys.stderr)
+    except VethError as error:
+        print(f"actuator-bench: error: {error}", file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,153 @@
+"""Emulated eRobs with the real driver on them, in one call (tests, record-all, no hardware).
+
+    with emulated_erob([EmulatedJoint("erob80_100/m6", 3.1, 0.5)]) as (emulator, driver):
+        recording = record(driver, "sin_sin", Bench("erob80_100", 3.1, 0.5), kp=25)
+
+A uniquely named veth pair is created (root or CAP_NET_ADMIN), the emulator runs as a separate
+process on one end (``actuator-bench emulate --ethercat``: pysoem holds the GIL while it waits
+for a frame, so an emulator thread in the same process could not answer), and an
+:class:`~.erob_driver.ErobDriver` in stepped mode opens the other end through pysoem. Everything
+is torn down on exit, the veth pair included.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+
+from .erob_driver import EMULATOR_RECEIVE_TIMEOUT, ErobDriver, ErobJoint
+from .veth import veth_pair
+
+
+@dataclass(frozen=True)
+class EmulatedJoint:
+    """One emulated drive: its shaft model (library name or params file) and pendulum."""
+
+    model: str
+    mass: float
+    length: float
+    arm_mass: float = 0.0
+
+    @property
+    def spec(self) -> str:
+        return f"{self.model}:{self.mass:g}:{self.length:g}:{self.arm_mass:g}"
+
+    @property
+    def actuator(self) -> str:
+        return self.model.split("/")[0] if "/" in self.model else "erob80_100"
+
+
+class EmulatorError(RuntimeError):
+    """The emulator process did not start or died."""
+
+
+class EmulatorProcess:
+    """``actuator-bench emulate --ethercat IFACE`` as a child process.
+
+    ``options``: extra command-line options (fault injection: ``["--drop", "0.01"]``, ...).
+    ``fifo_priority``: run the emulator with SCHED_FIFO at this priority (what ``chrt -f`` does;
+    root only; benchmarks). After :meth:`stop`, :attr:`counters` holds the emulator's final
+    counters (frames, dropped, ...).
+    """
+
+    def __init__(self, iface: str, joints: Sequence[EmulatedJoint], options: Sequence[str] = (),
+                 start_timeout: float = 60.0, fifo_priority: Optional[int] = None) -> None:
+        self.fifo_priority = fifo_priority
+        self.iface = iface
+        self.joints = list(joints)
+        self.options = list(options)
+        self.start_timeout = start_timeout
+        self.counters: Dict[str, int] = {}
+        self.stderr = ""
+        self._process: Optional[subprocess.Popen] = None
+        self._stderr_lines: List[str] = []
+
+    @property
+    def command(self) -> List[str]:
+        cmd = [sys.executable, "-m", "actuator_drivers.cli", "emulate", "--ethercat", self.iface, "--chain"]
+        return cmd + [j.spec for j in self.joints] + self.options
+
+    def start(self) -> "EmulatorProcess":
+        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        priority = self.fifo_priority
+        preexec = (lambda: os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(priority))) if priority else None
+        self._process = subprocess.Popen(self.command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                         env=env, preexec_fn=preexec)
+        reader = threading.Thread(target=self._drain_stderr, daemon=True)
+        reader.start()
+        deadline = time.monotonic() + self.start_timeout
+        while True:
+            line = self._process.stdout.readline()
+            if line.strip() == self.iface:
+                return self
+            if not line and self._process.poll() is not None:
+                reader.join(timeout=2)
+                raise EmulatorError(f"emulator exited with status {self._process.returncode}: "
+                                    + "".join(self._stderr_lines).strip())
+            if time.monotonic() > deadline:
+                self.stop()
+                raise EmulatorError(f"emulator on {self.iface} not ready after {self.start_timeout} s")
+
+    def _drain_stderr(self) -> None:
+        for line in self._process.stderr:
+            self._stderr_lines.append(line)
+
+    def stop(self) -> None:
+        process, self._process = self._process, None
+        if process is None:
+            return
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        time.sleep(0.05)
+        self.stderr = "".join(self._stderr_lines)
+        self.counters = parse_counters(self.stderr)
+
+    def __enter__(self) -> "EmulatorProcess":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+def parse_counters(text: str) -> Dict[str, int]:
+    """``{"frames": 123, "dropped": 4, ...}`` from the emulator's closing ``counters:`` line."""
+    match = re.search(r"counters: (.*)", text)
+    if not match:
+        return {}
+    return {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", match.group(1))}
+
+
+@contextmanager
+def emulated_erob(
+    joints: Sequence[EmulatedJoint],
+    *,
+    options: Sequence[str] = (),
+    names: Optional[Tuple[str, str]] = None,
+    limits: Tuple[float, float] = (-2.8, 2.8),
+    **driver_options,
+) -> Iterator[Tuple[EmulatorProcess, ErobDriver]]:
+    """Veth pair + emulator process + stepped driver; all closed on exit.
+
+    ``driver_options`` go to :class:`ErobDriver` (``cycle_time``, ``dc``, ``max_lost``, ...);
+    the receive timeout defaults to 500 ms (the emulator shares a loaded host).
+    """
+    driver_options.setdefault("receive_timeout", EMULATOR_RECEIVE_TIMEOUT)
+    driver_options.setdefault("mode", "stepped")
+    with veth_pair(names) as (master_end, slave_end):
+        with EmulatorProcess(slave_end, joints, options) as emulator:
+            erob_joints = [ErobJoint(f"joint{i + 1}", j.actuator, *limits) for i, j in enumerate(joints)]
+            with ErobDriver(master_end, erob_joints, **driver_options) as driver:
+                yield emulator, driver

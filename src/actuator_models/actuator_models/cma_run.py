@@ -1,0 +1,113 @@
+"""One CMA-ES run (the ``cmaes`` library, ask/tell) over a search space, one batched generation
+at a time, recorded into an optuna study (:mod:`.studies`).
+
+CMA-ES searches the unit cube of the free parameters (0 = lower bound, 1 = upper): the same
+normalisation optuna's CMA-ES sampler uses, so ``sigma`` is a fraction of each range. A run
+resumes from the trials it recorded: its complete generations are told again, in order, to a
+fresh optimizer with the same settings (the state CMA-ES keeps is a function of what it was
+told), and its per-generation best costs rebuild the convergence history.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from dataclasses import dataclass
+from typing import Any, Callable, List, Optional, Sequence
+
+import numpy as np
+
+from . import studies
+from .objective import Objective, SearchSpace
+
+#: Relative improvement of the best cost below which a run has converged (see ``patience``).
+CONVERGED = 1e-3
+
+
+def converged(generation_best: Sequence[float], patience: int) -> bool:
+    """True when the last ``patience`` generations found nothing better, by :data:`CONVERGED`
+    (relative), than the generations before them."""
+    if len(generation_best) <= patience:
+        return False
+    before, recent = min(generation_best[:-patience]), min(generation_best[-patience:])
+    return before - recent <= CONVERGED * abs(before)
+
+
+def default_popsize(dimensions: int) -> int:
+    """Twice CMA-ES's usual ``4 + 3 ln D``: robust on these multimodal costs, and a batch wide
+    enough to keep every core busy (24 for M6 of a Dynamixel, 15 parameters)."""
+    return 2 * (4 + int(3 * math.log(dimensions)))
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One CMA-ES run: which (``phase``, ``run``, ``worker``) it records as, where it starts
+    (``mean`` in the unit cube, step ``sigma``), its population and seed, and the study's
+    completed-trial count at which it stops (``limit``)."""
+
+    phase: str
+    run: int
+    worker: int
+    mean: np.ndarray
+    sigma: float
+    popsize: int
+    seed: int
+    limit: int
+
+
+class Counter:
+    """Completed trials of the study: counted locally when this process is the only writer,
+    re-read from the storage when workers share it."""
+
+    def __init__(self, study: Any, shared: bool) -> None:
+        self.study, self.shared = study, shared
+        self.done = len(studies.completed(study))
+
+    def refresh(self) -> int:
+        if self.shared:
+            self.done = len(studies.completed(self.study))
+        return self.done
+
+
+def cma_run(
+    spec: RunSpec,
+    study: Any,
+    counter: Counter,
+    space: SearchSpace,
+    objective: Objective,
+    stop: threading.Event,
+    patience: Optional[int],
+    after_generation: Callable[[float], None],
+) -> List[float]:
+    """Run (or resume) one CMA-ES run until ``spec.limit`` trials, convergence, CMA-ES's own
+    stop test or ``stop``; returns the best cost of each of its generations."""
+    from cmaes import CMA
+
+    dims = len(space.free)
+    optimizer = CMA(mean=np.clip(spec.mean, 0.0, 1.0), sigma=spec.sigma, bounds=np.tile([0.0, 1.0], (dims, 1)),
+                    seed=spec.seed, population_size=spec.popsize)
+    history: List[float] = []
+    past = studies.run_trials(studies.completed(study), spec.phase, spec.run, spec.worker)
+    for generation, trials in past.items():
+        history.append(min(t.value for t in trials))
+        if len(trials) == spec.popsize:  # a partial generation (budget end, crash) is kept, not told
+            optimizer.tell([(np.clip(space.to_unit(t.params), 0.0, 1.0), t.value) for t in trials])
+    generation = max(past, default=-1) + 1
+    while not stop.is_set():
+        remaining = spec.limit - counter.refresh()
+        if remaining <= 0 or optimizer.should_stop() or (patience and converged(history, patience)):
+            break
+        unit = [optimizer.ask() for _ in range(spec.popsize)]
+        take = min(spec.popsize, remaining)  # a budget is a budget: the last generation may be cut
+        points = [space.from_unit(x) for x in unit[:take]]
+        costs = objective(space.batch(points))
+        attrs = {studies.PHASE: spec.phase, studies.RUN: spec.run, studies.WORKER: spec.worker,
+                 studies.GENERATION: generation}
+        studies.record(study, space, points, costs, attrs)
+        counter.done += take
+        if take == spec.popsize:
+            optimizer.tell(list(zip(unit, costs)))
+        history.append(float(np.min(costs)))
+        generation += 1
+        after_generation(float(np.min(costs)))
+    return history

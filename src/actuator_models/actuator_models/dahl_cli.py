@@ -1,0 +1,95 @@
+"""``actuator-models dahl identify``: the two-stage Dahl identification from CSV records.
+
+Each record is a CSV file with a header line naming the columns ``t,x,F`` (time [s],
+displacement [rad], measured friction force [N m]; any order, extra columns ignored).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+
+from .dahl_identification import DahlDataError, Record, identify
+
+COLUMNS = ("t", "x", "F")
+
+
+def read_record(path: str) -> Record:
+    """Read a ``t,x,F`` CSV record; errors name the file, line and column."""
+    file = Path(path)
+    if not file.is_file():
+        raise DahlDataError(f"{path}: no such file")
+    with file.open(newline="") as handle:
+        reader = csv.reader(handle)
+        header = [name.strip() for name in next(reader, [])]
+        missing = [name for name in COLUMNS if name not in header]
+        if missing:
+            raise DahlDataError(f"{path}: header {header} lacks column(s) {', '.join(missing)} (need t,x,F)")
+        where = [header.index(name) for name in COLUMNS]
+        rows = []
+        for line, row in enumerate(reader, start=2):
+            if not row or all(not cell.strip() for cell in row):
+                continue
+            values = []
+            for name, index in zip(COLUMNS, where):
+                try:
+                    value = float(row[index])
+                except (IndexError, ValueError):
+                    cell = row[index] if index < len(row) else "<missing>"
+                    raise DahlDataError(f"{path}: line {line}: column {name!r} is {cell!r}, expected a number") from None
+                if not math.isfinite(value):
+                    raise DahlDataError(f"{path}: line {line}: column {name!r} is {value}, expected a finite number")
+                values.append(value)
+            rows.append(values)
+    if not rows:
+        raise DahlDataError(f"{path}: no data rows")
+    data = np.array(rows)
+    return Record(data[:, 0], data[:, 1], data[:, 2], str(path))
+
+
+def _cmd_identify(args: argparse.Namespace) -> int:
+    result = identify(read_record(args.constant_velocity), read_record(args.periodic), args.tail)
+    h = result.hysteresis
+    print(f"stage 1 (eq. 20): Fc = {result.fc:.8g} N m  (velocity {result.coulomb.velocity:.6g} rad/s, "
+          f"{result.coulomb.samples} samples averaged, spread {result.coulomb.spread:.3g})")
+    print(f"stage 2: last full period of {h.periods} at t = {h.start_time:.6g} s, T = {h.period:.6g} s, "
+          f"Xmin = {h.x_min:.6g}, Xmax = {h.x_max:.6g} rad, drift from the previous period {h.drift:.2e} Fc")
+    for label, value in (("eq. 39 (Xmin)", h.rho_xmin), ("eq. 40 (Xmax)", h.rho_xmax),
+                         ("eq. 41 (midpoint)", h.rho_mid), ("least squares, eq. 35", h.rho_fit)):
+        print(f"  rho {label:<22} = {value:.8g} 1/rad")
+    finite = [r for r in (h.rho_xmin, h.rho_xmax, h.rho_mid) if math.isfinite(r)]
+    if finite:
+        print(f"  agreement of eqs. 39-41: spread {max(finite) - min(finite):.3g} 1/rad")
+    print(f"rho = {result.rho:.8g} 1/rad (least squares)")
+    if args.json:
+        print(json.dumps(result.to_dict()))
+    return 0
+
+
+def add_dahl_command(sub: "argparse._SubParsersAction") -> None:
+    """Add ``dahl identify``."""
+    examples = ("example:\n  actuator-models dahl identify --constant-velocity A.csv --periodic B.csv --json")
+    dahl = sub.add_parser("dahl", help="Dahl dynamic friction: two-stage identification",
+                          description="The Dahl friction model (Garcia-Banos and Ikhouane).", epilog=examples,
+                          formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = dahl.add_subparsers(dest="dahl_command", metavar="SUBCOMMAND", required=True)
+    p = commands.add_parser(
+        "identify", help="Fc from a constant-velocity record, rho from a wave-periodic one",
+        description="Stage 1: Fc as the settled force under constant velocity (eq. 20). Stage 2: rho from "
+                    "the loading branch of the last full period of a wave-periodic displacement (eqs. 39, "
+                    "40, 41, and a least-squares fit of eq. 35). CSV records with a header line: t,x,F "
+                    "(s, rad, N m).",
+        epilog=examples, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--constant-velocity", required=True, metavar="A.csv", help="stage-1 record (t,x,F)")
+    p.add_argument("--periodic", required=True, metavar="B.csv", help="stage-2 record (t,x,F), wave-periodic x")
+    p.add_argument("--tail", type=float, default=0.25,
+                   help="fraction of the stage-1 travel, at its end, averaged for Fc (default 0.25)")
+    p.add_argument("--json", action="store_true",
+                   help="also print one JSON line: Fc, rho, rho_eq39, rho_eq40, rho_eq41, rho_lsq, details")
+    p.set_defaults(run=_cmd_identify)

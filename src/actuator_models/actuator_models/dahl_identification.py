@@ -1,0 +1,343 @@
+"""Two-stage identification of the Dahl model (García-Baños and Ikhouane, section 2).
+
+Stage 1 (section 2.1, eq. 20): under a constant velocity the force tends to ``Fc sign(v)``;
+``Fc`` is the mean force over the settled tail of the record.
+
+Stage 2 (section 2.2): under a wave-periodic displacement (Definition 1: periodic, increasing
+then decreasing once per period) the force tends to the hysteresis loop of Theorem 1. On the
+loading branch of the steady state (eq. 35)::
+
+    F(x) = Fc (1 - a exp(-rho (x - Xmin))),     a = 2 / (1 + exp(-rho (Xmax - Xmin)))
+
+and ``rho`` follows from one point of it: ``x = Xmin`` (eq. 39), ``x = Xmax`` (eq. 40) or the
+midpoint (eq. 41). None of them differentiates the measured signals. As an extension,
+:func:`fit_loading_branch` fits eq. 35 to the whole loading branch by least squares.
+
+The steady state is the *last full period* of the record (from a minimum of ``x`` through a
+maximum to the next minimum). Records that are not wave-periodic, or too short to hold two full
+periods, are rejected with :class:`DahlDataError`.
+
+Units: ``t`` [s], ``x`` [rad] (or m), ``F`` [N m] (or N), ``rho`` [1/rad] (or 1/m).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Dict, List, Tuple
+
+import numpy as np
+from scipy.optimize import least_squares
+
+from .dahl import steady_loading_force
+from .model import Model, new_model
+
+#: Fraction of a stage-1 record (by displacement, at its end) averaged for ``Fc``.
+TAIL = 0.25
+#: Full periods a stage-2 record must hold (one to settle, the last one measured).
+MIN_PERIODS = 2
+#: Successive periods of a wave-periodic input may differ by this fraction of the range / period.
+PERIOD_TOLERANCE = 0.02
+
+
+class DahlDataError(ValueError):
+    """A record that the identification cannot use; the message names the record and why."""
+
+
+@dataclass(frozen=True)
+class Record:
+    """Sampled time ``t`` [s], displacement ``x`` [rad] and measured force ``F`` [N m];
+    ``source`` names the record in error messages."""
+
+    t: np.ndarray
+    x: np.ndarray
+    F: np.ndarray
+    source: str = "<record>"
+
+    def __post_init__(self) -> None:
+        for name in ("t", "x", "F"):
+            value = np.asarray(getattr(self, name), dtype=float)
+            if value.ndim != 1:
+                raise DahlDataError(f"{self.source}: column {name!r} is not one-dimensional")
+            bad = np.flatnonzero(~np.isfinite(value))
+            if bad.size:
+                raise DahlDataError(f"{self.source}: column {name!r} is not finite at row {bad[0] + 1}")
+            object.__setattr__(self, name, value)
+        if not len(self.t) == len(self.x) == len(self.F):
+            raise DahlDataError(f"{self.source}: columns t, x, F have different lengths")
+        if len(self.t) < 3:
+            raise DahlDataError(f"{self.source}: {len(self.t)} samples; need at least 3")
+        steps = np.diff(self.t)
+        if np.any(steps <= 0):
+            row = int(np.flatnonzero(steps <= 0)[0]) + 2
+            raise DahlDataError(f"{self.source}: time 't' does not increase at row {row}")
+
+
+# ---------------------------------------------------------------------------------- stage 1
+@dataclass(frozen=True)
+class CoulombEstimate:
+    """Stage 1: ``fc`` [N m], the constant ``velocity`` [rad/s], the standard deviation of the
+    averaged tail ``spread`` [N m] and its number of samples ``samples``."""
+
+    fc: float
+    velocity: float
+    spread: float
+    samples: int
+
+
+def identify_fc(record: Record, tail: float = TAIL) -> CoulombEstimate:
+    """``Fc`` as the limit of ``F sign(v)`` under a constant velocity (eq. 20).
+
+    The limit is the mean over the last ``tail`` of the displacement. Rejects a record whose
+    velocity is not constant (residual of a straight line over 2 % of the travel), and one whose
+    force has not settled (the two halves of the tail differ by more than 1 % of ``Fc`` plus six
+    standard errors).
+    """
+    if not 0.0 < tail < 1.0:
+        raise ValueError(f"tail fraction {tail} is not in (0, 1)")
+    t, x, force = record.t, record.x, record.F
+    velocity, offset = np.polyfit(t, x, 1)
+    travel = float(np.ptp(x))
+    if travel == 0.0 or velocity == 0.0:
+        raise DahlDataError(f"{record.source}: x does not move; stage 1 needs a constant nonzero velocity")
+    residual = float(np.max(np.abs(x - (velocity * t + offset))))
+    if residual > 0.02 * travel:
+        raise DahlDataError(
+            f"{record.source}: velocity is not constant (x departs {residual:.3g} from a straight line, "
+            f"more than 2 % of the travel {travel:.3g})"
+        )
+    direction = math.copysign(1.0, velocity)
+    moved = np.abs(x - x[0])
+    settled = direction * force[moved >= (1.0 - tail) * travel]
+    if len(settled) < 4:
+        raise DahlDataError(f"{record.source}: only {len(settled)} samples in the last {tail:.0%} of the travel")
+    fc = float(np.mean(settled))
+    half = len(settled) // 2
+    first, second = settled[:half].mean(), settled[half:].mean()
+    error = settled.std(ddof=1) / math.sqrt(half)
+    if fc <= 0.0 or abs(second - first) > 0.01 * abs(fc) + 6.0 * error:
+        raise DahlDataError(
+            f"{record.source}: the force has not settled (means {first:.6g} and {second:.6g} over the two "
+            f"halves of the last {tail:.0%} of the travel); record a longer constant-velocity run"
+        )
+    return CoulombEstimate(fc, float(velocity), float(settled.std(ddof=1)), len(settled))
+
+
+# ---------------------------------------------------------------------------------- stage 2
+def turning_points(x: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """Indices of the local minima and maxima of ``x`` (where its direction reverses).
+
+    Samples where ``x`` does not change (a quantised encoder at a reversal) are skipped; the
+    turning point is the middle sample of such a plateau.
+    """
+    steps = np.diff(x)
+    moving = np.flatnonzero(steps != 0.0)
+    if moving.size < 2:
+        return np.array([], dtype=int), np.array([], dtype=int)
+    signs = np.sign(steps[moving])
+    change = np.flatnonzero(signs[1:] != signs[:-1])
+    # the plateau runs from the end of one moving step to the start of the next
+    index = (moving[change] + 1 + moving[change + 1]) // 2
+    minima = index[signs[change] < 0]
+    maxima = index[signs[change] > 0]
+    return minima, maxima
+
+
+@dataclass(frozen=True)
+class Period:
+    """One full period of the wave: sample indices of its start (a minimum of x), its maximum
+    and its end (the next minimum)."""
+
+    start: int
+    peak: int
+    end: int
+
+
+def full_periods(record: Record) -> List[Period]:
+    """The full periods (minimum -> maximum -> minimum) of ``record``, checked wave-periodic.
+
+    Raises DahlDataError when there are fewer than :data:`MIN_PERIODS`, or when successive
+    periods differ in Xmin, Xmax (by more than :data:`PERIOD_TOLERANCE` of the range) or in
+    duration or rise time (the same fraction of the period), which a T-periodic input
+    increasing then decreasing once per period (Definition 1) cannot do.
+    """
+    minima, maxima = turning_points(record.x)
+    periods = []
+    for start, end in zip(minima[:-1], minima[1:]):
+        peaks = maxima[(maxima > start) & (maxima < end)]
+        periods.append(Period(int(start), int(peaks[0]), int(end)))  # minima and maxima alternate
+    if len(periods) < MIN_PERIODS:
+        raise DahlDataError(
+            f"{record.source}: {len(periods)} full period(s) of x found (minimum -> maximum -> minimum); "
+            f"need at least {MIN_PERIODS} (the steady state is measured on the last one): record longer"
+        )
+    t, x = record.t, record.x
+    span = float(x.max() - x.min())
+    duration = np.array([t[p.end] - t[p.start] for p in periods])
+    rise = np.array([t[p.peak] - t[p.start] for p in periods])
+    lows = np.array([x[p.start] for p in periods])
+    highs = np.array([x[p.peak] for p in periods])
+    checks = (
+        ("Xmin", lows, span), ("Xmax", highs, span),
+        ("period", duration, duration.max()), ("rise time T+", rise, duration.max()),
+    )
+    for name, values, scale in checks:
+        if values.max() - values.min() > PERIOD_TOLERANCE * scale:
+            raise DahlDataError(
+                f"{record.source}: x is not wave-periodic (Definition 1): {name} varies from "
+                f"{values.min():.6g} to {values.max():.6g} over {len(periods)} periods"
+            )
+    return periods
+
+
+def rho_from_xmin(f_min: float, fc: float, x_min: float, x_max: float) -> float:
+    """Eq. 39: ``rho = ln((1 + F(Xmin)/Fc) / (1 - F(Xmin)/Fc)) / (Xmin - Xmax)``; NaN when
+    ``|F(Xmin)| >= Fc`` (outside the model's range, e.g. by noise)."""
+    r = f_min / fc
+    if not -1.0 < r < 1.0:
+        return math.nan
+    return math.log((1.0 + r) / (1.0 - r)) / (x_min - x_max)
+
+
+def rho_from_xmax(f_max: float, fc: float, x_min: float, x_max: float) -> float:
+    """Eq. 40: ``rho = ln((1 - F(Xmax)/Fc) / (1 + F(Xmax)/Fc)) / (Xmin - Xmax)``; NaN outside
+    ``|F(Xmax)| < Fc``."""
+    r = f_max / fc
+    if not -1.0 < r < 1.0:
+        return math.nan
+    return math.log((1.0 - r) / (1.0 + r)) / (x_min - x_max)
+
+
+def rho_from_midpoint(f_mid: float, fc: float, x_min: float, x_max: float) -> float:
+    """Eq. 41: with ``g = 1 - F(Xmid)/Fc``, ``rho = 2 ln((1 - sqrt(1 - g^2)) / g) / (Xmin - Xmax)``;
+    NaN outside ``0 < g <= 1``."""
+    g = 1.0 - f_mid / fc
+    if not 0.0 < g <= 1.0:
+        return math.nan
+    return 2.0 * math.log((1.0 - math.sqrt(1.0 - g * g)) / g) / (x_min - x_max)
+
+
+def fit_loading_branch(x: np.ndarray, force: np.ndarray, fc: float, x_min: float, x_max: float, rho0: float) -> float:
+    """Least-squares ``rho`` of eq. 35 over loading-branch samples ``(x, F)`` (our extension).
+
+    Minimises ``sum (F - Fc (1 - a(rho) exp(-rho (x - Xmin))))^2`` over ``log rho`` (so rho
+    stays positive), from ``rho0``, with scipy's trust-region least squares.
+    """
+    def residual(log_rho: np.ndarray) -> np.ndarray:
+        return steady_loading_force(x, fc, math.exp(log_rho[0]), x_min, x_max) - force
+
+    start = math.log(rho0) if math.isfinite(rho0) and rho0 > 0 else -math.log(x_max - x_min)
+    solution = least_squares(residual, [start], xtol=1e-14, ftol=1e-14, gtol=1e-14)
+    return float(math.exp(solution.x[0]))
+
+
+@dataclass(frozen=True)
+class RhoEstimate:
+    """Stage 2 on the last full period.
+
+    Attributes:
+        rho_xmin, rho_xmax, rho_mid: eqs. 39, 40, 41 [1/rad] (NaN where noise put the point
+            outside the model's range). rho_fit: least-squares fit of eq. 35 over the loading
+            branch [1/rad].
+        x_min, x_max: extremes of the last period [rad]. f_min, f_max, f_mid: loading-branch
+            force at Xmin, Xmax and the midpoint [N m]. period: its duration [s].
+        start_time: time of its first minimum [s]. periods: full periods in the record.
+        drift: RMS change of the loading-branch force between the last two periods over Fc (a
+            steady state has ~0, or the noise level).
+    """
+
+    rho_xmin: float
+    rho_xmax: float
+    rho_mid: float
+    rho_fit: float
+    x_min: float
+    x_max: float
+    f_min: float
+    f_max: float
+    f_mid: float
+    period: float
+    start_time: float
+    periods: int
+    drift: float
+
+
+def _loading_branch(record: Record, period: Period) -> Tuple[np.ndarray, np.ndarray]:
+    span = slice(period.start, period.peak + 1)
+    return record.x[span], record.F[span]
+
+
+def identify_rho(record: Record, fc: float) -> RhoEstimate:
+    """Stage 2: ``rho`` from the loading branch of the last full period (eqs. 39, 40, 41 and the
+    least-squares fit of eq. 35), given ``Fc`` from stage 1."""
+    if not fc > 0:
+        raise ValueError(f"Fc = {fc}: must be positive")
+    periods = full_periods(record)
+    last, before = periods[-1], periods[-2]
+    x, force = _loading_branch(record, last)
+    x_min, x_max = float(x[0]), float(x[-1])
+    f_min, f_max = float(force[0]), float(force[-1])
+    x_mid = 0.5 * (x_min + x_max)
+    f_mid = float(np.interp(x_mid, x, force))  # x is non-decreasing on the loading branch
+    estimates = (
+        rho_from_xmin(f_min, fc, x_min, x_max),
+        rho_from_xmax(f_max, fc, x_min, x_max),
+        rho_from_midpoint(f_mid, fc, x_min, x_max),
+    )
+    rho0 = next((r for r in (estimates[2], estimates[0], estimates[1]) if math.isfinite(r) and r > 0), math.nan)
+    rho_fit = fit_loading_branch(x, force, fc, x_min, x_max, rho0)
+    x_prev, f_prev = _loading_branch(record, before)
+    drift = float(np.sqrt(np.mean((np.interp(x, x_prev, f_prev) - force) ** 2)) / fc)
+    return RhoEstimate(
+        *estimates, rho_fit, x_min, x_max, f_min, f_max, f_mid,
+        float(record.t[last.end] - record.t[last.start]), float(record.t[last.start]), len(periods), drift,
+    )
+
+
+# ---------------------------------------------------------------------------------- both
+@dataclass(frozen=True)
+class DahlIdentification:
+    """Both stages: ``fc`` [N m] and ``rho`` [1/rad] (the least-squares estimate, preferred:
+    see ``benchmarks/dahl_noise.py``), with the details of each stage."""
+
+    fc: float
+    rho: float
+    coulomb: CoulombEstimate
+    hysteresis: RhoEstimate
+
+    def to_dict(self) -> Dict[str, object]:
+        """Flat JSON-ready summary: ``Fc``, ``rho``, ``rho_eq39``, ``rho_eq40``, ``rho_eq41``,
+        ``rho_lsq`` and the stage details (NaN estimates become None)."""
+        h = self.hysteresis
+        def number(value: float) -> object:
+            return value if math.isfinite(value) else None
+        return {
+            "Fc": self.fc,
+            "rho": number(self.rho),
+            "rho_eq39": number(h.rho_xmin),
+            "rho_eq40": number(h.rho_xmax),
+            "rho_eq41": number(h.rho_mid),
+            "rho_lsq": number(h.rho_fit),
+            "stage1": asdict(self.coulomb),
+            "stage2": {k: number(v) if isinstance(v, float) else v for k, v in asdict(h).items()},
+        }
+
+
+def identify(constant_velocity: Record, periodic: Record, tail: float = TAIL) -> DahlIdentification:
+    """The paper's two stages: ``Fc`` from ``constant_velocity`` (eq. 20), then ``rho`` from the
+    last full period of ``periodic`` (eqs. 39-41 and the least-squares fit of eq. 35)."""
+    coulomb = identify_fc(constant_velocity, tail)
+    hysteresis = identify_rho(periodic, coulomb.fc)
+    return DahlIdentification(coulomb.fc, hysteresis.rho_fit, coulomb, hysteresis)
+
+
+def start_model(
+    result: DahlIdentification, actuator: str, friction: str = "dahl+viscous", integrator: str = "bam",
+    **values: float,
+) -> Model:
+    """A model carrying the two-stage estimate (``Fc`` -> ``friction_base`` [N m], ``rho`` ->
+    ``dahl_rho`` [1/rad]; other parameters from ``values`` or defaults), to start a CMA-ES
+    identification there: ``fit(logs, actuator, friction, start=start_model(...))``."""
+    model = new_model(actuator, friction, integrator, **values)
+    if model.friction.state is None:
+        raise ValueError(f"friction model {friction!r} has no Dahl state; use dahl or dahl+viscous")
+    return model.with_values(friction_base=result.fc, dahl_rho=result.rho)

@@ -1,0 +1,44 @@
+"""One exit-status convention for the command-line tools (``actuator-models``,
+``actuator-sim``, ``actuator-bench``).
+
+* 0 - done;
+* 2 - bad input: a malformed or missing file, an unusable argument, an output that exists
+  (argparse's own usage errors are 2 too);
+* 1 - a runtime fault: the hardware, the bus or the disk failed while doing the work;
+* 130 - interrupted (Ctrl-C).
+
+Each problem prints one ``<prog>: error: ...`` line on stderr, without a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Callable, Tuple, Type
+
+DONE, RUNTIME_FAULT, BAD_INPUT, INTERRUPTED = 0, 1, 2, 130
+
+#: ``OSError`` subclasses that mean a path given by the user is wrong (bad input).
+BAD_PATH_ERRORS: Tuple[Type[BaseException], ...] = (FileNotFoundError, IsADirectoryError, NotADirectoryError)
+
+Errors = Tuple[Type[BaseException], ...]
+
+
+def run_command(
+    run: Callable[[], int],
+    prog: str,
+    bad_input: Errors,
+    runtime: Errors = (OSError,),
+) -> int:
+    """Run ``run()`` and turn the expected failures into one stderr line and an exit status:
+    ``bad_input`` (and a wrong path) -> 2, ``runtime`` -> 1, Ctrl-C -> 130."""
+    try:
+        return int(run() or DONE)
+    except BAD_PATH_ERRORS + bad_input as error:
+        print(f"{prog}: error: {error}", file=sys.stderr)
+        return BAD_INPUT
+    except runtime as error:
+        print(f"{prog}: error: {error}", file=sys.stderr)
+        return RUNTIME_FAULT
+    except KeyboardInterrupt:
+        print(f"\n{prog}: interrupted", file=sys.stderr)
+        return INTERRUPTED

@@ -1,0 +1,113 @@
+"""The plain data of a fit: its settings, progress reports, per-phase figures and result.
+
+See :mod:`.identification` for what produces them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Dict, Mapping, Optional, Tuple
+
+from .model import Model
+from .objective import SearchSpace
+from .splits import Dataset
+
+#: Default trial budget (search and polish): what the former default of 6000 search trials
+#: plus a polish of up to half as many could spend, now a hard budget.
+DEFAULT_TRIALS = 9000
+#: Default patience: generations without a CONVERGED improvement before a CMA-ES run stops.
+PATIENCE = 60
+
+
+@dataclass(frozen=True)
+class FitSettings:
+    """How to search. ``trials``: the budget, all phases together (a resumed study counts its
+    own trials); ``seed``: CMA-ES seed (worker ``w`` uses ``seed + w``); ``popsize``: population
+    (default :func:`default_popsize`); ``patience``: generations without a 0.1 % improvement
+    before a run stops (None: never); ``restarts``: IPOP restarts; ``polish``: run the polish;
+    ``workers``: processes on the study (helpers take indices ``worker + 1``...); ``worker``:
+    this process's index; ``fixed``/``bounds``: parameters held out of the search / search
+    bounds; ``force``: fit even on fewer training logs than :func:`minimum_train_logs`."""
+
+    trials: int = DEFAULT_TRIALS
+    seed: int = 0
+    popsize: Optional[int] = None
+    patience: Optional[int] = PATIENCE
+    restarts: int = 0
+    polish: bool = True
+    workers: int = 1
+    worker: int = 0
+    fixed: Mapping[str, float] = field(default_factory=dict)
+    bounds: Mapping[str, Tuple[float, float]] = field(default_factory=dict)
+    force: bool = False
+
+    def __post_init__(self) -> None:
+        if self.trials < 1:
+            raise ValueError(f"trials: {self.trials} must be at least 1")
+        if self.workers < 1 or self.worker < 0:
+            raise ValueError(f"workers: {self.workers} must be at least 1 and worker {self.worker} not negative")
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A fit's progress, after each generation: ``phase`` (start, search, polish), completed
+    trials of the study and the budget, trials/s of this process's run so far, best training
+    MAE [rad] and estimated seconds left (``inf`` when unknown)."""
+
+    model: str
+    phase: str
+    trials: int
+    budget: int
+    rate: float
+    best: float
+    eta: float
+
+
+ProgressCallback = Callable[[Progress], None]
+
+
+@dataclass(frozen=True)
+class PhaseFigures:
+    """What one phase did in this run: trials evaluated, seconds, best training MAE [rad]."""
+
+    phase: str
+    trials: int
+    seconds: float
+    best: float
+
+
+@dataclass
+class FitResult:
+    """A fitted model and its errors [rad].
+
+    Attributes:
+        model: the fitted model (fixed and default values included).
+        train_mae / validation_mae: mean MAE on the training / validation logs (None if none).
+        train_logs / validation_logs: per-log MAE by file name.
+        trials: completed trials in the study. seconds: wall time of this run.
+        study_name: the optuna study (None in memory). space: what was searched.
+        dataset: the split. phases: per-phase figures of this run. at_bounds: free parameters
+        that ended at a search bound. stopped: the stop event ended the fit early.
+    """
+
+    model: Model
+    train_mae: float
+    validation_mae: Optional[float]
+    train_logs: Dict[str, float]
+    validation_logs: Dict[str, float]
+    trials: int
+    seconds: float
+    study_name: Optional[str]
+    space: SearchSpace
+    dataset: Optional[Dataset] = None
+    phases: Tuple[PhaseFigures, ...] = ()
+    at_bounds: Tuple[str, ...] = ()
+    stopped: bool = False
+
+
+class FitInterrupted(Exception):
+    """Raised by :func:`fit` when stopped (Ctrl-C), once the best parameters so far are saved."""
+
+    def __init__(self, result: FitResult) -> None:
+        super().__init__("identification interrupted; best parameters so far were kept")
+        self.result = result

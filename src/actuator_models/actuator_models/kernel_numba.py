@@ -1,0 +1,111 @@
+"""The numba source of :mod:`.kernel` (imported on first use: importing numba takes a while).
+
+Module-level functions so that numba's on-disk cache (``cache=True``) finds them again in a
+new process; see :mod:`.kernel` for what is computed and why.
+"""
+
+import math
+
+import numba
+import numpy as np
+
+OPTIONS = dict(cache=True, fastmath=False, error_model="numpy", nogil=True)
+
+@numba.njit(inline="always", **OPTIONS)
+def stribeck(v: float, vs: float, alpha: float) -> float:
+    return math.exp(-(abs(v / vs) ** alpha))
+
+@numba.njit(inline="always", **OPTIONS)
+def budget(kind: int, tm: float, te: float, v: float, p: np.ndarray) -> float:
+    kv, kc = p[5], p[4]
+    m1 = kv * abs(v) + kc
+    if kind == 1:
+        return m1
+    if kind == 2:
+        return m1 + stribeck(v, p[7], p[8]) * p[6]
+    if kind == 3:
+        return m1 + p[9] * abs(tm - te)
+    if kind == 4:
+        load = abs(tm - te)
+        return (m1 + p[9] * abs(tm - te)) + stribeck(v, p[7], p[8]) * (p[6] + p[10] * load)
+    quadratic = 0.0
+    if kind == 6:
+        if abs(tm) > abs(te):
+            quadratic = p[16] * te**2
+        else:
+            quadratic = p[15] * tm**2
+        if not tm * te < 0:
+            quadratic = 0.0
+    base = kv * abs(v) + kc + abs(p[11] * tm - p[12] * te)
+    at_rest = p[6] + abs(p[13] * tm - p[14] * te) + quadratic
+    return base + stribeck(v, p[7], p[8]) * at_rest
+
+@numba.njit(inline="always", **OPTIONS)
+def motor(law: int, c: np.ndarray, goal: float, q: float, v: float, kp: float, vin: float,
+          enable: bool, p: np.ndarray) -> float:
+    kt, r = p[0], p[1]
+    if law == 0:  # VoltageControlled
+        duty = min(max(kp * c[0] * (goal - q), -c[1]), c[1])
+        volts = vin * duty
+        if not enable:
+            return 0.0
+        return kt * volts / r - kt**2 * v / r
+    if law == 1:  # CurrentPD
+        current = min(max(kp * (goal - q) - c[0] * math.sqrt(kp) * v, -c[1]), c[1])
+        limit = kt / r * c[2]
+        emf = kt**2 * v / r
+        return min(max(kt * current * (1.0 if enable else 0.0), -limit - emf), limit - emf)
+    current = min(max(kp * (goal - q), -c[0]), c[0])  # CurrentControlled
+    low = (-vin - kt * v) / r
+    high = (vin - kt * v) / r
+    return kt * min(max(current, low), high) * (1.0 if enable else 0.0)
+
+@numba.njit(**OPTIONS)
+def simulate(law: int, c: np.ndarray, kind: int, semi: bool, p: np.ndarray, goal: np.ndarray,
+             enable: np.ndarray, position: np.ndarray, q: float, v: float, mass: float, length: float,
+             arm_mass: float, kp: float, vin: float, dt: float, steps: int, out: np.ndarray,
+             write: bool) -> float:
+    """Simulate one log for ``steps`` steps; returns the sum of |q - position| over them and,
+    with ``write``, stores q before each step in ``out``."""
+    inertia = mass * length**2 + arm_mass * length**2 / 3 + p[2]
+    offset = p[3]
+    error = 0.0
+    for k in range(steps):
+        if write:
+            out[k] = q
+        error += abs(q - position[k])
+        tm = motor(law, c, goal[k], q, v, kp, vin, enable[k], p)
+        te = -(mass + arm_mass / 2) * 9.80665 * length * math.sin(q + offset)
+        tfm = budget(kind, tm, te, v, p)
+        stopping = inertia * v / dt + tm + te
+        sign = 1.0 if stopping > 0 else (-1.0 if stopping < 0 else (0.0 if stopping == 0 else stopping))
+        tf = -sign * min(abs(stopping), tfm)
+        a = (tm + te + tf) / inertia
+        v = min(max(v + a * dt, -100.0), 100.0)
+        if semi:
+            q = q + v * dt
+        else:
+            q = q + v * dt + 0.5 * a * dt**2
+    return error
+
+@numba.njit(parallel=True, **OPTIONS)
+def batch(law: int, c: np.ndarray, kind: int, semi: bool, params: np.ndarray, goal: np.ndarray,
+          enable: np.ndarray, position: np.ndarray, speed: np.ndarray, lengths: np.ndarray,
+          mass: np.ndarray, length: np.ndarray, arm_mass: np.ndarray, kp: np.ndarray, vin: np.ndarray,
+          dt: np.ndarray, out: np.ndarray, write: bool) -> np.ndarray:
+    """MAE per (parameter set, log); with ``write``, positions into ``out`` (P, L, T), every
+    padded step simulated as the numpy rollout does."""
+    sets, logs, steps = params.shape[0], goal.shape[0], goal.shape[1]
+    maes = np.empty((sets, logs))
+    for job in numba.prange(sets * logs):
+        i, j = job // logs, job % logs
+        count = steps if write else lengths[j]
+        row = out[i, j] if write else out[0, 0]
+        total = simulate(law, c, kind, semi, params[i], goal[j], enable[j], position[j], position[j, 0],
+                         speed[j, 0], mass[j], length[j], arm_mass[j], kp[j], vin[j], dt[j], count, row, write)
+        if write:  # the padded tail is not part of the error
+            total = 0.0
+            for k in range(lengths[j]):
+                total += abs(out[i, j, k] - position[j, k])
+        maes[i, j] = total / lengths[j]
+    return maes

@@ -1,0 +1,54 @@
+"""Where commands write: never over a user's files unless asked (``--force``).
+
+Three rules shared by the command-line tools:
+
+* :func:`refuse_existing` - the files a command is about to write must not exist yet;
+* :func:`refuse_inside` - an output folder must not be (inside) the input folder it reads;
+* :func:`new_run_folder` - a default output folder that is new on every run
+  (``fit-xl330``, then ``fit-xl330-2``, ...).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable, Union
+
+PathLike = Union[str, Path]
+
+
+class OutputExistsError(ValueError):
+    """A command would overwrite existing files (or its own input)."""
+
+
+def refuse_existing(paths: Iterable[PathLike], force: bool = False) -> None:
+    """Raise :class:`OutputExistsError` naming the paths that exist, unless ``force``."""
+    existing = [Path(p) for p in paths if Path(p).exists()]
+    if existing and not force:
+        shown = ", ".join(str(p) for p in existing[:3])
+        more = f" and {len(existing) - 3} more" if len(existing) > 3 else ""
+        raise OutputExistsError(
+            f"{shown}{more} already exist{'s' if len(existing) == 1 else ''}; nothing was written "
+            "(pass --force to overwrite, or choose another --out)"
+        )
+
+
+def refuse_inside(out: PathLike, source: PathLike) -> None:
+    """Raise :class:`OutputExistsError` when folder ``out`` is ``source`` or lies inside it."""
+    out_path, source_path = Path(out).resolve(), Path(source).resolve()
+    if out_path == source_path or source_path in out_path.parents:
+        raise OutputExistsError(
+            f"{out}: output folder is {'the' if out_path == source_path else 'inside the'} input folder "
+            f"{source}; choose an output folder outside it (the inputs would be overwritten or mixed "
+            "with the outputs)"
+        )
+
+
+def new_run_folder(base: PathLike) -> Path:
+    """``base`` if it does not exist or is an empty folder, else the first free ``base-N``
+    (N = 2, 3, ...)."""
+    base = Path(base)
+    candidate, n = base, 1
+    while candidate.exists() and (not candidate.is_dir() or any(candidate.iterdir())):
+        n += 1
+        candidate = base.with_name(f"{base.name}-{n}")
+    return candidate

@@ -1,0 +1,224 @@
+"""An exact stick/slip reference for the project's pendulum bench, and the discretisation error of
+the fixed-step simulators (``bam`` and ``semi-implicit``) measured against it.
+
+Continuous model (the dt -> 0 limit of the published step, ``actuator_models.simulation``):
+``J q'' = tm + te + tf`` with ``te = -(m + m_arm/2) g l sin(q + q_offset)``, ``tm`` the actuator
+law (control recomputed continuously from q, v and the held goal), and the friction ``tf``:
+
+* SLIDE+ (v > 0): ``tf = -budget(tm, te, v)``; SLIDE- (v < 0): ``tf = +budget(tm, te, v)``;
+* STICK (v = 0, q fixed): the joint stays at rest while ``|tm + te| <= budget(tm, te, 0)``, the
+  at-rest budget (the published step's rule: friction up to the budget cancels the stopping
+  torque ``tm + te``).
+
+Boundaries: in SLIDE+/- the velocity reaching 0 (``v``, ``-v``); in STICK the breakaway
+``budget(tm, te, 0) - |tm + te|``; in every chart the next command time ``t_{k+1} - t``. The
+command (the log's goal position and torque enable) is piecewise constant, held from one log
+sample time ``t_k = k dt_log`` to the next: a time event is a state-only transition (bookkeeping
+states ``goal``, ``enable``, ``k``) that also re-decides stick/slide when the joint is at rest.
+At v = 0 the next chart is decided by the at-rest rule: stick if the budget holds, else slide in
+the direction of ``tm + te``.
+
+The fixed-step simulators get the same held command: at step time ``t = n dt`` the goal is the
+log sample ``floor(t / dt_log)``; they run through ``actuator_models.simulation.simulate_logs``
+(the project's own rollout, unmodified) on a log resampled that way. The velocity clip at
+100 rad/s of the published step is not modelled (never reached on the bench logs).
+
+Frames and units: q [rad] from the hanging position, v [rad/s], torques [N m], t [s].
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Dict, Mapping, Sequence, Tuple
+
+import numpy as np
+
+from actuator_models.logs import Log
+from actuator_models.model import Model
+from actuator_models.simulation import Pendulum, simulate_logs
+
+from .engine import simulate
+from .model import Boundary, HybridModel, Transition
+from .result import HybridResult
+from .settings import RunSettings
+
+SLIDE_POS, SLIDE_NEG, STICK = range(3)
+CHART_NAMES = ("SLIDE+", "SLIDE-", "STICK")
+B_STOP, B_BREAKAWAY, B_COMMAND = range(3)
+INTEGRATORS = ("bam", "semi-implicit")
+
+#: integration settings of the reference: errors well below the 1 ms steps' discretisation error
+REFERENCE_SETTINGS = RunSettings(tolerance=1e-10, max_time_step=1e-3, stop_precision=1e-12,
+                                 max_chart_count=1_000_000)
+
+
+@dataclass(frozen=True)
+class Command:
+    """The held command: sample times ``t`` [s] (``t[k] = k dt``), goal [rad], enable (bool)."""
+
+    t: np.ndarray
+    goal: np.ndarray
+    enable: np.ndarray
+
+
+class PendulumStickSlip(HybridModel):
+    """Charts SLIDE+, SLIDE-, STICK of the pendulum bench (module docstring).
+
+    State ``[q, v, goal, enable, k]``: q [rad], v [rad/s] continuous; the held goal [rad], torque
+    enable (0/1) and the command sample index k are bookkeeping states.
+    """
+
+    state_names = ("q", "v", "goal", "enable", "k")
+    n_continuous = 2
+    chart_names = CHART_NAMES
+
+    def __init__(self, model: Model, bench: Pendulum, kp: float, vin: float, command: Command) -> None:
+        self.model, self.bench, self.kp, self.vin, self.command = model, bench, kp, vin, command
+        self.p = model.values
+        self.inertia = float(bench.inertia(self.p["armature"]))
+        self.offset = float(self.p.get("q_offset", 0.0))
+
+    def parameters(self) -> Mapping[str, float]:
+        return {**{k: float(v) for k, v in self.p.items()}, "mass": float(self.bench.mass),
+                "length": float(self.bench.length), "arm_mass": float(self.bench.arm_mass),
+                "kp": self.kp, "vin": self.vin}
+
+    # ----------------------------------------------------------------- torques
+    def torques(self, x: np.ndarray, v: float) -> Tuple[float, float, float]:
+        """Motor torque, external (gravity) torque and friction budget [N m] at velocity ``v``."""
+        act = self.model.actuator
+        control = act.control(x[2], x[0], v, self.kp, self.vin)
+        tm = float(act.torque(control, bool(x[3] > 0.5), v, self.p, self.vin))
+        te = float(self.bench.gravity_torque(x[0] + self.offset))
+        return tm, te, float(self.model.friction.budget(tm, te, v, self.p))
+
+    def at_rest_chart(self, x: np.ndarray) -> int:
+        """The chart of a joint at rest: STICK if the at-rest budget holds ``tm + te``."""
+        tm, te, budget = self.torques(x, 0.0)
+        if abs(tm + te) <= budget:
+            return STICK
+        return SLIDE_POS if tm + te > 0.0 else SLIDE_NEG
+
+    # ----------------------------------------------------------------- hybrid model
+    def vector_field(self, t: float, x: np.ndarray, chart: int) -> np.ndarray:
+        if chart == STICK:
+            return np.zeros(2)
+        tm, te, budget = self.torques(x, x[1])
+        friction = -budget if chart == SLIDE_POS else budget
+        return np.array([x[1], (tm + te + friction) / self.inertia])
+
+    def boundaries(self, chart: int) -> Sequence[Boundary]:
+        first = Boundary(B_BREAKAWAY) if chart == STICK else Boundary(B_STOP)
+        return (first, Boundary(B_COMMAND))
+
+    def boundary(self, t: float, x: np.ndarray, chart: int, index: int) -> float:
+        if index == B_COMMAND:
+            k = int(x[4])
+            return self.command.t[k + 1] - t if k + 1 < len(self.command.t) else math.inf
+        if index == B_STOP:
+            return x[1] if chart == SLIDE_POS else -x[1]
+        tm, te, budget = self.torques(x, 0.0)
+        return budget - abs(tm + te)
+
+    def transition(self, t: float, x: np.ndarray, chart: int, index: int) -> Transition:
+        new = np.array(x, dtype=float)
+        if index == B_COMMAND:
+            k = int(x[4]) + 1
+            new[2], new[3], new[4] = self.command.goal[k], float(self.command.enable[k]), k
+            return Transition(self.at_rest_chart(new) if chart == STICK else chart, new)
+        new[1] = 0.0  # the velocity reached zero (B_STOP), or the joint breaks away from rest
+        return Transition(self.at_rest_chart(new), new)
+
+    def initial_chart(self, t: float, x: np.ndarray) -> Transition:
+        new = np.array(x, dtype=float)
+        if new[1] > 0.0:
+            return Transition(SLIDE_POS, new)
+        if new[1] < 0.0:
+            return Transition(SLIDE_NEG, new)
+        return Transition(self.at_rest_chart(new), new)
+
+    def aux_names(self):
+        return ("t", "q", "v", "goal")
+
+    def auxiliary(self, t: float, x: np.ndarray, chart: int) -> np.ndarray:
+        return np.array([t, x[0], x[1], x[2]])
+
+
+def log_command(log: Log) -> Command:
+    """The log's goal and torque enable, held between its sample times ``k dt``."""
+    if log.dt is None:
+        raise ValueError(f"{log.source}: raw log (no 'dt'); process it first")
+    n = len(log)
+    return Command(np.arange(n) * log.dt, np.asarray(log.goal_position, float), np.asarray(log.torque_enable, bool))
+
+
+def bench_of(log: Log) -> Pendulum:
+    return Pendulum(float(log.mass), float(log.length), float(log.arm_mass))
+
+
+def exact_rollout(model: Model, log: Log, record_period: float,
+                  settings: RunSettings = REFERENCE_SETTINGS) -> HybridResult:
+    """The stick/slip reference on a log's bench and command, from its first position and speed."""
+    command = log_command(log)
+    vin = model.actuator.default_vin if log.vin is None else float(log.vin)
+    hybrid = PendulumStickSlip(model, bench_of(log), float(log.kp), vin, command)
+    x0 = [float(log.position[0]), float(log.speed[0]), command.goal[0], float(command.enable[0]), 0.0]
+    run = replace(settings, final_time=float(command.t[-1]), record_period=record_period)
+    return simulate(hybrid, x0, run)
+
+
+def held_log(log: Log, dt: float) -> Log:
+    """The log resampled at step ``dt`` with the command held from its own samples (zero order)."""
+    n = int(math.floor(log.duration / dt + 1e-9)) + 1
+    t = np.arange(n) * dt
+    j = np.minimum(np.floor(t / log.dt + 1e-9).astype(int), len(log) - 1)
+    return replace(log, dt=dt, timestamp=t, goal_position=log.goal_position[j], torque_enable=log.torque_enable[j],
+                   position=np.interp(t, log.timestamp - log.timestamp[0], log.position),
+                   speed=np.interp(t, log.timestamp - log.timestamp[0], log.speed), extra={})
+
+
+def discrete_rollout(model: Model, log: Log, dt: float, integrator: str) -> Tuple[np.ndarray, np.ndarray]:
+    """``(t, q)`` of the project's fixed-step rollout at step ``dt`` on the held command."""
+    resampled = held_log(log, dt)
+    q = simulate_logs(model, [resampled], integrator)[0]
+    return resampled.timestamp, q
+
+
+@dataclass(frozen=True)
+class ErrorRow:
+    """Discretisation error of one log: MAE [rad] against the exact reference per (integrator, dt)."""
+
+    log: str
+    trajectory: str
+    kp: float
+    mae: Mapping[Tuple[str, float], float]
+    reference_vs_log: float
+    transitions: int
+    stick_time: float  # [s] spent in STICK by the reference
+
+
+def discretisation_errors(model: Model, log: Log, dts: Sequence[float] = (0.001, 0.005, 0.01),
+                          integrators: Sequence[str] = INTEGRATORS,
+                          settings: RunSettings = REFERENCE_SETTINGS) -> ErrorRow:
+    """MAE between each fixed-step rollout and the exact reference at the steps' sample times."""
+    base = min(dts)
+    for dt in dts:
+        if abs(dt / base - round(dt / base)) > 1e-9:
+            raise ValueError(f"step {dt} s is not a multiple of the smallest step {base} s")
+    reference = exact_rollout(model, log, base, settings)
+    if not reference.success:
+        raise RuntimeError(f"{log.source}: reference run failed: {reference.message}")
+    q_ref = reference.state("q")
+    mae: Dict[Tuple[str, float], float] = {}
+    for integrator in integrators:
+        for dt in dts:
+            t, q = discrete_rollout(model, log, dt, integrator)
+            idx = np.rint(t / base).astype(int)
+            keep = idx < q_ref.size
+            mae[(integrator, dt)] = float(np.mean(np.abs(q[keep] - q_ref[idx[keep]])))
+    log_t = np.arange(len(log)) * log.dt
+    ref_at_log = np.interp(log_t, reference.t, q_ref)
+    stick = float(np.sum(np.diff(reference.t) * (reference.chart[:-1] == STICK)))
+    return ErrorRow(log.source, log.trajectory, float(log.kp), mae,
+                    float(np.mean(np.abs(ref_at_log - log.position))), len(reference.events), stick)

@@ -1,0 +1,98 @@
+"""Command-line pieces shared by the ``hybrid-sim`` subcommands: run settings, outputs, plots."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import asdict, replace
+from typing import Dict, Mapping, Optional, Sequence
+
+from .model import HybridModel
+from .plot import plot_run
+from .result import HybridResult
+from .settings import RunSettings
+from .symbols import output_paths, read_symbols, refuse_overwrite, write_outputs
+
+#: SimSect symbols that have no meaning here (visualisation, messages): accepted and ignored
+IGNORED_SYMBOLS = ("systemName", "dataBaseName", "useGeomview", "framerate", "measurePeriod", "rkPower", "power")
+
+
+def parse_assignments(text: str, option: str) -> Dict[str, float]:
+    """``"a=1,b=-2.5"`` -> ``{"a": 1.0, "b": -2.5}``; a malformed item raises ``ValueError``."""
+    values: Dict[str, float] = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        name, sep, value = item.partition("=")
+        try:
+            if not sep or not name.strip():
+                raise ValueError
+            values[name.strip()] = float(value)
+        except ValueError:
+            raise ValueError(f"{option}: expected NAME=VALUE, got {item!r}") from None
+    return values
+
+
+def add_run_arguments(p: argparse.ArgumentParser, defaults: RunSettings) -> None:
+    """Options for the run settings (manual 2.4.2), the rc file and the outputs."""
+    g = p.add_argument_group("run settings (SimSect manual 2.4.2)")
+    g.add_argument("--final-time", type=float, metavar="T", help=f"final time [s] (default {defaults.final_time:g})")
+    g.add_argument("--record-period", type=float, metavar="S",
+                   help=f"sampling period [s] (0: every step; default {defaults.record_period:g})")
+    g.add_argument("--tolerance", type=float, help=f"RK error tolerance (default {defaults.tolerance:g})")
+    g.add_argument("--max-time-step", type=float, help=f"[s] (default {defaults.max_time_step:g})")
+    g.add_argument("--min-time-step", type=float, help=f"[s] (default {defaults.min_time_step:g})")
+    g.add_argument("--stop-precision", type=float, help=f"(default {defaults.stop_precision:g})")
+    g.add_argument("--max-stop-iterations", type=int, help=f"(default {defaults.max_stop_iterations})")
+    g.add_argument("--max-chart-count", type=int, help=f"(default {defaults.max_chart_count})")
+    g.add_argument("--method", help=f"scipy OdeSolver (default {defaults.method})")
+    g.add_argument("--config", metavar="RC", help="a SimSect initialization file (name = value; lines); "
+                   "command-line options given explicitly win")
+    o = p.add_argument_group("outputs")
+    o.add_argument("--out", metavar="BASE", help="write BASE.data, BASE.initial, BASE.param (manual 2.3)")
+    o.add_argument("--plot", metavar="PNG", help="write a plot of the run")
+    o.add_argument("--force", action="store_true", help="overwrite existing output files")
+    o.add_argument("--json", action="store_true", help="print one JSON object as the last line")
+
+
+def read_config(path: Optional[str], known: Sequence[str]) -> Dict[str, object]:
+    """Symbols of an rc file; one that is not a run setting nor in ``known`` raises ``ValueError``."""
+    if not path:
+        return {}
+    symbols = read_symbols(path)
+    allowed = set(known) | set(IGNORED_SYMBOLS) | set(RunSettings().symbols()) | {"maxStopIter"}
+    for name in symbols:
+        if name not in allowed:
+            raise ValueError(f"{path}: unknown symbol {name!r}")
+    return symbols
+
+
+def settings_from_args(args: argparse.Namespace, defaults: RunSettings,
+                       symbols: Mapping[str, object]) -> RunSettings:
+    """Defaults, then the rc file's symbols, then the options given on the command line."""
+    settings = defaults.with_symbols(symbols)
+    changes = {field: getattr(args, field) for field in asdict(defaults) if getattr(args, field, None) is not None}
+    return replace(settings, **changes)
+
+
+def check_outputs(args: argparse.Namespace) -> None:
+    """Refuse existing output files before a run rather than after it (unless ``--force``)."""
+    for path in (output_paths(args.out) if args.out else ()):
+        refuse_overwrite(path, args.force)
+    if args.plot:
+        refuse_overwrite(args.plot, args.force)
+
+
+def finish(result: HybridResult, model: HybridModel, initial: Sequence[float], args: argparse.Namespace,
+           summary: Mapping[str, object], plot_states: Optional[Sequence[str]] = None) -> int:
+    """Write the requested outputs, print the JSON line; exit status 1 when the run failed."""
+    if args.out:
+        write_outputs(args.out, result, initial, model.parameters(), force=args.force)
+    if args.plot:
+        refuse_overwrite(args.plot, args.force)
+        plot_run(result, args.plot, plot_states)
+    if args.json:
+        print(json.dumps(summary))
+    if not result.success:
+        print(f"error: {result.message}", file=sys.stderr)
+        return 1
+    return 0

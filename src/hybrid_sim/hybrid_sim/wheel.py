@@ -1,0 +1,215 @@
+"""A torque-driven rigid wheel with a compliant tire on the ground: a hybrid model (charts FLIGHT, STICK, SLIP).
+
+The wheel (mass m, axle inertia I, tread a torus of outer radius R and crown radius r) moves in
+the x-z plane (see ``wheel_geometry``); the contact is the lumped spatial spring of
+``tire_contact`` between the ground (body 1, rigid or with its own stiffness) and the tire
+(body 2). States:
+
+    x, z, phi, xd, zd, phid      wheel centre [m], pitch [rad] and their rates
+    u1, v1, u2, v2               hinge coordinates on the ground and on the tread
+    theta, qx, qy, qz            spring state on SE(2) x T(1) [rad, m]
+    work, dissipated             drive work int(tau phid) [J], energy lost in damper and slip [J]
+    released                     (bookkeeping) spring energy released at liftoff [J]
+
+Charts and boundaries (all positive inside the patch):
+
+* FLIGHT: gap between tread and ground; touchdown puts both hinges at the closest points with
+  q = 0 (zero energy, zero wrench) and enters SLIP when the contact would have to slide at once
+  (lambda > 0, see ``tire_slip``), else STICK;
+* STICK: f_z (the normal force, spring + damper: liftoff when it would pull); r - |(qx, qy)|
+  (friction limit, only when mu is finite);
+* SLIP: f_z; lambda (slip -> stick when the twist unloads the tangential spring).
+
+Liftoff releases the spring's remaining energy V(q) into ``released`` (the tire vibrates it away;
+without damper and slip that is the tangential energy left at z = 0), so that
+E = kinetic + gravity + spring, E + dissipated + released - work is constant.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Sequence, Tuple
+
+import numpy as np
+
+from .model import Boundary, HybridModel, Transition
+from .tire_contact import Body, ContactState, TireContact
+from .tire_damper import Damper
+from .tire_spring import Stiffness
+from .tire_surfaces import Plane, Torus, Waves
+from .wheel_geometry import gap, touchdown_hinges, wheel_body
+
+FLIGHT, STICK, SLIP = 0, 1, 2
+STATE_NAMES = ("x", "z", "phi", "xd", "zd", "phid", "u1", "v1", "u2", "v2", "theta", "qx", "qy", "qz",
+               "work", "dissipated", "released")
+GROUND = Body(np.eye(3), np.zeros(3))
+LIFTOFF, STICK_LIMIT, RELEASE, TOUCHDOWN = 0, 1, 2, 3
+
+
+@dataclass(frozen=True)
+class WheelParameters:
+    """Wheel, tire and ground (SI units). ``inertia`` 0 means m R^2 / 2; ``k_ground`` inf = rigid ground;
+    ``amplitude`` 0 = plane, else the ground is ``Waves(amplitude, wavelength)``."""
+
+    mass: float = 5.0
+    radius: float = 0.3
+    crown: float = 0.05
+    inertia: float = 0.0
+    gravity: float = 9.81
+    torque: float = 0.0
+    k_theta: float = 200.0
+    k_t: float = 5.0e4
+    k_z: float = 5.0e4
+    k_ground: float = 1.0e7
+    d_theta: float = 1.0
+    d_t: float = 150.0
+    d_z: float = 100.0
+    mu: float = 0.8
+    amplitude: float = 0.0
+    wavelength: float = 2.0
+
+    def __post_init__(self) -> None:
+        for name in ("mass", "radius", "crown", "k_theta", "k_t", "k_z", "k_ground", "wavelength"):
+            if not getattr(self, name) > 0.0:
+                raise ValueError(f"wheel: {name} must be > 0, got {getattr(self, name)!r}")
+        for name in ("inertia", "gravity", "d_theta", "d_t", "d_z", "amplitude"):
+            if not getattr(self, name) >= 0.0:
+                raise ValueError(f"wheel: {name} must be >= 0, got {getattr(self, name)!r}")
+        if self.amplitude * (2 * np.pi / self.wavelength) ** 2 >= 1.0 / self.radius:
+            raise ValueError("wheel: ground curvature amplitude*(2 pi/wavelength)^2 must be below 1/radius")
+
+    @property
+    def axle_inertia(self) -> float:
+        return self.inertia or 0.5 * self.mass * self.radius ** 2
+
+    def tire(self) -> Torus:
+        return Torus(self.radius, self.crown)
+
+    def ground(self):
+        return Waves(self.amplitude, self.wavelength) if self.amplitude > 0.0 else Plane()
+
+    def contact(self) -> TireContact:
+        damped = self.d_theta + self.d_t + self.d_z > 0.0
+        ground = None if np.isinf(self.k_ground) else Stiffness.isotropic(self.k_ground, self.k_ground, self.k_ground)
+        return TireContact(self.ground(), self.tire(), Stiffness.isotropic(self.k_theta, self.k_t, self.k_z),
+                           stiffness1=ground, damper=Damper.diagonal(self.d_theta, self.d_t, self.d_z) if damped else None,
+                           mu=self.mu)
+
+
+def split(x: np.ndarray) -> Tuple[Body, np.ndarray, np.ndarray]:
+    """(wheel body, hinge coordinates, spring state) of a full state vector."""
+    return wheel_body(*x[:6]), np.asarray(x[6:10]), np.asarray(x[10:14])
+
+
+class Wheel(HybridModel):
+    """The wheel of the module docstring as a hybrid model for ``hybrid_sim.simulate``."""
+
+    state_names = STATE_NAMES
+    n_continuous = 16
+    chart_names = ("FLIGHT", "STICK", "SLIP")
+
+    def __init__(self, params: WheelParameters = WheelParameters()) -> None:
+        self.params = params
+        self.model = params.contact()
+        self.slip_rule = self.model.slip
+
+    # ------------------------------------------------------------------ physics
+    def contact(self, x: np.ndarray, chart: int) -> ContactState:
+        body, hinge, q = split(x)
+        return self.model.evaluate(GROUND, body, hinge, q, slipping=chart == SLIP)
+
+    def accelerations(self, x: np.ndarray, wrench: np.ndarray) -> np.ndarray:
+        """(xdd, zdd, phidd) under gravity, drive torque and a contact wrench (tau, F) about the centre."""
+        p = self.params
+        return np.array([wrench[3] / p.mass, wrench[5] / p.mass - p.gravity,
+                         (wrench[1] + p.torque) / p.axle_inertia])
+
+    def vector_field(self, t: float, x: np.ndarray, chart: int) -> np.ndarray:
+        dx = np.zeros(self.n_continuous)
+        dx[0:3] = x[3:6]
+        dx[14] = self.params.torque * x[5]
+        if chart == FLIGHT:
+            dx[3:6] = self.accelerations(x, np.zeros(6))
+            return dx
+        state = self.contact(x, chart)
+        dx[3:6] = self.accelerations(x, self.model.body_wrench(state, np.array([x[0], 0.0, x[1]])))
+        dx[6:10] = state.hinge_rate
+        dx[10:14] = state.spring_rate
+        dx[15] = state.dissipation
+        return dx
+
+    # ------------------------------------------------------------------ charts
+    def boundaries(self, chart: int) -> Sequence[Boundary]:
+        if chart == FLIGHT:
+            return (Boundary(TOUCHDOWN),)
+        if chart == STICK:
+            return (Boundary(LIFTOFF),) + ((Boundary(STICK_LIMIT),) if self.slip_rule.enabled else ())
+        return (Boundary(LIFTOFF), Boundary(RELEASE))
+
+    def boundary(self, t: float, x: np.ndarray, chart: int, index: int) -> float:
+        if index == TOUCHDOWN:
+            return gap(self.params.ground(), self.params.tire(), x[0], x[1])
+        _, _, q = split(x)
+        if index == STICK_LIMIT:
+            return self.slip_rule.stick_margin(q)
+        state = self.contact(x, chart)
+        if index == LIFTOFF:
+            return float(state.wrench[3])
+        return self.slip_rule.release(q, self.stick_rate(x))
+
+    def stick_rate(self, x: np.ndarray) -> np.ndarray:
+        return self.contact(x, STICK).spring_rate
+
+    def transition(self, t: float, x: np.ndarray, chart: int, index: int) -> Transition:
+        new = np.array(x, dtype=float)
+        if index == TOUCHDOWN:
+            new[6:10] = touchdown_hinges(self.params.ground(), x[0], x[1], x[2])
+            new[10:14] = 0.0
+            slides = self.slip_rule.enabled and self.slip_rule.release(new[10:14], self.stick_rate(new)) > 0.0
+            return Transition(SLIP if slides else STICK, new)
+        if index == LIFTOFF:
+            new[16] += self.model.stiffness.energy(x[10:14])
+            new[10:14] = 0.0
+            return Transition(FLIGHT, new)
+        return Transition(SLIP if index == STICK_LIMIT else STICK, new)
+
+    def initial_chart(self, t: float, x: np.ndarray) -> Transition:
+        x = np.asarray(x, dtype=float)
+        if gap(self.params.ground(), self.params.tire(), x[0], x[1]) <= 0.0:
+            raise ValueError(f"wheel: the initial state must be in flight (tread above the ground), z = {x[1]!r}")
+        return Transition(FLIGHT, x)
+
+    # ------------------------------------------------------------------ outputs
+    def parameters(self) -> Mapping[str, float]:
+        return {k: float(v) for k, v in vars(self.params).items()}
+
+    def energy(self, x: np.ndarray) -> float:
+        """Kinetic + gravity + spring energy [J]."""
+        p = self.params
+        kinetic = 0.5 * p.mass * (x[3] ** 2 + x[4] ** 2) + 0.5 * p.axle_inertia * x[5] ** 2
+        return float(kinetic + p.mass * p.gravity * x[1] + self.model.stiffness.energy(x[10:14]))
+
+    def aux_names(self) -> Tuple[str, ...]:
+        return ("t",) + self.state_names + ("energy", "balance", "slip_velocity", "f_n", "f_t",
+                                            "spring_energy", "tangential_energy")
+
+    def auxiliary(self, t: float, x: np.ndarray, chart: int) -> np.ndarray:
+        energy = self.energy(x)
+        balance = energy + x[15] + x[16] - x[14]
+        slip_velocity = f_n = f_t = 0.0
+        q = x[10:14]
+        if chart != FLIGHT:
+            state = self.contact(x, chart)
+            slip_velocity = float(np.hypot(state.twist[3], state.twist[4]))
+            f_n, f_t = float(state.wrench[3]), float(np.hypot(state.wrench[1], state.wrench[2]))
+        k = self.model.stiffness
+        tangential = k.energy(q * [0.0, 1.0, 1.0, 0.0])
+        return np.concatenate(([t], x, [energy, balance, slip_velocity, f_n, f_t, k.energy(q), tangential]))
+
+
+def initial_state(x: float = 0.0, height: float = 0.05, xd: float = 0.0, zd: float = 0.0,
+                  spin: float = 0.0, params: WheelParameters = WheelParameters()) -> np.ndarray:
+    """Wheel with its tread ``height`` [m] above the ground under its centre, spin phid [rad/s]."""
+    state = np.zeros(len(STATE_NAMES))
+    state[[0, 1, 3, 4, 5]] = x, params.ground().height(x) + params.radius + height, xd, zd, spin
+    return state

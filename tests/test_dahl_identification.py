@@ -1,0 +1,123 @@
+"""Two-stage Dahl identification (section 2) on data from an independent integration of the
+ODE (scipy DOP853 at tight tolerance, tests/dahl_reference.py), and its errors and command."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from actuator_models.cli import main
+from actuator_models.dahl_identification import DahlDataError, Record, identify, identify_fc, identify_rho
+from dahl_reference import cosine_record, ramp_record
+
+# (Fc [N m], rho [1/rad], amplitude [rad], omega [rad/s], stage-1 velocity [rad/s])
+CASES = [
+    pytest.param(1.0, 1.0, 1.0, 1.0, 1.0, id="paper section 3"),
+    pytest.param(0.05, 300.0, 0.01, 2.0, 0.5, id="servo-like, small amplitude"),
+    pytest.param(2.5, 0.3, 3.0, 0.5, -2.0, id="soft, large amplitude, negative ramp"),
+    pytest.param(0.2, 8.0, 0.15, 5.0, 0.1, id="stiff, fast"),
+]
+
+
+@pytest.mark.parametrize("fc, rho, amplitude, omega, velocity", CASES)
+def test_recovers_fc_and_rho(fc, rho, amplitude, omega, velocity):
+    """Acceptance: Fc within 1e-4 and rho within 0.1 %, by each of eqs. 39, 40, 41 and the fit."""
+    duration = 40.0 / (rho * abs(velocity))  # the transient exp(-rho |v| t) is e^-30 in the tail
+    ramp = Record(*ramp_record(velocity, fc, rho, duration, dt=duration / 4000), source="ramp")
+    wave = Record(*cosine_record(amplitude, omega, fc, rho, periods=5), source="wave")
+    result = identify(ramp, wave)
+    assert result.fc == pytest.approx(fc, abs=1e-4)
+    h = result.hysteresis
+    for estimate in (h.rho_xmin, h.rho_xmax, h.rho_mid, h.rho_fit, result.rho):
+        assert estimate == pytest.approx(rho, rel=1e-3)
+    assert h.x_min == pytest.approx(-amplitude, rel=1e-4)
+    assert h.x_max == pytest.approx(amplitude, rel=1e-4)
+    assert h.period == pytest.approx(2 * np.pi / omega, rel=1e-2)
+
+
+def test_paper_case_uses_the_last_full_period_and_reports_the_closed_forms():
+    """x = -cos t from w(0) = 0: the loading branch of the last period has F(Xmin) = -tanh 1,
+    F(Xmax) = tanh 1, F(0) = 1 - sech 1 (the samples nearest the reversals, dt = 10 ms)."""
+    wave = Record(*cosine_record(1.0, 1.0, 1.0, 1.0, periods=6.2), source="wave")
+    h = identify_rho(wave, 1.0)
+    assert h.periods == 5  # minima at 2 pi .. 12 pi: the first sample is not a detected turning point
+    assert h.start_time == pytest.approx(10 * np.pi, abs=0.01)
+    assert h.f_min == pytest.approx(-np.tanh(1.0), abs=1e-4)
+    assert h.f_max == pytest.approx(np.tanh(1.0), abs=1e-4)
+    assert h.f_mid == pytest.approx(1.0 - 1.0 / np.cosh(1.0), abs=1e-4)
+    assert h.drift < 1e-5
+
+
+def test_a_transient_period_is_not_the_steady_state():
+    """With only two periods the last one is still 1e-4-ish away from the loop: reported as drift."""
+    wave = Record(*cosine_record(1.0, 1.0, 1.0, 1.0, periods=3.6), source="wave")
+    h = identify_rho(wave, 1.0)
+    assert h.periods == 2
+    assert h.drift > 1e-5
+
+
+def test_rejects_input_that_is_not_wave_periodic():
+    t = np.arange(0.0, 40.0, 0.01)
+    x = np.sin(t) + 0.6 * np.sin(3 * t)  # a sub-oscillation per period: not Definition 1
+    with pytest.raises(DahlDataError, match="wave.csv: x is not wave-periodic"):
+        identify_rho(Record(t, x, 0.1 * np.sign(np.gradient(x)), "wave.csv"), 1.0)
+
+
+def test_rejects_too_short_or_still_input():
+    t = np.arange(0.0, 5 * np.pi, 0.01)  # one full period only (2 pi -> 4 pi)
+    with pytest.raises(DahlDataError, match=r"short.csv: 1 full period\(s\).*need at least 2"):
+        identify_rho(Record(t, -np.cos(t), np.zeros_like(t), "short.csv"), 1.0)
+    with pytest.raises(DahlDataError, match="0 full period"):
+        identify_rho(Record(t, np.zeros_like(t), np.zeros_like(t), "still.csv"), 1.0)
+
+
+def test_stage1_rejects_varying_velocity_and_unsettled_force():
+    t = np.arange(0.0, 10.0, 0.01)
+    with pytest.raises(DahlDataError, match="velocity is not constant"):
+        identify_fc(Record(t, t**2, np.ones_like(t), "accel.csv"))
+    # rho = 0.1: after 10 rad the force is still 37 % below Fc
+    with pytest.raises(DahlDataError, match="has not settled"):
+        identify_fc(Record(*ramp_record(1.0, 1.0, 0.1, 10.0), source="slow.csv"))
+    with pytest.raises(DahlDataError, match="does not move"):
+        identify_fc(Record(t, np.zeros_like(t), np.ones_like(t), "still.csv"))
+
+
+def test_record_checks_its_columns():
+    with pytest.raises(DahlDataError, match="r.csv: column 'F' is not finite at row 2"):
+        Record(np.arange(3.0), np.arange(3.0), np.array([0.0, math.nan, 0.0]), "r.csv")
+    with pytest.raises(DahlDataError, match="time 't' does not increase at row 3"):
+        Record(np.array([0.0, 1.0, 1.0]), np.arange(3.0), np.zeros(3), "r.csv")
+
+
+def _write_csv(path, t, x, force, header="t,x,F"):
+    rows = "\n".join(f"{a:.17g},{b:.17g},{c:.17g}" for a, b, c in zip(t, x, force))
+    path.write_text(f"{header}\n{rows}\n")
+    return str(path)
+
+
+def test_command_identifies_from_csv(tmp_path, capsys):
+    """``actuator-models dahl identify --json`` on the paper's two experiments."""
+    a = _write_csv(tmp_path / "A.csv", *ramp_record(1.0, 1.0, 1.0, 30.0))
+    b = _write_csv(tmp_path / "B.csv", *cosine_record(1.0, 1.0, 1.0, 1.0, periods=5))
+    assert main(["dahl", "identify", "--constant-velocity", a, "--periodic", b, "--json"]) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    summary = json.loads(out[-1])
+    assert summary["Fc"] == pytest.approx(1.0, abs=1e-4)
+    for key in ("rho", "rho_eq39", "rho_eq40", "rho_eq41", "rho_lsq"):
+        assert summary[key] == pytest.approx(1.0, rel=1e-3)
+    assert any("eq. 39" in line for line in out)
+
+
+def test_command_names_bad_input_and_exits_2(tmp_path, capsys):
+    t = np.arange(0.0, 30.0, 0.01)
+    a = _write_csv(tmp_path / "A.csv", *ramp_record(1.0, 1.0, 1.0, 30.0))
+    bad = _write_csv(tmp_path / "B.csv", t, -np.cos(t), np.zeros_like(t), header="time,x,F")
+    assert main(["dahl", "identify", "--constant-velocity", a, "--periodic", bad]) == 2
+    assert "B.csv: header ['time', 'x', 'F'] lacks column(s) t" in capsys.readouterr().err
+    (tmp_path / "C.csv").write_text("t,x,F\n0,0,0\n0.1,abc,0\n")
+    assert main(["dahl", "identify", "--constant-velocity", a, "--periodic", str(tmp_path / "C.csv")]) == 2
+    assert "C.csv: line 3: column 'x' is 'abc', expected a number" in capsys.readouterr().err
+    one = _write_csv(tmp_path / "D.csv", t[:500], -np.cos(t[:500]), np.zeros(500))
+    assert main(["dahl", "identify", "--constant-velocity", a, "--periodic", one]) == 2
+    assert "D.csv: 0 full period(s)" in capsys.readouterr().err

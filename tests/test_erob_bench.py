@@ -1,0 +1,61 @@
+"""eRob drives behind the bench contract (actuator_models.bench): the emulated bench through
+real pysoem on its own veth pair, and the ``erob_emulator`` backend of the bench node."""
+
+import time
+
+import numpy as np
+import pytest
+
+from actuator_bench.backends import BACKENDS, BenchParams
+from actuator_drivers import veth
+from actuator_drivers.erob_bench import ErobBench, ErobConfig
+from actuator_models.bench import Bench, Command
+from actuator_models.model import load_model
+
+from test_erob_driver import REASON
+
+pytestmark = pytest.mark.skipif(REASON is not None, reason=REASON or "")
+
+
+def test_emulated_erob_bench_follows_the_contract():
+    config = ErobConfig(joints=("shoulder", "elbow"), actuators=("erob80_100", "erob80_50"),
+                        min_position=(-1.0, -1.0), max_position=(1.0, 1.0), emulate=True, stepped=True,
+                        mass=1.0, length=0.3)
+    bench = ErobBench.open(config)
+    iface = bench.driver.iface
+    try:
+        assert isinstance(bench, Bench) and bench.joints == ("shoulder", "elbow")
+        with pytest.raises(ValueError, match="unknown joint"):
+            bench.apply(Command(("wrist",), (0.0,)))
+        with pytest.raises(ValueError, match="outside the joint limits"):
+            bench.apply(Command(("elbow",), (1.5,)))
+        for _ in range(100):
+            bench.apply(Command(("shoulder", "elbow"), (0.4, -0.2), (True, True), (50.0, 50.0)))
+            bench.clock.sleep_until(bench.clock.now() + 0.01)
+        s = bench.sample()
+        assert s.name == ("shoulder", "elbow") and s.time == pytest.approx(bench.clock.now(), abs=0.002)
+        assert s.position[0] == pytest.approx(0.4, abs=0.05) and s.position[1] == pytest.approx(-0.2, abs=0.05)
+        assert all(s.torque_enable) and s.comm_errors == (0, 0)
+        for i, actuator in enumerate(("erob80_100", "erob80_50")):  # torque estimate = kt I at rest
+            assert s.motor_torque[i] == pytest.approx(load_model(f"{actuator}/m6").values["kt"] * s.control[i], rel=1e-6)
+        bench.release()
+        assert not any(bench.sample().torque_enable)
+    finally:
+        bench.close()
+    assert not veth.exists(iface)  # the bench removed its veth pair
+
+
+def test_erob_emulator_backend_opens_a_wall_clock_bench():
+    bench = BACKENDS.open("erob_emulator", BenchParams(joints=("joint1",), actuators=("erob80_100",), mass=3.1,
+                                                       length=0.5, kp=(25.0,)))
+    try:
+        assert bench.driver.mode == "realtime"
+        first = bench.sample()
+        time.sleep(0.2)
+        bench.apply(Command(("joint1",), (0.0,), (True,), (25.0,)))
+        time.sleep(0.2)
+        later = bench.sample()
+        assert later.time > first.time  # the cycle thread runs on its own
+        assert np.isfinite(later.position[0])
+    finally:
+        bench.close()

@@ -1,0 +1,39 @@
+"""Issue acceptance: eRob80:100 recordings made through the real driver and pysoem against the
+EtherCAT emulator (true model erob80_100/m6), a Table I style grid (2 masses at 0.5 m x 2 gains
+x the 4 trajectories), then identified: M6 validates within 10 % of the true model's own
+validation MAE, M1 clearly worse.
+
+The true model's MAE is not zero: the emulated drive runs the PD law every 2 ms cycle (500 Hz
+here to keep the test near a minute; 1 kHz on the command line), while identification simulates
+the processed logs at 5 ms steps, as for the published models. The shaft advances one step per
+process-data frame, so the recordings do not depend on the host's scheduling."""
+
+import pytest
+
+from actuator_bench.demo import process, true_validation_mae
+from actuator_drivers.erob_emulated import EmulatedJoint, emulated_erob
+from actuator_drivers.record_grid import Grid, record_all
+from actuator_models.identification import fit
+from actuator_models.model import load_model
+
+from test_erob_driver import REASON
+
+pytestmark = pytest.mark.skipif(REASON is not None, reason=REASON or "")
+
+
+def test_m6_fitted_on_emulated_erob_recordings_matches_the_true_model(tmp_path):
+    grid = Grid((3.1, 14.6), (0.5,), (25, 100))
+    with emulated_erob([EmulatedJoint("erob80_100/m6", 3.1, 0.5)], cycle_time=0.002) as (emulator, driver):
+        done = record_all(driver, grid, "erob80_100", tmp_path / "raw",
+                          lambda m, l: driver.set_bench(1, m, l) is None, rate=200,
+                          prepare_time=0.5, settle_time=0.3, return_time=0.5)
+    assert len(done) == 16 and all(r.complete and r.errors.errors == 0 for r in done)
+    assert {(r.log.mass, r.log.kp) for r in done} == {(3.1, 25), (3.1, 100), (14.6, 25), (14.6, 100)}
+    logs = process([r.path for r in done], tmp_path / "processed")
+    true_mae = true_validation_mae(load_model("erob80_100/m6"), logs)
+    assert 0 < true_mae < 0.01
+    m1 = fit(logs, "erob80_100", "m1", trials=600, seed=0, progress=False)
+    # M6 nests M1: its search starts from the fitted M1 (the project's `start` option)
+    m6 = fit(logs, "erob80_100", "m6", trials=2500, seed=0, progress=False, start=m1.model)
+    assert m6.validation_mae <= 1.1 * true_mae, (m6.validation_mae, true_mae)
+    assert m1.validation_mae > 2 * m6.validation_mae, (m1.validation_mae, m6.validation_mae)

@@ -1,0 +1,87 @@
+"""Exact stick/slip reference of the pendulum bench: Coulomb energy balance, sticking, and the
+first-order convergence of the project's fixed-step simulators to it."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from actuator_models.logs import Log
+from actuator_models.model import load_model
+from actuator_models.simulation import GRAVITY
+from actuator_models.trajectories import trajectory
+from hybrid_sim.pendulum import STICK, discretisation_errors, exact_rollout
+
+MASS, LENGTH = 0.49, 0.1
+
+
+def make_log(goal, enable, q0=0.0, kp=200.0, dt=0.005, duration=1.0):
+    t = np.arange(int(round(duration / dt)) + 1) * dt
+    n = t.size
+    return Log(mass=MASS, length=LENGTH, kp=kp, timestamp=t, position=np.full(n, q0), speed=np.zeros(n),
+               goal_position=np.broadcast_to(goal(t), (n,)).astype(float),
+               torque_enable=np.broadcast_to(enable(t), (n,)).astype(bool), vin=7.4, motor="xl330",
+               trajectory="test", dt=dt)
+
+
+def test_released_pendulum_with_coulomb_friction_loses_kc_times_path_length():
+    """Torque off, M1 with Kv = 0: dE/dt = -Kc |v|, so E0 - E1 = Kc * (path length)."""
+    kc = 0.1  # N m, against a gravity torque of up to 0.48 N m: it stops after three half swings
+    model = load_model("xl330/m1").with_values(friction_viscous=0.0, friction_base=kc, q_offset=0.0)
+    log = make_log(lambda t: 0.0 * t, lambda t: t < 0, q0=1.0, duration=5.0)
+    result = exact_rollout(model, log, 0.01)
+    assert result.success, result.message
+    inertia = MASS * LENGTH ** 2 + model.values["armature"]
+
+    def energy(q, v):
+        return 0.5 * inertia * v ** 2 + MASS * GRAVITY * LENGTH * (1.0 - math.cos(q))
+
+    stops = [(0.0, 1.0, 0.0)] + [(e.t, e.state_before[0], e.state_before[1]) for e in result.events]
+    stops.append((result.t[-1], result.y[0, -1], result.y[1, -1]))
+    path = sum(abs(b[1] - a[1]) for a, b in zip(stops, stops[1:]))
+    dissipated = energy(1.0, 0.0) - energy(result.y[0, -1], result.y[1, -1])
+    assert dissipated == pytest.approx(kc * path, abs=1e-8)
+    assert path > 2.0  # it swung several times before stopping
+    # it ends stuck where gravity is within the Coulomb budget, and stays exactly there
+    assert result.chart[-1] == STICK
+    q_end = result.y[0, -1]
+    assert MASS * GRAVITY * LENGTH * abs(math.sin(q_end)) <= kc
+    stuck = result.chart == STICK
+    first_stuck = np.flatnonzero(stuck)[0]
+    assert np.all(stuck[first_stuck:]) and np.all(result.y[0, first_stuck:] == q_end)
+
+
+def test_a_joint_held_by_static_friction_never_moves_in_either_simulator():
+    model = load_model("xl330/m6").with_values(q_offset=0.0)
+    q0 = 0.01  # gravity 0.0048 N m, goal = q0: no motor torque; the at-rest budget (0.0099 N m) holds it
+    log = make_log(lambda t: q0 + 0.0 * t, lambda t: t >= 0, q0=q0)
+    result = exact_rollout(model, log, 0.005)
+    assert result.success and np.all(result.chart == STICK) and np.all(result.state("q") == q0)
+    row = discretisation_errors(model, log, (0.001, 0.005))
+    assert max(row.mae.values()) == 0.0
+
+
+def test_fixed_step_simulators_converge_to_the_reference_at_first_order():
+    model = load_model("xl330/m6")
+    sin_sin = trajectory("sin_sin")
+    log = make_log(sin_sin.goal, sin_sin.enable, duration=1.0)
+    dts = (0.00025, 0.0005, 0.001, 0.005)
+    row = discretisation_errors(model, log, dts)
+    assert row.transitions > 200  # 200 command updates plus stick/slip transitions
+    for integrator in ("bam", "semi-implicit"):
+        errors = [row.mae[(integrator, dt)] for dt in dts]
+        orders = [math.log2(errors[i + 1] / errors[i]) for i in range(2)]
+        assert all(0.6 < order < 1.5 for order in orders), (integrator, errors)
+        assert errors[0] < 1e-3 and errors[-1] > 5 * errors[0]
+    # the published step's q update (v_new dt + a dt^2 / 2) costs more than the semi-implicit one
+    assert row.mae[("bam", 0.005)] > row.mae[("semi-implicit", 0.005)]
+
+
+def test_cli_names_a_missing_log(tmp_path, capsys):
+    from hybrid_sim.cli import main
+
+    missing = tmp_path / "missing.json"
+    assert main(["stick-slip", "--params", "xl330/m6", "--log", str(missing)]) == 2
+    assert "missing.json" in capsys.readouterr().err
