@@ -154,6 +154,17 @@ def test_timeouts_and_corrupt_packets_are_retried_and_counted(protocol):
         assert (c.timeouts, c.corrupt) == (emu.counters.dropped, emu.counters.corrupted)
 
 
+@pytest.mark.parametrize("protocol", [1, 2])
+def test_a_refused_read_is_a_status_error_not_an_sdk_crash(protocol):
+    """The servo answers a READ beyond its table with an error and no data; dynamixel-sdk's
+    read2ByteTxRx indexes the missing data (IndexError) - the bus reads with readTxRx instead."""
+    with emulated("mx64", protocol) as (emu, driver):
+        size = control_table("mx64", protocol).size
+        with pytest.raises(StatusError, match="servo 1: read past the table: the servo reported error"):
+            driver.bus.read(1, size - 1, 2, "read past the table")
+        assert driver.bus.read(1, 0, 2) == emu.servo(1).peek("model_number")
+
+
 def test_dead_servo_raises_a_clear_error_and_releases_torque():
     with emulated("mx64", 2, retries=2, latency_ms=2) as (emu, driver):
         driver.command(0.0, torque_enable=True)

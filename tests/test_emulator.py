@@ -166,21 +166,38 @@ def test_lockstep_shaft_moves_only_with_bench_time():
         port.closePort()
 
 
-def test_time_scale_and_set_bench():
+def test_time_scale():
     with DynamixelEmulator([servo("mx64", 2, q=0.5)], time_scale=8) as emu:
         port, ph = sdk(emu, latency_ms=500)
         shaft = emu.servo(1)
         time.sleep(0.05)
         before = emu.clock.now()
+        assert before >= 8 * 0.05  # bench time runs 8x faster than the wall clock
         assert ph.ping(port, 1)[1] == COMM_SUCCESS  # the shaft is advanced to the bench time of each packet
-        after = emu.clock.now()
-        assert before - 0.005 <= shaft.time <= after and before >= 8 * 0.05  # bench time runs 8x faster
-        q = shaft.sim.q
-        emu.set_bench(0.5, 0.2, arm_mass=0.1)
-        assert (shaft.sim.bench.mass, shaft.sim.bench.length, shaft.sim.bench.arm_mass) == (0.5, 0.2, 0.1)
-        assert abs(shaft.sim.q - q) < 0.2  # the shaft keeps its state (it swings on)
+        reached = shaft.time
+        assert before - 0.005 <= reached <= emu.clock.now()  # and never beyond the clock
         port.closePort()
     assert Clock(4).wall(1.0) == 0.25 and LockstepClock().wall(1.0) == 0.0
+
+
+def test_set_bench_keeps_the_shaft_state_and_swings_on_with_the_new_load():
+    with DynamixelEmulator([servo("mx64", 2, q=0.5)], time_scale=None) as emu:
+        port, ph = sdk(emu)
+        shaft = emu.servo(1)
+        emu.clock.sleep(0.2)
+        emu.set_bench(0.5, 0.2, arm_mass=0.1)  # advances the old load to now first
+        assert shaft.steps == 40 and (shaft.sim.bench.mass, shaft.sim.bench.length, shaft.sim.bench.arm_mass) == (0.5, 0.2, 0.1)
+        direct = PendulumSimulator(shaft.model, Pendulum(1.0, 0.15), vin=shaft.sim.vin, q=0.5)
+        for _ in range(40):
+            direct.step(0.0, False, 0.0, 0.005)
+        assert (shaft.sim.q, shaft.sim.v) == (direct.q, direct.v)  # the state carried over exactly
+        direct = PendulumSimulator(shaft.model, Pendulum(0.5, 0.2, 0.1), vin=shaft.sim.vin, q=direct.q, v=direct.v)
+        emu.clock.sleep(0.1)
+        assert ph.ping(port, 1)[1] == COMM_SUCCESS
+        for _ in range(20):
+            direct.step(0.0, False, 0.0, 0.005)
+        assert shaft.sim.q == direct.q  # then the new load
+        port.closePort()
 
 
 def test_emulate_command_prints_the_port_and_serves_the_driver():

@@ -17,7 +17,7 @@ def test_record_command_writes_one_log(tmp_path, capsys):
     assert status == 0
     (log,) = read_logs(tmp_path)
     assert (log.trajectory, log.mass, log.kp, log.motor) == ("up_and_down", 1.0, 16, "mx64")
-    assert "cycles at" in capsys.readouterr().err
+    assert "Hz achieved" in capsys.readouterr().err
 
 
 def test_record_all_command_with_in_process_emulator(tmp_path, capsys):

@@ -26,7 +26,8 @@ from actuator_drivers.record_grid import Grid, record_all
 from actuator_drivers.recording import Recording
 from actuator_models.actuators import actuator
 from actuator_models.identification import FitSettings, Objective
-from actuator_models.logs import Log, read_logs, resample, write_log
+from actuator_models.logs import Log, read_log, read_logs, resample, write_log
+from actuator_models.recording_quality import RecordingQuality
 from actuator_models.model import Model, load_model
 from actuator_models.report import ModelReport, fit_models
 from actuator_models.splits import Dataset
@@ -82,8 +83,7 @@ def record_logs(settings: DemoSettings, raw_dir: Path) -> List[Path]:
 
     def finished(recording: Recording) -> None:
         done.append(recording.path)
-        say(f"recorded {len(done)}/{count}: {recording.path.name} "
-            f"({recording.cycles} cycles at {recording.rate:.0f} Hz, {recording.errors.errors} comm errors)")
+        say(f"recorded {len(done)}/{count}: {recording.path.name} ({recording.cycles} cycles: {recording.quality.summary()})")
 
     first_mass, first_length = settings.grid.groups()[0]
     if settings.ethercat:
@@ -213,6 +213,11 @@ def run_demo(out: Path, quick: bool = False, actuator: str = "mx64") -> int:
     print(f"  {'true':<8}{'':>10}{floor:>12.4f}   (the emulator's own model: the recording noise floor)")
     best = content["best_model"]
     print(f"best model: {best.upper()}, {content['improvement_over_m1']:.2f}x lower validation MAE than M1")
+    quality = [RecordingQuality.from_dict(read_log(path).recording) for path in raw]
+    print(f"recordings: {len(quality)}, {min(q.achieved_rate for q in quality):.0f}-{max(q.achieved_rate for q in quality):.0f} Hz "
+          f"achieved ({quality[0].requested_rate:.0f} Hz asked), {sum(q.gaps for q in quality)} gaps > "
+          f"{2000 / quality[0].requested_rate:.0f} ms (longest {1000 * max(q.longest_gap for q in quality):.1f} ms), "
+          f"{sum(q.retries for q in quality)} retries, {sum(q.comm_errors for q in quality)} comm errors")
     print(f"report: {out / 'params' / 'report' / 'report.md'}")
     print("plots: " + ", ".join(str(p) for p in [out / "params" / "report" / "mae.png", *plots]))
     print(f"done in {time.perf_counter() - start:.0f} s")

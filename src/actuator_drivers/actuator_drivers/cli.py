@@ -142,9 +142,8 @@ class ProgressLine:
 
 def _summary(r: Recording) -> str:
     e = r.errors
-    return (f"{r.log.trajectory:16s} kp {r.log.kp:g}  m {r.log.mass:g} kg  l {r.log.length:g} m: {r.cycles} cycles "
-            f"at {r.rate:.0f} Hz, comm errors {e.errors} (timeouts {e.timeouts}, corrupt {e.corrupt}, "
-            f"retries {e.retries}) -> {r.path}")
+    return (f"{r.log.trajectory:16s} kp {r.log.kp:g}  m {r.log.mass:g} kg  l {r.log.length:g} m: {r.cycles} cycles, "
+            f"{r.quality.summary()} (timeouts {e.timeouts}, corrupt {e.corrupt}) -> {r.path}")
 
 
 # ---------------------------------------------------------------------- emulate
@@ -304,8 +303,10 @@ def _run_record_all(args: argparse.Namespace) -> int:
 
 
 def _report_done(done: Sequence[Recording], logdir: str) -> None:
-    errors = sum(r.errors.errors for r in done)
-    print(f"{len(done)} logs written to {logdir}; communication errors {errors}", file=sys.stderr)
+    errors, gaps = sum(r.errors.errors for r in done), sum(r.quality.gaps for r in done)
+    longest = max((r.quality.longest_gap for r in done), default=0.0)
+    print(f"{len(done)} logs written to {logdir}; communication errors {errors}, "
+          f"retries {sum(r.errors.retries for r in done)}, gaps {gaps} (longest {1000 * longest:.1f} ms)", file=sys.stderr)
 
 
 def _run_record_all_erob(args: argparse.Namespace, grid: Grid, line: ProgressLine) -> int:

@@ -259,10 +259,15 @@ class DynamixelBus:
 
     def read(self, servo_id: int, address: int, size: int, operation: str = "read") -> int:
         """Unsigned value of ``size`` (1, 2 or 4) bytes at ``address``."""
-        call = {1: self.handler.read1ByteTxRx, 2: self.handler.read2ByteTxRx, 4: self.handler.read4ByteTxRx}[size]
-        value, error = self._attempts(servo_id, operation, lambda: call(self.port, servo_id, address), 1 + self.retries)
-        self.check_status(servo_id, operation, error)
-        return int(value)
+        def attempt() -> Tuple[object, int, int]:
+            data, result, error = self.handler.readTxRx(self.port, servo_id, address, size)
+            if result == COMM_SUCCESS and len(data) < size and not error:
+                result = COMM_RX_CORRUPT  # a short status packet: a late reply to another instruction
+            return data, result, error
+
+        data, error = self._attempts(servo_id, operation, attempt, 1 + self.retries)
+        self.check_status(servo_id, operation, error)  # a refused read has an error and no data
+        return int.from_bytes(bytes(data[:size]), "little")  # type: ignore[index]
 
     def write(self, servo_id: int, address: int, size: int, raw: int, operation: str = "write", tries: int = 0) -> None:
         """Write ``size`` (1, 2 or 4) bytes and check the status packet."""

@@ -363,9 +363,9 @@ class DynamixelDriver:
             return
         idle = self.clock.watchdog_time() - self._last_command
         if idle > self.command_timeout:
-            self.watchdog_trips += 1
             LOG.warning("no command for %.3f s (timeout %.3f s): releasing torque", idle, self.command_timeout)
             self._release_all()
+            self.watchdog_trips += 1  # after the release: whoever sees the count sees the torque off
 
     def _watch(self) -> None:
         period = self.command_timeout / 4

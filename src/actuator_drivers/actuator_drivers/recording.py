@@ -27,6 +27,7 @@ from typing import Callable, Dict, List, Mapping, Optional, Protocol, Union
 
 import numpy as np
 from actuator_models.logs import Log, write_log
+from actuator_models.recording_quality import RecordingQuality, measure
 from actuator_models.trajectories import Trajectory, cubic, trajectory as find_trajectory
 
 from .clock import Clock
@@ -103,6 +104,7 @@ class Recording:
         log: the raw log. path: where it was written (None if not written). cycles: control
         cycles logged. rate: achieved cycles per second of bench time. errors: communication
         counters accumulated during the recording. complete: the whole trajectory was played.
+        quality: achieved rate, gaps, retries and errors (also in the log's ``recording`` field).
     """
 
     log: Log
@@ -111,6 +113,7 @@ class Recording:
     rate: float
     errors: ErrorCounters
     complete: bool
+    quality: Optional[RecordingQuality] = None
 
 
 class RecordingError(RuntimeError):
@@ -177,7 +180,7 @@ def record(
                 tick += int(late)
             clock.sleep_until(t0 + tick / rate)
     except (DriverError, KeyboardInterrupt) as error:
-        partial = _finish(recorder, bench, kp, driver, before, logdir, name, complete=False)
+        partial = _finish(recorder, bench, kp, driver, before, logdir, name, complete=False, rate=rate)
         if isinstance(error, KeyboardInterrupt):
             raise
         if isinstance(error, (LimitError, CommandTimeout)):  # raised by the recorder side: release here
@@ -186,7 +189,7 @@ def record(
         raise RecordingError(
             f"{traj.name}: recording stopped at t = {recorder.last_time:.3f} s: {error}; {where}", partial
         ) from error
-    result = _finish(recorder, bench, kp, driver, before, logdir, name, complete=True)
+    result = _finish(recorder, bench, kp, driver, before, logdir, name, complete=True, rate=rate)
     if result is None:
         raise RecordingError(f"{traj.name}: no cycle recorded (duration {traj.duration} s)", None)
     try:
@@ -259,19 +262,20 @@ class _Recorder:
 
 
 def _finish(recorder: _Recorder, bench: Bench, kp: float, driver: ServoDriver, before: ErrorCounters,
-            logdir: Union[str, Path, None], name: Optional[str], complete: bool) -> Optional[Recording]:
+            logdir: Union[str, Path, None], name: Optional[str], complete: bool, rate: float) -> Optional[Recording]:
     if not len(recorder):
         return None
     log = recorder.log(bench, kp)
+    errors = _minus(driver.counters, before)
+    quality = measure(log.timestamp, rate, errors.retries, errors.errors)
+    log.recording = quality.to_dict()
     path = None
     if logdir is not None:
         folder = Path(logdir) if complete else Path(logdir) / "partial"
         path = _unique(folder / (name or log_name(bench, recorder.trajectory, kp)))
         write_log(log, path)
         log.source = str(path)
-    span = log.duration
-    rate = (len(recorder) - 1) / span if span > 0 else 0.0
-    return Recording(log, path, len(recorder), rate, _minus(driver.counters, before), complete)
+    return Recording(log, path, len(recorder), quality.achieved_rate, errors, complete, quality)
 
 
 def _unique(path: Path) -> Path:

@@ -24,6 +24,7 @@ from .exit_codes import run_command
 from .fit_cli import FitUsageError, add_fit_command
 from .logs import LogError, check_motor, log_files, read_log, read_logs, resample, write_log
 from .model import ParamsError, library_names, load_model
+from .recording_quality import processing_warning
 from .outputs import OutputExistsError, refuse_existing, refuse_inside
 
 PARAMS_HELP = "a params JSON file, or a published model by name such as xl330/m6 (see 'actuator-models library')"
@@ -82,6 +83,14 @@ def _print_notes(notes: Sequence[str]) -> None:
         print(text, file=sys.stderr)
 
 
+def _warn_sparse(log, dt: float, name: str):
+    """The raw ``log``, after a stderr warning if it is too sparse to process at ``dt``."""
+    warning = processing_warning(log.timestamp, dt, name) if log.dt is None else None
+    if warning:
+        print(warning, file=sys.stderr)
+    return log
+
+
 def _cmd_process(args: argparse.Namespace) -> int:
     raw_dir = args.logs or args.raw_dir
     out_arg = args.out or args.out_dir
@@ -91,7 +100,7 @@ def _cmd_process(args: argparse.Namespace) -> int:
     files = log_files(raw_dir)
     refuse_inside(out_dir, raw_dir)
     refuse_existing((out_dir / path.name for path in files), args.force)
-    processed = [(path, resample(read_log(path), args.dt)) for path in files]  # all checked first
+    processed = [(path, resample(_warn_sparse(read_log(path), args.dt, path.name), args.dt)) for path in files]
     for path, log in processed:
         write_log(log, out_dir / path.name)
         print(f"{path.name}: {len(log)} entries at dt={args.dt} s")

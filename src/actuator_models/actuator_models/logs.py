@@ -1,7 +1,8 @@
 """Bench logs in the published (BAM) JSON format: read, check, resample, write.
 
 A log is ``{"mass", "arm_mass" (or "arm-mass"), "length", "kp", "vin", "motor", "trajectory",
-"dt" (processed logs only), "entries": [{"timestamp", "position", "speed", "goal_position",
+"dt" (processed logs only), "recording" (optional: what happened while recording, see
+:mod:`.recording_quality`), "entries": [{"timestamp", "position", "speed", "goal_position",
 "torque_enable", ...optional "load", "input_volts", "temp", "control"}]}``.
 Units: kg, m, V, s, rad, rad/s. Raw logs have irregular timestamps; :func:`resample` turns them
 into processed logs at a fixed ``dt``.
@@ -19,6 +20,8 @@ from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence, Union
 
 import numpy as np
+
+from .recording_quality import RecordingQuality
 
 #: Entry fields every log must have (``timestamp`` may be absent in processed logs).
 REQUIRED_FIELDS = ("position", "speed", "goal_position", "torque_enable")
@@ -59,7 +62,8 @@ class Log:
         motor: actuator name. trajectory: trajectory name. dt: sample period [s] for processed
         logs, None for raw logs. timestamp [s], position [rad], speed [rad/s], goal_position
         [rad], torque_enable (bool): one value per entry. extra: optional entry columns
-        (load, input_volts [V], temp [degC], control). source: where it was read from.
+        (load, input_volts [V], temp [degC], control). recording: the recording's measured
+        quality (:meth:`RecordingQuality.to_dict`; empty if unknown). source: where it was read from.
     """
 
     mass: float
@@ -76,6 +80,7 @@ class Log:
     trajectory: str = ""
     dt: Optional[float] = None
     extra: Dict[str, np.ndarray] = field(default_factory=dict)
+    recording: Dict[str, float] = field(default_factory=dict)
     source: str = "<memory>"
 
     def __len__(self) -> int:
@@ -100,6 +105,8 @@ class Log:
             header["vin"] = self.vin
         if self.dt is not None:
             header["dt"] = self.dt
+        if self.recording:
+            header["recording"] = dict(self.recording)
         columns = {
             "timestamp": self.timestamp,
             "position": self.position,
@@ -145,6 +152,14 @@ def log_from_dict(data: object, source: str = "<dict>") -> Log:
     dt = _number(data["dt"], f"{source}: field 'dt'") if "dt" in data else None
     if dt is not None and dt <= 0:
         raise LogError(f"{source}: field 'dt': {dt} is not positive")
+    recording = {}
+    if "recording" in data:
+        if not isinstance(data["recording"], Mapping):
+            raise LogError(f"{source}: field 'recording': expected an object, got {data['recording']!r}")
+        try:
+            recording = RecordingQuality.from_dict(data["recording"]).to_dict()
+        except ValueError as error:
+            raise LogError(f"{source}: {error}") from None
     entries = data.get("entries")
     if not isinstance(entries, list):
         raise LogError(f"{source}: field 'entries': missing or not a list")
@@ -204,6 +219,7 @@ def log_from_dict(data: object, source: str = "<dict>") -> Log:
         goal_position=np.asarray(columns["goal_position"]),
         torque_enable=np.asarray(columns["torque_enable"]) > 0.5,
         extra={k: np.asarray(columns[k]) for k in optional},
+        recording=recording,
         source=source,
     )
 
@@ -215,6 +231,8 @@ def read_log(path: Union[str, Path]) -> Log:
         text = path.read_text()
     except OSError as error:
         raise LogError(f"{path}: cannot read ({error.strerror})") from None
+    except UnicodeDecodeError as error:  # found by tests/test_fuzz_readers.py
+        raise LogError(f"{path}: not a text (UTF-8) file: byte {error.start} is {error.object[error.start]:#04x}") from None
     try:
         data = json.loads(text, parse_constant=lambda name: float(name))
     except json.JSONDecodeError as error:

@@ -179,7 +179,10 @@ def load_model(name_or_path: Union[str, Path], notes: Optional[Callable[[str], N
     if path.suffix == ".json" or path.exists():
         if not path.is_file():
             raise ParamsError(f"{path}: no such params file")
-        text = path.read_text()
+        try:
+            text = path.read_text()
+        except (OSError, UnicodeDecodeError) as error:  # found by tests/test_fuzz_readers.py
+            raise ParamsError(f"{path}: cannot read as a text (UTF-8) params file ({error})") from None
         source = str(path)
         base_dir: Optional[Path] = path.parent
     else:
