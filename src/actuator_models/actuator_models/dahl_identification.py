@@ -27,7 +27,6 @@ from dataclasses import asdict, dataclass
 from typing import Dict, List, Tuple
 
 import numpy as np
-from scipy.optimize import least_squares
 
 from .dahl import steady_loading_force
 from .model import Model, new_model
@@ -221,8 +220,12 @@ def fit_loading_branch(x: np.ndarray, force: np.ndarray, fc: float, x_min: float
     """Least-squares ``rho`` of eq. 35 over loading-branch samples ``(x, F)`` (our extension).
 
     Minimises ``sum (F - Fc (1 - a(rho) exp(-rho (x - Xmin))))^2`` over ``log rho`` (so rho
-    stays positive), from ``rho0``, with scipy's trust-region least squares.
+    stays positive), from ``rho0``, with scipy's trust-region least squares (scipy is imported
+    here, not at module level: every ``actuator-models`` command imports this module through
+    the CLI, and scipy.optimize alone costs about 0.8 s of start-up).
     """
+    from scipy.optimize import least_squares
+
     def residual(log_rho: np.ndarray) -> np.ndarray:
         return steady_loading_force(x, fc, math.exp(log_rho[0]), x_min, x_max) - force
 
