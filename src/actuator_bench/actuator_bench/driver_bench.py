@@ -15,7 +15,7 @@ faults, on :meth:`DriverBench.close` and by its watchdog when commands stop for
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 from actuator_drivers.clock import Clock
 from actuator_drivers.dynamixel_driver import DynamixelDriver, ServoConfig, ServoState
@@ -25,7 +25,7 @@ from actuator_drivers.dynamixel_tables import control_table
 from actuator_models.model import Model, load_model
 from actuator_models.simulation import Pendulum
 
-from actuator_models.bench import Command, JointSample
+from actuator_models.bench import Command, CommandRouter, JointSample
 
 
 @dataclass(frozen=True)
@@ -90,8 +90,7 @@ class DriverBench:
         self.emulator = emulator
         self.models = tuple(models)
         self.joints: Tuple[str, ...] = tuple(driver.configs[i].joint for i in driver.ids)
-        self._ids: Dict[str, int] = dict(zip(self.joints, driver.ids))
-        self._kp: Dict[int, float] = {}
+        self._router = CommandRouter(dict(zip(self.joints, driver.ids)))
 
     @property
     def clock(self) -> Clock:
@@ -124,16 +123,7 @@ class DriverBench:
 
     def apply(self, command: Command) -> None:
         """Send a command (gains first when they changed); unknown joints raise ValueError."""
-        unknown = [j for j in command.name if j not in self._ids]
-        if unknown:
-            raise ValueError(f"command for unknown joint(s) {unknown}; this bench has {list(self.joints)}")
-        ids = [self._ids[j] for j in command.name]
-        gains = {i: k for i, k in zip(ids, command.kp) if self._kp.get(i) != k}
-        if gains:
-            self.driver.set_kp(gains)
-            self._kp.update(gains)
-        enable = dict(zip(ids, command.torque_enable)) if command.torque_enable else None
-        self.driver.command(dict(zip(ids, command.goal_position)), enable)
+        self._router.send(self.driver, command)
 
     def sample(self) -> JointSample:
         """Read every servo once."""

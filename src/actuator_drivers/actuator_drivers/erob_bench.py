@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from contextlib import ExitStack
 from dataclasses import dataclass
-from typing import Dict, Optional, Sequence, Tuple
+from typing import Optional, Sequence, Tuple
 
-from actuator_models.bench import Command, JointSample
+from actuator_models.bench import Command, CommandRouter, JointSample
 from actuator_models.model import Model, load_model
 
 from .clock import Clock
@@ -72,8 +72,7 @@ class ErobBench:
         self.driver = driver
         self.models = tuple(models)
         self.joints: Tuple[str, ...] = tuple(j.name for j in driver.joints)
-        self._ids: Dict[str, int] = dict(zip(self.joints, driver.ids))
-        self._kp: Dict[int, float] = {}
+        self._router = CommandRouter(dict(zip(self.joints, driver.ids)))
         self._resources = resources
 
     @property
@@ -106,16 +105,7 @@ class ErobBench:
 
     def apply(self, command: Command) -> None:
         """Send a command (gains first when they changed); unknown joints raise ValueError."""
-        unknown = [j for j in command.name if j not in self._ids]
-        if unknown:
-            raise ValueError(f"command for unknown joint(s) {unknown}; this bench has {list(self.joints)}")
-        ids = [self._ids[j] for j in command.name]
-        gains = {i: k for i, k in zip(ids, command.kp) if self._kp.get(i) != k}
-        if gains:
-            self.driver.set_kp(gains)
-            self._kp.update(gains)
-        enable = dict(zip(ids, command.torque_enable)) if command.torque_enable else None
-        self.driver.command(dict(zip(ids, command.goal_position)), enable)
+        self._router.send(self.driver, command)
 
     def sample(self) -> JointSample:
         """The last cycle's reading of every drive."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Protocol, Sequence, Tuple, runtime_checkable
+from typing import Dict, Mapping, Optional, Protocol, Sequence, Tuple, runtime_checkable
 
 
 @dataclass(frozen=True)
@@ -140,3 +140,37 @@ class Bench(Protocol):
 
     def close(self) -> None:
         """Release the torque and free the hardware (or stop the emulator / simulation)."""
+
+
+class IdAddressedDriver(Protocol):
+    """A driver that addresses its joints by bus id (Dynamixel ids, EtherCAT slave positions)."""
+
+    def set_kp(self, gains: Mapping[int, float]) -> None: ...  # noqa: E704
+    def command(self, goals: Mapping[int, float], enable: Optional[Mapping[int, bool]] = None) -> None: ...  # noqa: E704
+
+
+class CommandRouter:
+    """Turns a :class:`Command` by joint name into driver calls by id, sending a gain only when
+    it changed since the last one sent.
+
+    Args:
+        ids: bus id of each joint name, in the bench's joint order.
+    """
+
+    def __init__(self, ids: Mapping[str, int]) -> None:
+        self.ids: Dict[str, int] = dict(ids)
+        self.sent_kp: Dict[int, float] = {}
+
+    def send(self, driver: IdAddressedDriver, command: Command) -> None:
+        """Gains first (those that changed), then goals [rad] and torque enables; a joint this
+        bench does not have raises ValueError before anything is sent."""
+        unknown = [j for j in command.name if j not in self.ids]
+        if unknown:
+            raise ValueError(f"command for unknown joint(s) {unknown}; this bench has {list(self.ids)}")
+        ids = [self.ids[j] for j in command.name]
+        gains = {i: k for i, k in zip(ids, command.kp) if self.sent_kp.get(i) != k}
+        if gains:
+            driver.set_kp(gains)
+            self.sent_kp.update(gains)
+        enable = dict(zip(ids, command.torque_enable)) if command.torque_enable else None
+        driver.command(dict(zip(ids, command.goal_position)), enable)
