@@ -111,19 +111,8 @@ class ErobBench:
         """The last cycle's reading of every drive."""
         states = self.driver.read()
         ordered = [states[i] for i in self.driver.ids]
-        errors = self.driver.counters.errors
-        return JointSample(
-            time=ordered[0].time,
-            name=self.joints,
-            position=tuple(s.position for s in ordered),
-            velocity=tuple(s.velocity for s in ordered),
-            motor_torque=tuple(_torque(m, s) for m, s in zip(self.models, ordered)),
-            control=tuple(s.current for s in ordered),
-            input_voltage=tuple(s.input_voltage for s in ordered),
-            temperature=tuple(s.temperature for s in ordered),
-            torque_enable=tuple(s.torque_enabled for s in ordered),
-            comm_errors=(errors,) * len(ordered),
-        )
+        return JointSample.from_states(self.joints, ordered, [_torque(m, s) for m, s in zip(self.models, ordered)],
+                                       [s.current for s in ordered], self.driver.counters.errors)
 
     def release(self) -> None:
         """Torque off on every drive."""

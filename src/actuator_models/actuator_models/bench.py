@@ -95,6 +95,20 @@ class JointSample:
                 raise ValueError(f"joint sample: {size} {field_name} values for {n} joints (give {n} or none)")
 
     @classmethod
+    def from_states(cls, name: Sequence[str], states: Sequence[object], motor_torque: Sequence[float],
+                    control: Sequence[float], comm_errors: int) -> "JointSample":
+        """A sample from a driver's per-joint states (each with ``time`` [s], ``position`` [rad],
+        ``velocity`` [rad/s], ``input_voltage`` [V], ``temperature`` [degC], ``torque_enabled``),
+        the first state's time, and the bus's cumulative ``comm_errors`` for every joint."""
+        return cls(
+            time=states[0].time, name=tuple(name),
+            position=tuple(s.position for s in states), velocity=tuple(s.velocity for s in states),
+            motor_torque=tuple(motor_torque), control=tuple(control),
+            input_voltage=tuple(s.input_voltage for s in states), temperature=tuple(s.temperature for s in states),
+            torque_enable=tuple(s.torque_enabled for s in states), comm_errors=(comm_errors,) * len(states),
+        )
+
+    @classmethod
     def of(cls, time: float, name: Sequence[str], position: Sequence[float], velocity: Sequence[float] = (),
            motor_torque: Sequence[float] = ()) -> "JointSample":
         """A sample from any sequences (a ``JointState`` message's fields)."""
