@@ -188,7 +188,7 @@ class FitJob:
 
 
 def request_from_fields(logs: str, actuator: str, models: Sequence[str], trials: int, validation_fraction: float,
-                        output_dir: str) -> FitRequest:
+                        output_dir: str, force: bool = False) -> FitRequest:
     """A :class:`FitRequest` from the goal's fields (model names lower-cased)."""
     return FitRequest(logs, actuator.lower(), tuple(m.lower() for m in models), int(trials),
-                      float(validation_fraction), output_dir)
+                      float(validation_fraction), output_dir, force=bool(force))

@@ -60,7 +60,7 @@ class IdentificationNode(Node):
 
     def job(self, request) -> FitJob:
         return FitJob(request_from_fields(request.logs, request.actuator, request.models, request.trials,
-                                          request.validation_fraction, request.output_dir),
+                                          request.validation_fraction, request.output_dir, request.force),
                       self.output_root, self.seed)
 
     def run(self, job: FitJob, wait: Callable[[Future], FitOutcome]) -> FitOutcome:
