@@ -157,7 +157,8 @@ def test_graph_plays_records_compares_and_fits(graph):
     action = ActionClient(client, FitModels, "/compare/fit_models")
     assert action.wait_for_server(timeout_sec=10.0)
     feedback = []
-    goal = FitModels.Goal(logs=str(bag), actuator="xl330", models=["m1", "m2"], trials=48, validation_fraction=0.0)
+    goal = FitModels.Goal(logs=str(bag), actuator="xl330", models=["m1", "m2"], trials=48, validation_fraction=0.0,
+                          force=True)
     sent = action.send_goal_async(goal, feedback_callback=lambda f: feedback.append(f.feedback))
     wait(sent.done, 60)
     result_future = sent.result().get_result_async()
