@@ -169,7 +169,8 @@ def test_graph_plays_records_compares_and_fits(graph):
     assert Path(result.report_dir, "report.json").is_file()
 
     feedback.clear()  # a long fit, cancelled once it reports progress
-    goal = FitModels.Goal(logs=str(bag), actuator="xl330", models=["m6"], trials=100_000, validation_fraction=0.0)
+    goal = FitModels.Goal(logs=str(bag), actuator="xl330", models=["m6"], trials=100_000, validation_fraction=0.0,
+                          force=True)
     sent = action.send_goal_async(goal, feedback_callback=lambda f: feedback.append(f.feedback))
     wait(lambda: sent.done() and feedback, 120)
     cancel = sent.result().cancel_goal_async()
