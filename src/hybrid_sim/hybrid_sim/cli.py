@@ -14,6 +14,8 @@ import argparse
 import sys
 from typing import Callable, List, Optional, Sequence
 
+from actuator_models.exit_codes import run_command
+
 from .errors import SimulationError
 
 EPILOG = """\
@@ -46,17 +48,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = build_parser().parse_args(argv)
-    try:
-        return int(args.run(args) or 0)
-    except SimulationError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 1
-    except (ValueError, OSError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+    # the project's exit convention; an unusable file or value is bad input (2), a failed run 1
+    return run_command(lambda: args.run(args), "hybrid-sim", bad_input=(ValueError, OSError),
+                       runtime=(SimulationError,))
 
 
 if __name__ == "__main__":
