@@ -91,7 +91,12 @@ class LockstepClock:
                 self._now += seconds
 
     def sleep_until(self, t: float) -> None:
-        """Advance bench time to ``t`` [s] if it is later; returns at once."""
+        """Advance bench time to ``t`` [s] if it is later, once the emulator has executed every
+        byte the host wrote: a command written at bench time ``t0`` acts from ``t0``, as on a bus
+        where its transfer takes no bench time, even when nothing is read after it (the control
+        loop's read -> update -> write ends on a write). The host's waits use this; the
+        emulator's own delays use :meth:`sleep`."""
+        self.wait_handled()
         with self._turn:
             self._now = max(self._now, t)
 
