@@ -16,6 +16,7 @@ from typing import Dict, Mapping, Tuple, Union
 import mujoco
 import numpy as np
 
+from actuator_models.actuators import actuator
 from actuator_models.model import Model
 
 from .friction_split import ViscousMode
@@ -43,6 +44,10 @@ class Arm:
     shoulder: str
     elbow: str
     gains: Mapping[str, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for joint in JOINTS:  # names of the actuator registry (ValueError listing them otherwise)
+            actuator(getattr(self, joint))
 
     def gain(self, level: Union[str, float]) -> float:
         """Firmware gain for ``"low"``/``"high"`` or a number."""
