@@ -5,7 +5,7 @@ import json
 import pytest
 
 from actuator_drivers import veth
-from actuator_drivers.cli import main
+from actuator_bench.cli import main
 
 from test_erob_driver import REASON
 

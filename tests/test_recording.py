@@ -1,4 +1,5 @@
-"""Bench recording through the real driver and dynamixel-sdk against the emulated servo.
+"""Bench recording (the bench loop and trajectory player, as in the bench node) through the real
+driver and dynamixel-sdk against the emulated servo.
 
 The emulator runs in lockstep with the driver (``time_scale=None``): its shaft moves by exactly
 the bench time the recording loop lets pass, so each recording here is the same on any machine
@@ -18,11 +19,21 @@ from actuator_models.trajectories import trajectory
 
 from actuator_drivers.dynamixel_emulator import Faults
 from actuator_drivers.emulated import emulated_dynamixel
-from actuator_drivers.record_grid import Grid, record_all
-from actuator_drivers.recording import Bench, RecordingError, record
+from actuator_bench.messages import BenchInfo
+from actuator_bench.record_cli import driver_bench
+from actuator_bench.record_grid import Grid, record_all
+from actuator_bench.recording import RecordingError, check_pendulum, record
 
 FAST = dict(prepare_time=0.3, settle_time=0.1, return_time=0.3)
 LOCKSTEP = None  # emulated_dynamixel(time_scale=None)
+
+
+MX64 = BenchInfo("mx64", mass=1.0, length=0.15)
+
+
+def play(driver, trajectory, info: BenchInfo, kp: float, **options):
+    """Record on the bench of an open driver (the driver stays open: the test closes it)."""
+    return record(driver_bench(driver, info.actuator), trajectory, info, kp, **options)
 
 
 def short(name: str, duration: float):
@@ -34,14 +45,14 @@ def test_recording_matches_a_direct_simulation_of_the_logged_goals(tmp_path, pro
     """Acceptance: the emulated servo recorded through the driver follows the core model."""
     model = load_model("mx64/m6")
     with emulated_dynamixel("mx64", model, 1.0, 0.15, protocol=protocol, time_scale=LOCKSTEP) as (emu, driver):
-        recording = record(driver, name, Bench("mx64", 1.0, 0.15), 32, logdir=tmp_path, **FAST)
+        recording = play(driver, name, MX64, 32, logdir=tmp_path, **FAST)
         torque_after = emu.servo(1).torque_enabled
     log = read_log(recording.path)
     duration = trajectory(name).duration
     assert recording.complete and len(log) == recording.cycles == round(duration * 200) + 1  # every 5 ms tick
     assert np.allclose(np.diff(log.timestamp), 0.005, atol=1e-9)
     assert log.vin == 15.0 and log.motor == "mx64" and log.trajectory == name and log.kp == 32
-    assert set(log.extra) >= {"load", "input_volts", "temp"}
+    assert set(log.extra) >= {"control", "input_volts", "temp"}  # the actuator_states stream's columns
     processed = resample(log, 0.005)
     mae = float(np.abs(simulate_logs(model, [processed])[0] - processed.position).mean())
     assert mae < 0.005, f"recording vs simulation MAE {mae:.4f} rad"
@@ -56,7 +67,7 @@ def test_lockstep_recordings_are_identical_on_any_machine(tmp_path):
     for run in range(2):
         with emulated_dynamixel("mx64", "mx64/m6", 1.0, 0.15, protocol=1, time_scale=LOCKSTEP,
                                 faults=Faults(drop=0.02, corrupt=0.02), seed=7) as (_, driver):
-            recording = record(driver, short("sin_time_square", 1.5), Bench("mx64", 1.0, 0.15), 32,
+            recording = play(driver, short("sin_time_square", 1.5), MX64, 32,
                                logdir=tmp_path, name=f"run{run}.json", **FAST)
         logs.append((tmp_path / f"run{run}.json").read_bytes())
         assert recording.errors.retries > 0  # faults were injected, and recovered from identically
@@ -66,7 +77,7 @@ def test_lockstep_recordings_are_identical_on_any_machine(tmp_path):
 def test_recording_with_dropped_replies_completes_and_counts_errors(tmp_path):
     with emulated_dynamixel("mx64", "mx64/m6", 1.0, 0.15, protocol=2, time_scale=LOCKSTEP,
                             faults=Faults(drop=0.05), latency_ms=4) as (emu, driver):
-        recording = record(driver, "up_and_down", Bench("mx64", 1.0, 0.15), 16, logdir=tmp_path, **FAST)
+        recording = play(driver, "up_and_down", MX64, 16, logdir=tmp_path, **FAST)
     assert recording.complete and recording.cycles > 100
     assert recording.errors.timeouts > 0 and recording.errors.failures == 0
     assert recording.errors.errors == recording.errors.timeouts + recording.errors.corrupt + recording.errors.other
@@ -85,7 +96,7 @@ def test_dead_servo_stops_safely_and_keeps_the_partial_log(tmp_path):
     with emulated_dynamixel("mx64", "mx64/m6", 1.0, 0.15, protocol=1, time_scale=LOCKSTEP, retries=2,
                             latency_ms=4) as (emu, driver):
         with pytest.raises(RecordingError, match=r"sin_sin: recording stopped at t = 1\.\d+ s: servo 1: .* entries kept in") as info:
-            record(driver, "sin_sin", Bench("mx64", 1.0, 0.15), 32, logdir=tmp_path, progress=kill_at_one_second, **FAST)
+            play(driver, "sin_sin", MX64, 32, logdir=tmp_path, progress=kill_at_one_second, **FAST)
         assert not any(driver.torque.values())
         emu.set_faults(dead=False)
     partial = info.value.partial
@@ -99,7 +110,7 @@ def test_dead_servo_stops_safely_and_keeps_the_partial_log(tmp_path):
 def test_goal_beyond_the_joint_limits_stops_the_recording_with_torque_off(tmp_path):
     with emulated_dynamixel("mx64", "mx64/m6", 1.0, 0.15, time_scale=LOCKSTEP, limits=(-1.0, 1.0)) as (emu, driver):
         with pytest.raises(RecordingError, match=r"goal 1\.\d+ rad is outside the joint limits \[-1\.0000, 1\.0000\]") as info:
-            record(driver, "sin_sin", Bench("mx64", 1.0, 0.15), 32, logdir=tmp_path, **FAST)
+            play(driver, "sin_sin", MX64, 32, logdir=tmp_path, **FAST)
         assert not emu.servo(1).torque_enabled
     assert info.value.partial.log.goal_position.max() <= 1.0
 
@@ -112,7 +123,7 @@ def test_a_stalled_control_loop_stops_the_recording(tmp_path, time_scale):
 
     with emulated_dynamixel("mx64", "mx64/m6", 1.0, 0.15, time_scale=time_scale) as (emu, driver):
         with pytest.raises(RecordingError, match="the command watchdog released the torque") as info:
-            record(driver, "up_and_down", Bench("mx64", 1.0, 0.15), 32, logdir=tmp_path, progress=stall_once, **FAST)
+            play(driver, "up_and_down", MX64, 32, logdir=tmp_path, progress=stall_once, **FAST)
         assert not emu.servo(1).torque_enabled
     assert info.value.partial.path.parent == tmp_path / "partial"
 
@@ -126,7 +137,7 @@ def test_record_all_changes_the_emulated_load_between_groups(tmp_path):
             groups.append((mass, length, emu.servo(1).sim.bench.mass))
             return True
 
-        done = record_all(driver, grid, "mx64", tmp_path, change, **FAST)
+        done = record_all(driver_bench(driver, "mx64"), grid, "mx64", tmp_path, change, **FAST)
     assert groups == [(0.5, 0.1, 0.5), (1.0, 0.1, 1.0)]
     logs = sorted((read_log(r.path) for r in done), key=lambda log: log.mass)
     assert [(log.mass, log.length, log.kp) for log in logs] == [(0.5, 0.1, 16), (1.0, 0.1, 16)]
@@ -136,25 +147,27 @@ def test_record_all_changes_the_emulated_load_between_groups(tmp_path):
 
 def test_bad_input_is_named(tmp_path):
     with pytest.raises(ValueError, match="bench mass -1"):
-        Bench("mx64", -1.0, 0.15)
+        check_pendulum(BenchInfo("mx64", mass=-1.0, length=0.15))
+    with pytest.raises(ValueError, match="bench length 0"):
+        check_pendulum(BenchInfo("mx64", mass=1.0, length=0.0))
     with emulated_dynamixel("xl330", "xl330/m6", 0.2, 0.1, time_scale=LOCKSTEP) as (_, driver):
         with pytest.raises(ValueError, match="unknown trajectory 'circle'"):
-            record(driver, "circle", Bench("xl330", 0.2, 0.1), 100, logdir=tmp_path)
-        with pytest.raises(ValueError, match="servo_id 5: not driven by this driver"):
-            record(driver, "sin_sin", Bench("xl330", 0.2, 0.1), 100, servo_id=5)
+            play(driver, "circle", BenchInfo("xl330", mass=0.2, length=0.1), 100, logdir=tmp_path)
+        with pytest.raises(ValueError, match=r"joint 'joint5': not on this bench \(joints \['joint1'\]\)"):
+            play(driver, "sin_sin", BenchInfo("xl330", mass=0.2, length=0.1), 100, joint="joint5")
         with pytest.raises(ValueError, match="kp 100000"):
-            record(driver, short("sin_sin", 0.2), Bench("xl330", 0.2, 0.1), 100000)
+            play(driver, short("sin_sin", 0.2), BenchInfo("xl330", mass=0.2, length=0.1), 100000)
 
 
 def test_log_file_is_the_published_json_format(tmp_path):
     with emulated_dynamixel("xl330", "xl330/m6", 0.2, 0.1, time_scale=LOCKSTEP) as (_, driver):
-        recording = record(driver, short("sin_time_square", 0.5), Bench("xl330", 0.2, 0.1, arm_mass=0.01), 400,
+        recording = play(driver, short("sin_time_square", 0.5), BenchInfo("xl330", mass=0.2, length=0.1, arm_mass=0.01), 400,
                            logdir=tmp_path, name="one.json", **FAST)
     data = json.loads((tmp_path / "one.json").read_text())
     assert {k: data[k] for k in ("mass", "length", "arm_mass", "kp", "motor", "trajectory")} == {
         "mass": 0.2, "length": 0.1, "arm_mass": 0.01, "kp": 400, "motor": "xl330", "trajectory": "sin_time_square"}
     assert data["vin"] == pytest.approx(7.4) and "dt" not in data
     entry = data["entries"][0]
-    assert set(entry) == {"timestamp", "position", "speed", "goal_position", "torque_enable", "load",
-                          "input_volts", "temp", "control"}
+    assert set(entry) == {"timestamp", "position", "speed", "goal_position", "torque_enable",
+                          "input_volts", "temp", "control"}  # control = PWM x input voltage [V]
     assert recording.rate == pytest.approx(200.0) and recording.cycles == 101

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from actuator_models import read_logs
 
-from actuator_drivers.cli import build_parser, main
+from actuator_bench.cli import main
+from actuator_drivers.cli import build_parser
 from actuator_drivers.dynamixel_emulator import DynamixelEmulator
 
 
@@ -62,8 +63,9 @@ def test_dead_servo_at_start_is_a_one_line_error(tmp_path, capsys):
 
 def test_subcommand_registry_is_extensible():
     from actuator_drivers.cli import Command, DYNAMIXEL_COMMANDS
+    from actuator_drivers.cli import main as drivers_main
 
     extra = Command("hello", "say hello", lambda p: p.add_argument("--name", default="bench"), lambda a: 0)
     parser = build_parser(DYNAMIXEL_COMMANDS + (extra,))
     assert parser.parse_args(["hello"]).name == "bench"
-    assert main(["hello"], commands=DYNAMIXEL_COMMANDS + (extra,)) == 0
+    assert drivers_main(["hello"], commands=DYNAMIXEL_COMMANDS + (extra,)) == 0

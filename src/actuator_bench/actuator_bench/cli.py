@@ -1,4 +1,5 @@
-"""``actuator-bench``: the Dynamixel tools of ``actuator_drivers`` plus the bench's own commands.
+"""``actuator-bench``: the driver tools of ``actuator_drivers`` (emulate, veth), recording
+(``record``, ``record-all``: :mod:`.record_cli`) and the bench's own commands.
 
     actuator-bench bag2json BAG --out DIR [--dt 0.005 | --raw] [--namespace /real] [--force]
     actuator-bench demo [--quick] [--out DIR] [--force]
@@ -26,6 +27,7 @@ from .backends import BACKENDS, BackendRegistry, BenchParams
 from .bag2json import DEFAULT_DT, convert
 from .messages import BenchInfo
 from .player import ARM_PATHS
+from .record_cli import RECORD_COMMANDS
 
 
 def _configure_bag2json(p: argparse.ArgumentParser) -> None:
@@ -117,7 +119,7 @@ def commands(registry: BackendRegistry = BACKENDS) -> Tuple[Command, ...]:
                    ("actuator-bench play --backend dynamixel_emulator --trajectory sin_sin --kp 400 --out logs/play",
                     "actuator-bench play --backend mujoco --trajectory lift_and_drop --kp 400 --out logs/sim "
                     "--bag bags/sim"))
-    return DYNAMIXEL_COMMANDS + BENCH_COMMANDS + (play,)
+    return DYNAMIXEL_COMMANDS + RECORD_COMMANDS + BENCH_COMMANDS + (play,)
 
 
 BENCH_COMMANDS = (

@@ -22,16 +22,18 @@ from typing import Dict, List, Optional, Sequence, Union
 
 
 from actuator_drivers.emulated import emulated_dynamixel
-from actuator_drivers.record_grid import Grid, record_all
-from actuator_drivers.recording import Recording
 from actuator_models.actuators import actuator
 from actuator_models.identification import FitSettings, Objective
-from actuator_models.logs import Log, read_log, read_logs, resample, write_log
+from actuator_models.logs import Log, read_log, resample, write_log
 from actuator_models.recording_quality import RecordingQuality
 from actuator_models.model import Model, load_model
 from actuator_models.report import ModelReport, fit_models
 from actuator_models.splits import Dataset
 from actuator_models.simulation import simulate_logs
+
+from .record_cli import driver_bench
+from .record_grid import Grid, record_all
+from .recording import Recording
 
 
 @dataclass(frozen=True)
@@ -90,7 +92,7 @@ def record_logs(settings: DemoSettings, raw_dir: Path) -> List[Path]:
         from actuator_drivers.erob_emulated import EmulatedJoint, emulated_erob
 
         with emulated_erob([EmulatedJoint(settings.reference, first_mass, first_length)], cycle_time=0.002) as (_, erob):
-            record_all(erob, settings.grid, settings.actuator, raw_dir, lambda m, l: erob.set_bench(1, m, l) is None,
+            record_all(driver_bench(erob, settings.actuator), settings.grid, settings.actuator, raw_dir, lambda m, l: erob.set_bench(1, m, l) is None,
                        on_recording=finished, rate=200, prepare_time=1.0, return_time=1.0)
         return done
     with emulated_dynamixel(settings.actuator, settings.reference, first_mass, first_length,
@@ -99,7 +101,7 @@ def record_logs(settings: DemoSettings, raw_dir: Path) -> List[Path]:
             emulator.set_bench(mass, length, 0.0)
             return True
 
-        record_all(driver, settings.grid, settings.actuator, raw_dir, change_bench,
+        record_all(driver_bench(driver, settings.actuator), settings.grid, settings.actuator, raw_dir, change_bench,
                    on_recording=finished, prepare_time=1.0, return_time=1.0)
     return done
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
 from actuator_drivers.clock import Clock
+from actuator_drivers.dynamixel_bus import ErrorCounters
 from actuator_drivers.dynamixel_driver import DynamixelDriver, ServoConfig, ServoState
 from actuator_drivers.dynamixel_emulator import DynamixelEmulator
 from actuator_drivers.dynamixel_firmware import EmulatedServo
@@ -96,6 +97,16 @@ class DriverBench:
     def clock(self) -> Clock:
         """The bus's time base (the emulator's clock when emulating, else wall time)."""
         return self.driver.clock
+
+    @property
+    def counters(self) -> ErrorCounters:
+        """The bus's cumulative communication counters (the driver's)."""
+        return self.driver.counters
+
+    @property
+    def watchdog_trips(self) -> int:
+        """How many times the command watchdog released the torque."""
+        return self.driver.watchdog_trips
 
     @classmethod
     def open(cls, config: DriverConfig) -> "DriverBench":

@@ -10,8 +10,8 @@ sample stream that recorders (MCAP bags, JSON logs) and publishers consume.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable, Optional, Tuple
+from dataclasses import dataclass, replace
+from typing import Callable, Optional, Tuple, Union
 
 from actuator_models.bench import Bench, Command, JointSample
 
@@ -53,7 +53,7 @@ class BenchLoop:
             raise ValueError(f"player joints {sorted(unknown)} are not on the bench (joints {list(bench.joints)})")
         self.bench, self.player = bench, player
 
-    def start(self, trajectory: str, kp: float) -> Tuple[Schedule, Cycle]:
+    def start(self, trajectory: Union[str, Schedule], kp: float) -> Tuple[Schedule, Cycle]:
         """Start a run at the next tick (its t = 0); the cycle (now, bench clock) carries the
         run's bench info."""
         schedule, info = self.player.start(trajectory, kp)
@@ -74,24 +74,41 @@ class BenchLoop:
             self.bench.apply(step.command)
         return Cycle(sample.time, sample, step.command, step.info)
 
-    def run(self, trajectory: str, kp: float, rate: float, sink: Sink) -> int:
-        """Play one trajectory to its end at ``rate`` [Hz] of bench time, every cycle into
-        ``sink``; returns the number of ticks. A late cycle is not made up (no burst)."""
+    def run(self, trajectory: Union[str, Schedule], kp: float, rate: float, sink: Sink,
+            guard: Optional[Callable[[], None]] = None) -> int:
+        """Play one trajectory (a name or a :class:`~.player.Schedule`) to its end at ``rate``
+        [Hz] of bench time, every cycle into ``sink``; returns the number of ticks. A late cycle
+        is not made up (no burst). ``guard``, called before every tick, may raise to stop the run
+        (a recording refuses to go on after the command watchdog released the torque).
+
+        On any exception (a fault, a limit, Ctrl-C) the torque is released before it propagates;
+        a release that fails too is added to the exception's notes."""
         if not rate > 0:
             raise ValueError(f"rate {rate!r}: must be positive Hz")
         _, started = self.start(trajectory, kp)
-        sink(started)
+        pending = [started]
+
+        def emit(cycle: Cycle) -> None:  # the run's info first, stamped no later than its first sample
+            if pending:                  # (a bench may stamp a sample with its last bus cycle's time)
+                sink(replace(pending.pop(), time=min(started.time, cycle.time)))
+            sink(cycle)
+
         try:
-            return self._run(started.time, 1.0 / rate, sink)
-        except BaseException:  # fault or Ctrl-C: torque off before anything else
+            return self._run(started.time, 1.0 / rate, emit, guard or (lambda: None))
+        except BaseException as error:
             if self.player.running is not None:
-                self.stop()
+                self.player.stop()
+                try:  # not a release command: its goals may be the very ones that were refused
+                    self.bench.release()
+                except Exception as failed:  # the bus may be what failed: keep the first error
+                    error.add_note(f"releasing the torque failed too: {failed}")
             raise
 
-    def _run(self, start: float, period: float, sink: Sink) -> int:
+    def _run(self, start: float, period: float, sink: Sink, guard: Callable[[], None]) -> int:
         clock = self.bench.clock
         ticks, wake = 0, start
         while True:
+            guard()
             cycle = self.tick()
             sink(cycle)
             ticks += 1

@@ -12,10 +12,10 @@ publishes the bench info with an empty trajectory, which closes the run in recor
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Callable, Optional, Sequence, Tuple
+from typing import Callable, Optional, Sequence, Tuple, Union
 
 import numpy as np
-from actuator_models.trajectories import TRAJECTORIES
+from actuator_models.trajectories import TRAJECTORIES, Trajectory
 
 from .messages import BenchInfo, Command
 
@@ -38,11 +38,12 @@ class Schedule:
     enable: Callable[[float], np.ndarray]
 
 
-def identification_schedule(name: str, joints: int) -> Schedule:
-    """An identification trajectory, the same on each of ``joints`` joints."""
-    trajectory = TRAJECTORIES[name]
+def identification_schedule(name: Union[str, Trajectory], joints: int) -> Schedule:
+    """An identification trajectory (by name, or a :class:`~actuator_models.trajectories.Trajectory`
+    such as a shortened one), the same on each of ``joints`` joints."""
+    trajectory = TRAJECTORIES[name] if isinstance(name, str) else name
     return Schedule(
-        name,
+        trajectory.name,
         trajectory.duration,
         lambda t: np.full(joints, float(trajectory.goal(t))),
         lambda t: np.full(joints, bool(trajectory.enable(t))),
@@ -119,15 +120,15 @@ class TrajectoryPlayer:
         """Name of the schedule being played, None when idle."""
         return self._run.schedule.name if self._run else None
 
-    def start(self, name: str, kp: float, now: Optional[float] = None) -> Tuple[Schedule, BenchInfo]:
-        """Start ``name`` at gain ``kp`` at time ``now`` [s], or at the next :meth:`tick` when
-        None (so that the run's first command is its t = 0 however late that tick comes);
-        replaces a running one."""
+    def start(self, name: Union[str, Schedule], kp: float, now: Optional[float] = None) -> Tuple[Schedule, BenchInfo]:
+        """Start ``name`` (a trajectory or path name, or a :class:`Schedule`) at gain ``kp`` at
+        time ``now`` [s], or at the next :meth:`tick` when None (so that the run's first command
+        is its t = 0 however late that tick comes); replaces a running one."""
         if not kp > 0:
             raise ValueError(f"gain {kp!r}: must be positive")
-        plan = schedule(name, len(self.joints), self.arm)
+        plan = name if isinstance(name, Schedule) else schedule(name, len(self.joints), self.arm)
         self._run = _Run(plan, float(kp), now)
-        self.info = replace(self.info, trajectory=name, kp=float(kp))
+        self.info = replace(self.info, trajectory=plan.name, kp=float(kp))
         return plan, self.info
 
     def stop(self) -> Step:
@@ -146,7 +147,7 @@ class TrajectoryPlayer:
         if run.start is None:
             run = self._run = replace(run, start=now)
         t = now - run.start
-        if t > run.schedule.duration:
+        if t > run.schedule.duration + 1e-6:  # a tick on the last instant (within 1 us of rounding) plays it
             return self.stop()
         goal, enable = run.schedule.goal(t), run.schedule.enable(t)
         self._last_goal = goal

@@ -17,9 +17,10 @@ the ROS graph (bench node + recorder node) converts the same way.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, Iterator, List, Optional, Sequence
 
 from actuator_models.bench import Bench
 from actuator_models.logs import Log
@@ -76,6 +77,21 @@ def tee(*sinks: Sink) -> Sink:
     return each
 
 
+@contextmanager
+def bag_sink(bag: Optional[Path]) -> Iterator[Optional[BagSink]]:
+    """A :class:`BagSink` into a new MCAP bag folder ``bag`` (of the root namespace's bench
+    topics), closed on exit whatever happens; None when ``bag`` is None."""
+    if bag is None:
+        yield None
+        return
+    recorder = Recorder(list(bench_topics("").values()))
+    recorder.start(Path(bag))
+    try:
+        yield BagSink(recorder)
+    finally:
+        recorder.stop()
+
+
 @dataclass(frozen=True)
 class RunRecord:
     """A recorded run: raw logs (one per joint), where they were written, the bag, ticks."""
@@ -99,17 +115,8 @@ def record_run(bench: Bench, info: BenchInfo, trajectory: str, kp: float, *, rat
         refuse_existing(Path(logdir).glob(f"{name}_000_{trajectory}_*.json"), overwrite)
     loop = BenchLoop(bench, player)
     stream = StreamSink()
-    recorder = None
-    sink: Sink = stream
-    if bag is not None:
-        recorder = Recorder(list(bench_topics("").values()))
-        recorder.start(Path(bag))
-        sink = tee(stream, BagSink(recorder))
-    try:
-        ticks = loop.run(trajectory, kp, rate, sink)
-    finally:
-        if recorder is not None:
-            recorder.stop()
+    with bag_sink(bag) as to_bag:
+        ticks = loop.run(trajectory, kp, rate, tee(stream, to_bag) if to_bag else stream)
     logs = stream.logs(name)
     paths = write_logs(logs, Path(logdir), dt, overwrite) if logdir is not None else []
     return RunRecord(logs, paths, bag, ticks)

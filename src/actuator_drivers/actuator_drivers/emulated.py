@@ -1,7 +1,7 @@
 """An emulated Dynamixel with the real driver on it, in one call (demo, tests, no hardware).
 
     with emulated_dynamixel("mx64", "mx64/m6", mass=1.0, length=0.15, protocol=1, time_scale=4) as (emulator, driver):
-        recording = record(driver, "sin_sin", Bench("mx64", 1.0, 0.15), kp=32)
+        state = driver.read()  # or record through it: actuator_bench.recording.record
 
 The driver talks to the emulator through ``dynamixel_sdk`` over the pseudo-terminal, exactly as
 to a servo on a USB adapter, and shares the emulator's bench clock. ``time_scale=None`` runs

@@ -21,6 +21,7 @@ from actuator_models.bench import Command, CommandRouter, JointSample
 from actuator_models.model import Model, load_model
 
 from .clock import Clock
+from .dynamixel_bus import ErrorCounters
 from .erob_driver import EMULATOR_RECEIVE_TIMEOUT, ErobDriver, ErobJoint, ErobState
 from .erob_emulated import EmulatedJoint, EmulatorProcess
 from .veth import veth_pair
@@ -79,6 +80,16 @@ class ErobBench:
     def clock(self) -> Clock:
         """Cycles x cycle time (stepped) or wall time."""
         return self.driver.clock
+
+    @property
+    def counters(self) -> ErrorCounters:
+        """The line's cumulative communication counters (the driver's)."""
+        return self.driver.counters
+
+    @property
+    def watchdog_trips(self) -> int:
+        """How many times the command watchdog released the torque."""
+        return self.driver.watchdog_trips
 
     @classmethod
     def open(cls, config: ErobConfig) -> "ErobBench":

@@ -17,9 +17,11 @@ from itertools import product
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
+from actuator_models.bench import Bench
 from actuator_models.trajectories import TRAJECTORIES
 
-from .recording import Bench, Recording, ServoDriver, record
+from .messages import BenchInfo
+from .recording import Recording, record
 
 ALL_TRAJECTORIES: Tuple[str, ...] = tuple(TRAJECTORIES)
 
@@ -75,7 +77,7 @@ def prompt_bench(mass: float, length: float) -> bool:
 
 
 def record_all(
-    driver: ServoDriver,
+    bench: Bench,
     grid: Grid,
     actuator: str,
     logdir: Union[str, Path],
@@ -86,10 +88,11 @@ def record_all(
     on_recording: Optional[Callable[[Recording], None]] = None,
     **options,
 ) -> List[Recording]:
-    """Record every configuration of ``grid`` into ``logdir``.
+    """Record every configuration of ``grid`` on ``bench`` into ``logdir`` (logs of ``actuator``,
+    supply voltage ``vin`` [V] or the measured one).
 
     ``change_bench(mass, length)`` is called before each group and returns False to stop early.
-    ``options`` go to :func:`~.recording.record` (rate, servo_id, prepare/settle/return times,
+    ``options`` go to :func:`~.recording.record` (rate, joint, prepare/settle/return times,
     progress). A failed recording stops the grid (:class:`~.recording.RecordingError`, partial
     log kept).
     """
@@ -97,9 +100,9 @@ def record_all(
     for mass, length in grid.groups():
         if not change_bench(mass, length):
             break
-        bench = Bench(actuator, mass, length, arm_mass, vin)
+        info = BenchInfo(actuator, mass=mass, length=length, arm_mass=arm_mass, vin=vin or 0.0)
         for kp, name in product(grid.kps, grid.trajectories):
-            recording = record(driver, name, bench, kp, logdir=logdir, **options)
+            recording = record(bench, name, info, kp, logdir=logdir, **options)
             done.append(recording)
             if on_recording is not None:
                 on_recording(recording)
