@@ -8,7 +8,8 @@ time is ``benchmarks/emulated_recording.py``."""
 
 from dataclasses import replace
 
-from actuator_bench.demo import QUICK, process, record_logs, true_validation_mae
+from actuator_bench.demo import process, record_logs, true_validation_mae
+from actuator_bench.demo_settings import QUICK
 from actuator_models.identification import fit
 from actuator_models.model import load_model
 

@@ -25,6 +25,7 @@ from actuator_models.trajectories import TRAJECTORIES
 
 from .backends import BACKENDS, BackendRegistry, BenchParams
 from .bag2json import DEFAULT_DT, convert
+from .demo_settings import SETTINGS
 from .messages import BenchInfo
 from .player import ARM_PATHS
 from .record_cli import RECORD_COMMANDS
@@ -57,7 +58,7 @@ def _configure_demo(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quick", action="store_true", help="a smaller grid and search: about a minute")
     p.add_argument("--out", type=Path, default=Path("demo-out"), help="output folder [demo-out]")
     p.add_argument("--force", action="store_true", help="replace the content of a non-empty --out (refused otherwise)")
-    p.add_argument("--actuator", choices=("mx64", "erob80_100"), default="mx64",
+    p.add_argument("--actuator", choices=tuple(SETTINGS), default="mx64",
                    help="emulated servo: a Dynamixel on a pty, or an eRob over EtherCAT on a veth pair (root) [mx64]")
 
 

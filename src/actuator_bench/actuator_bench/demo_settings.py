@@ -1,0 +1,47 @@
+"""What the demo records and how hard it searches, for each emulated actuator it offers
+(:data:`SETTINGS`, by ``actuator_models`` name: the ``--actuator`` choices of ``actuator-bench demo``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Optional, Sequence
+
+from .record_grid import Grid
+
+
+@dataclass(frozen=True)
+class DemoSettings:
+    """What the demo records and how hard it searches.
+
+    Attributes:
+        reference: the emulated servo's true model. actuator: its actuator name.
+        grid: configurations to record. time_scale: emulator speed-up over real time, or None
+        (the default) for lockstep: the emulated shaft advances by exactly the bench time the
+        driver's cycle lets pass, so the recordings, and every number after them, do not depend on
+        how loaded the host is.
+        trials: CMA-ES trials per friction model (early stop on convergence).
+        paths: 2R end-effector paths compared in MuJoCo (low gain); empty = all of them.
+        arm: the MuJoCo 2R arm (``mx``, ``erob``). partner: the actuator of the arm's other joint.
+        fitted_joint: which joint carries the emulated actuator (0 shoulder, 1 elbow).
+        ethercat: the emulated servo is an eRob on a veth pair (root), else a Dynamixel on a pty.
+    """
+
+    reference: str = "mx64/m6"
+    actuator: str = "mx64"
+    grid: Grid = Grid((0.5, 1.0, 1.5), (0.1, 0.2), (8, 32))
+    time_scale: Optional[float] = None
+    trials: int = 6000
+    paths: Sequence[str] = ()
+    arm: str = "mx"
+    partner: str = "mx106"
+    fitted_joint: int = 1
+    ethercat: bool = False
+
+
+FULL = DemoSettings()
+QUICK = replace(FULL, grid=Grid((0.5, 1.5), (0.15,), (8, 32)), trials=1500, paths=("circle",))
+#: eRob80:100 through the EtherCAT driver and emulator (PD law at 500 Hz), shoulder of the eRob arm
+EROB_FULL = DemoSettings("erob80_100/m6", "erob80_100", Grid((3.1, 8.2, 14.6), (0.5,), (25, 100)), arm="erob",
+                         partner="erob80_50", fitted_joint=0, ethercat=True)
+EROB_QUICK = replace(EROB_FULL, grid=Grid((3.1, 14.6), (0.5,), (25, 100)), trials=1500, paths=("circle",))
+SETTINGS = {"mx64": (FULL, QUICK), "erob80_100": (EROB_FULL, EROB_QUICK)}
