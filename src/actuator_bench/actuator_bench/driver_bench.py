@@ -17,16 +17,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
-from actuator_drivers.clock import Clock
-from actuator_drivers.dynamixel_bus import ErrorCounters
 from actuator_drivers.dynamixel_driver import DynamixelDriver, ServoConfig, ServoState
 from actuator_drivers.dynamixel_emulator import DynamixelEmulator
 from actuator_drivers.dynamixel_firmware import EmulatedServo
 from actuator_drivers.dynamixel_tables import control_table
+from actuator_drivers.one_driver_bench import OneDriverBench
 from actuator_models.model import Model, load_model
 from actuator_models.simulation import Pendulum
 
-from actuator_models.bench import Command, CommandRouter, JointSample
 
 
 @dataclass(frozen=True)
@@ -77,7 +75,7 @@ class DriverConfig:
                 zip(self.ids, self.actuators, self.min_position, self.max_position, self.joints)]
 
 
-class DriverBench:
+class DriverBench(OneDriverBench):
     """Servos of one bus, addressed by joint name: a :class:`actuator_models.bench.Bench`.
 
     Args:
@@ -87,26 +85,13 @@ class DriverBench:
 
     def __init__(self, driver: DynamixelDriver, models: Sequence[Model],
                  emulator: Optional[DynamixelEmulator] = None) -> None:
-        self.driver = driver
+        super().__init__(driver, models, [driver.configs[i].joint for i in driver.ids])
         self.emulator = emulator
-        self.models = tuple(models)
-        self.joints: Tuple[str, ...] = tuple(driver.configs[i].joint for i in driver.ids)
-        self._router = CommandRouter(dict(zip(self.joints, driver.ids)))
 
-    @property
-    def clock(self) -> Clock:
-        """The bus's time base (the emulator's clock when emulating, else wall time)."""
-        return self.driver.clock
-
-    @property
-    def counters(self) -> ErrorCounters:
-        """The bus's cumulative communication counters (the driver's)."""
-        return self.driver.counters
-
-    @property
-    def watchdog_trips(self) -> int:
-        """How many times the command watchdog released the torque."""
-        return self.driver.watchdog_trips
+    @staticmethod
+    def applied(state: ServoState) -> float:
+        """The PWM voltage [V] (voltage-controlled Dynamixels)."""
+        return state.control
 
     @classmethod
     def open(cls, config: DriverConfig) -> "DriverBench":
@@ -132,21 +117,6 @@ class DriverBench:
             raise
         return cls(driver, models, emulator)
 
-    def apply(self, command: Command) -> None:
-        """Send a command (gains first when they changed); unknown joints raise ValueError."""
-        self._router.send(self.driver, command)
-
-    def sample(self) -> JointSample:
-        """Read every servo once."""
-        states = self.driver.read()
-        ordered = [states[i] for i in self.driver.ids]
-        return JointSample.from_states(self.joints, ordered, [self._torque(m, s) for m, s in zip(self.models, ordered)],
-                                       [s.control for s in ordered], self.driver.counters.errors)
-
-    def release(self) -> None:
-        """Torque off on every servo."""
-        self.driver.release()
-
     def close(self) -> None:
         """Release torque, close the bus and stop the emulator."""
         try:
@@ -154,8 +124,3 @@ class DriverBench:
         finally:
             if self.emulator:
                 self.emulator.stop()
-
-    @staticmethod
-    def _torque(model: Model, state: ServoState) -> float:
-        act = model.actuator
-        return float(act.torque(state.control, state.torque_enabled, state.velocity, model.values, state.input_voltage))

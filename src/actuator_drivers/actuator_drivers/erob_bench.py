@@ -17,13 +17,11 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import Optional, Sequence, Tuple
 
-from actuator_models.bench import Command, CommandRouter, JointSample
 from actuator_models.model import Model, load_model
 
-from .clock import Clock
-from .dynamixel_bus import ErrorCounters
 from .erob_driver import EMULATOR_RECEIVE_TIMEOUT, ErobDriver, ErobJoint, ErobState
 from .erob_emulated import EmulatedJoint, EmulatorProcess
+from .one_driver_bench import OneDriverBench
 from .veth import veth_pair
 
 
@@ -66,30 +64,18 @@ class ErobConfig:
             raise ValueError("stepped: only for an emulated bench (hardware needs the real-time loop)")
 
 
-class ErobBench:
-    """eRob drives of one EtherCAT line, addressed by joint name."""
+class ErobBench(OneDriverBench):
+    """eRob drives of one EtherCAT line, addressed by joint name (clock: cycles x cycle time when
+    stepped, else wall time; a sample is the last cycle's reading)."""
 
     def __init__(self, driver: ErobDriver, models: Sequence[Model], resources: Optional[ExitStack] = None) -> None:
-        self.driver = driver
-        self.models = tuple(models)
-        self.joints: Tuple[str, ...] = tuple(j.name for j in driver.joints)
-        self._router = CommandRouter(dict(zip(self.joints, driver.ids)))
+        super().__init__(driver, models, [j.name for j in driver.joints])
         self._resources = resources
 
-    @property
-    def clock(self) -> Clock:
-        """Cycles x cycle time (stepped) or wall time."""
-        return self.driver.clock
-
-    @property
-    def counters(self) -> ErrorCounters:
-        """The line's cumulative communication counters (the driver's)."""
-        return self.driver.counters
-
-    @property
-    def watchdog_trips(self) -> int:
-        """How many times the command watchdog released the torque."""
-        return self.driver.watchdog_trips
+    @staticmethod
+    def applied(state: ErobState) -> float:
+        """The measured current [A] (current-controlled drives)."""
+        return state.current
 
     @classmethod
     def open(cls, config: ErobConfig) -> "ErobBench":
@@ -114,21 +100,6 @@ class ErobBench:
             raise
         return cls(driver, models, stack)
 
-    def apply(self, command: Command) -> None:
-        """Send a command (gains first when they changed); unknown joints raise ValueError."""
-        self._router.send(self.driver, command)
-
-    def sample(self) -> JointSample:
-        """The last cycle's reading of every drive."""
-        states = self.driver.read()
-        ordered = [states[i] for i in self.driver.ids]
-        return JointSample.from_states(self.joints, ordered, [_torque(m, s) for m, s in zip(self.models, ordered)],
-                                       [s.current for s in ordered], self.driver.counters.errors)
-
-    def release(self) -> None:
-        """Torque off on every drive."""
-        self.driver.release()
-
     def close(self) -> None:
         """Release torque, close the line, stop the emulator and remove its veth pair."""
         try:
@@ -136,9 +107,3 @@ class ErobBench:
         finally:
             if self._resources is not None:
                 self._resources.close()
-
-
-def _torque(model: Model, state: ErobState) -> float:
-    """Motor torque estimate [N m] from the measured current."""
-    return float(model.actuator.torque(state.current, state.torque_enabled, state.velocity, model.values,
-                                       state.input_voltage))
