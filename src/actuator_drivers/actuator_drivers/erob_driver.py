@@ -260,9 +260,11 @@ class ErobDriver:
         return self._master
 
     # ------------------------------------------------------------------ bring-up
-    def open(self, attempts: int = 2) -> "ErobDriver":
+    def open(self, attempts: int = 4) -> "ErobDriver":
         """Bring the line up; a failed bring-up (lost frames during configuration: SOEM's own
-        retry windows are a few ms) is tried again from INIT, ``attempts`` times in all."""
+        retry windows are a few ms, and a link losing 1 % of its frames, or a loaded host running
+        an emulator, misses one of them now and then) is tried again from INIT, ``attempts`` times
+        in all (a wrong slave is not retried)."""
         import pysoem
 
         for attempt in range(attempts):
