@@ -223,7 +223,7 @@ def add_fit_command(sub: "argparse._SubParsersAction") -> None:
                    help="this process's worker index on a shared study (default 0); re-run with it to resume its CMA-ES")
     p.add_argument("--integrator", choices=("bam", "semi-implicit"), default="bam",
                    help="simulation step to fit with, recorded in the params files (default bam)")
-    p.add_argument("--popsize", type=int, help="CMA-ES population (default: 4 x (4 + 3 ln parameters), 48 for M6)")
+    p.add_argument("--popsize", type=int, help="CMA-ES population (default: up to 4 x (4 + 3 ln parameters), 48 for M6, less on a small --trials budget)")
     p.add_argument("--patience", type=int, default=PATIENCE, metavar="G",
                    help=f"stop after G generations without a 0.1%% improvement (default {PATIENCE}; 0 = never)")
     p.add_argument("--restarts", type=int, default=0, metavar="R",

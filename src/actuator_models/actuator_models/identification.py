@@ -90,7 +90,7 @@ class Identification:
         if settings.workers > 1 and storage is None:
             raise ValueError("several workers need a storage they share (--storage FILE.journal or an RDB URL)")
         self.storage, self.study_name = storage, study_name
-        self.popsize = settings.popsize or default_popsize(len(self.space.free))
+        self.popsize = settings.popsize or default_popsize(len(self.space.free), int(settings.trials * (1 - POLISH_SHARE)))
         self.x0 = start_point(start, self.model, self.space) if start is not None else None
         self._objective: Optional[Objective] = None
 
