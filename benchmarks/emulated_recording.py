@@ -22,7 +22,7 @@ from actuator_models import load_model, resample, simulate_logs
 
 from actuator_drivers.emulated import emulated_dynamixel
 from actuator_bench.messages import BenchInfo
-from actuator_bench.record_cli import driver_bench
+from actuator_bench.driver_bench import driver_bench
 from actuator_bench.recording import record
 
 

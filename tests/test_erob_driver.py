@@ -18,7 +18,7 @@ from actuator_drivers.erob_driver import (ALStatusError, DriveFaultError, ErobDr
                                           LostFramesError, SetupError)
 from actuator_drivers.erob_emulated import EmulatedJoint, EmulatorProcess, emulated_erob
 from actuator_bench.messages import BenchInfo
-from actuator_bench.record_cli import driver_bench
+from actuator_bench.driver_bench import driver_bench
 from actuator_bench.recording import RecordingError, record
 from actuator_drivers import cia402, veth
 from actuator_models.logs import resample

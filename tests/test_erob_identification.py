@@ -12,7 +12,7 @@ import pytest
 
 from actuator_bench.demo import process, true_validation_mae
 from actuator_drivers.erob_emulated import EmulatedJoint, emulated_erob
-from actuator_bench.record_cli import driver_bench
+from actuator_bench.driver_bench import driver_bench
 from actuator_bench.record_grid import Grid, record_all
 from actuator_models.identification import fit
 from actuator_models.model import load_model

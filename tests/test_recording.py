@@ -20,7 +20,7 @@ from actuator_models.trajectories import trajectory
 from actuator_drivers.dynamixel_emulator import Faults
 from actuator_drivers.emulated import emulated_dynamixel
 from actuator_bench.messages import BenchInfo
-from actuator_bench.record_cli import driver_bench
+from actuator_bench.driver_bench import driver_bench
 from actuator_bench.record_grid import Grid, record_all
 from actuator_bench.recording import RecordingError, check_pendulum, record
 

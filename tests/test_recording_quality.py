@@ -16,7 +16,7 @@ from actuator_bench.cli import main as bench_main
 from actuator_drivers.dynamixel_emulator import Faults
 from actuator_drivers.emulated import emulated_dynamixel
 from actuator_bench.messages import BenchInfo
-from actuator_bench.record_cli import driver_bench
+from actuator_bench.driver_bench import driver_bench
 from actuator_bench.recording import record
 
 FAST = dict(prepare_time=0.3, settle_time=0.1, return_time=0.3)

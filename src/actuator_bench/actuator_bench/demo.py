@@ -31,7 +31,7 @@ from actuator_models.report import ModelReport, fit_models
 from actuator_models.splits import Dataset
 from actuator_models.simulation import simulate_logs
 
-from .record_cli import driver_bench
+from .driver_bench import driver_bench
 from .demo_settings import SETTINGS, DemoSettings
 from .record_grid import record_all
 from .recording import Recording

@@ -15,13 +15,16 @@ faults, on :meth:`DriverBench.close` and by its watchdog when commands stop for
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple, Union
 
 from actuator_drivers.dynamixel_driver import DynamixelDriver, ServoConfig, ServoState
 from actuator_drivers.dynamixel_emulator import DynamixelEmulator
 from actuator_drivers.dynamixel_firmware import EmulatedServo
 from actuator_drivers.dynamixel_tables import control_table
+from actuator_drivers.erob_bench import ErobBench
+from actuator_drivers.erob_driver import ErobDriver
 from actuator_drivers.one_driver_bench import OneDriverBench
+from actuator_models.bench import Bench
 from actuator_models.model import Model, load_model
 from actuator_models.simulation import Pendulum
 
@@ -124,3 +127,10 @@ class DriverBench(OneDriverBench):
         finally:
             if self.emulator:
                 self.emulator.stop()
+
+
+def driver_bench(driver: Union[DynamixelDriver, ErobDriver], actuator: str) -> Bench:
+    """The bench of an open driver; the motor torque of its samples is estimated by the
+    published ``<actuator>/m6`` model."""
+    bench = ErobBench if isinstance(driver, ErobDriver) else DriverBench
+    return bench(driver, [load_model(f"{actuator}/m6")] * len(driver.ids))

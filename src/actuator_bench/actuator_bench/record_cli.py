@@ -5,7 +5,8 @@ in-process emulator with ``record-all --emulate``) or an eRob line (``--ethercat
     actuator-bench record --port /dev/ttyUSB0 --actuator mx64 --trajectory sin_sin --mass 1 --length 0.15 --kp 32 --out logs
     actuator-bench record-all --emulate mx64/m6 --actuator mx64 --out logs --unattended --lockstep
 
-The driver options (bus, servo, faults) are those of :mod:`actuator_drivers.cli`.
+The driver options (bus, servo, faults) are those of :mod:`actuator_drivers.cli`; an open driver
+becomes a bench with :func:`.driver_bench.driver_bench`.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Callable, List, Optional, Sequence, TextIO, Union
+from typing import Callable, List, Optional, Sequence, TextIO
 
 from actuator_drivers import erob_cli
 from actuator_drivers.cli import (
@@ -21,26 +22,15 @@ from actuator_drivers.cli import (
 )
 from actuator_drivers.clock import Clock
 from actuator_drivers.driver_errors import UsageError
-from actuator_drivers.dynamixel_driver import DynamixelDriver
 from actuator_drivers.dynamixel_emulator import DynamixelEmulator, Faults
-from actuator_drivers.erob_bench import ErobBench
 from actuator_drivers.erob_driver import ErobDriver
-from actuator_models.bench import Bench
-from actuator_models.model import load_model
 from actuator_models.outputs import refuse_existing
 from actuator_models.trajectories import TRAJECTORIES
 
-from .driver_bench import DriverBench
+from .driver_bench import driver_bench
 from .messages import BenchInfo
 from .record_grid import Grid, default_grid, parse_values, prompt_bench, record_all, split_names
 from .recording import Progress, Recording, record
-
-
-def driver_bench(driver: Union[DynamixelDriver, ErobDriver], actuator: str) -> Bench:
-    """The bench of an open driver; the motor torque of its samples is estimated by the
-    published ``<actuator>/m6`` model."""
-    bench = ErobBench if isinstance(driver, ErobDriver) else DriverBench
-    return bench(driver, [load_model(f"{actuator}/m6")] * len(driver.ids))
 
 
 class ProgressLine:

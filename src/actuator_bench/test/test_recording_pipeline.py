@@ -71,7 +71,7 @@ def test_cli_recording_and_its_bag_are_the_same_log_and_match_a_played_run(tmp_p
     from actuator_drivers.emulated import emulated_dynamixel
 
     with emulated_dynamixel("xl330", "xl330/m6", 0.49, 0.1, time_scale=None, seed=7) as (_, driver):
-        from actuator_bench.record_cli import driver_bench
+        from actuator_bench.driver_bench import driver_bench
 
         recording = record(driver_bench(driver, "xl330"), "sin_sin", INFO, 400.0, rate=100.0, logdir=tmp_path,
                            bag=tmp_path / "bag", prepare_time=0.3, settle_time=0.1, return_time=0.3)
