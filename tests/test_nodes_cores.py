@@ -12,6 +12,9 @@ from actuator_bench.comparison import StateComparison
 from actuator_models.bench import JointSample
 from actuator_bench.driver_bench import DriverBench, DriverConfig
 from actuator_bench.identify import FitJob, FitRequest, request_from_fields
+from actuator_models.identification import DEFAULT_TRIALS
+from actuator_models.logs import read_logs
+from actuator_models.splits import Dataset
 from actuator_bench.messages import BenchInfo, Command, command_from_fields
 from actuator_bench.player import ARM_PATHS, TrajectoryPlayer, schedule
 from actuator_bench.sim_bench import SimBench, SimClock, SimConfig
@@ -177,6 +180,10 @@ def test_fit_request_is_checked(tmp_path, xl330_processed):
         outcome = FitJob(FitRequest(**{**good, **change}), tmp_path).run()
         assert not outcome.success and message in outcome.message
     assert request_from_fields("l", "XL330", ["M1"], 5, 0.5, "").models == ("m1",)
+    # the interface's defaults (trials 0, validation_fraction -1) are the engine's, as the CLI's
+    defaults = request_from_fields("l", "xl330", [], 0, -1.0, "")
+    assert (defaults.trials, defaults.validation_fraction) == (DEFAULT_TRIALS, None)
+    assert request_from_fields("l", "xl330", [], 7, 0.0, "").validation_fraction == 0.0
 
 
 def test_fit_job_reports_progress_and_results(tmp_path, xl330_processed):
@@ -189,6 +196,8 @@ def test_fit_job_reports_progress_and_results(tmp_path, xl330_processed):
     assert all(0 < m < 1.0 for m in outcome.train_mae + outcome.validation_mae)  # rad, after 30 trials
     report = json.loads((Path(outcome.report_dir) / "report.json").read_text())
     assert report["best_model"] == outcome.best_model
+    cli_split = Dataset.split(read_logs(xl330_processed), seed=0)  # what `actuator-models fit` holds out
+    assert report["validation_logs"] == cli_split.validation_names and len(cli_split.validation) == 4
     progress = job.progress()
     assert (progress.model, progress.trials) == ("m2", 30) and 30 <= progress.trial < 30 + 16  # main search only
     assert progress.best_score == pytest.approx(outcome.train_mae[1])

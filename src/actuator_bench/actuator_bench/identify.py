@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Optional, Sequence, Tuple
 
 from actuator_models.actuators import actuator as find_actuator
-from actuator_models.identification import FitInterrupted, FitSettings, Progress
+from actuator_models.identification import DEFAULT_TRIALS, FitInterrupted, FitSettings, Progress
 from actuator_models.logs import LogError, read_logs
 from actuator_models.model import ParamsError
 from actuator_models.report import ALL_MODELS, best_model, fit_models
@@ -43,8 +43,10 @@ class FitRequest:
 
     Attributes:
         logs: folder of processed JSON logs, or a rosbag2 folder. actuator: ``actuator_models``
-        name. models: m1..m6 (empty = all). trials: CMA-ES trials per model.
-        validation_fraction: fraction of logs held out, in [0, 1). output_dir: where to write
+        name. models: m1..m6 (empty = all). trials: CMA-ES trials per model (default: the
+        engine's, as ``actuator-models fit``). validation_fraction: fraction of logs held out,
+        in [0, 1) (None: the engine's default split, a quarter covering every gain and
+        trajectory, as ``actuator-models fit``). output_dir: where to write
         (empty = a new folder under the job's output root). force: fit even on fewer training
         logs than one per two free parameters (refused otherwise, with the reason as outcome).
     """
@@ -52,8 +54,8 @@ class FitRequest:
     logs: str
     actuator: str
     models: Tuple[str, ...] = ()
-    trials: int = 6000
-    validation_fraction: float = 0.25
+    trials: int = DEFAULT_TRIALS
+    validation_fraction: Optional[float] = None
     output_dir: str = ""
     force: bool = False
 
@@ -70,7 +72,7 @@ class FitRequest:
             raise ValueError(f"models: {', '.join(unknown)} not among {', '.join(ALL_MODELS)}")
         if self.trials < 1:
             raise ValueError(f"trials: {self.trials} must be at least 1")
-        if not 0.0 <= self.validation_fraction < 1.0:
+        if self.validation_fraction is not None and not 0.0 <= self.validation_fraction < 1.0:
             raise ValueError(f"validation_fraction: {self.validation_fraction} must be in [0, 1)")
 
 
@@ -189,6 +191,7 @@ class FitJob:
 
 def request_from_fields(logs: str, actuator: str, models: Sequence[str], trials: int, validation_fraction: float,
                         output_dir: str, force: bool = False) -> FitRequest:
-    """A :class:`FitRequest` from the goal's fields (model names lower-cased)."""
-    return FitRequest(logs, actuator.lower(), tuple(m.lower() for m in models), int(trials),
-                      float(validation_fraction), output_dir, force=bool(force))
+    """A :class:`FitRequest` from the goal's fields (model names lower-cased; ``trials`` 0 and a
+    negative ``validation_fraction`` stand for the engine's defaults, as the interface says)."""
+    return FitRequest(logs, actuator.lower(), tuple(m.lower() for m in models), int(trials) or DEFAULT_TRIALS,
+                      None if validation_fraction < 0 else float(validation_fraction), output_dir, force=bool(force))
