@@ -57,6 +57,16 @@ def other(command: str, logdir: Path, model: str, seed: int) -> Tuple[float, flo
     return float(match[1]), float(match[2]), seconds
 
 
+def paired_interval(diffs: List[float]) -> str:
+    """' (95 % CI lo .. hi)' of the mean paired difference (Student's t), '' for one seed."""
+    if len(diffs) < 2:
+        return ""
+    from scipy.stats import t
+
+    half = t.ppf(0.975, len(diffs) - 1) * statistics.stdev(diffs) / len(diffs) ** 0.5
+    return f" (95 % CI {statistics.mean(diffs) - half:+.5f} .. {statistics.mean(diffs) + half:+.5f})"
+
+
 def seeds_of(text: str) -> List[int]:
     first, _, last = text.partition("-")
     return list(range(int(first), int(last or first) + 1))
@@ -86,8 +96,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         diffs = [r[1][1] - r[2][1] for r in rows]
         print(f"other: train {mean(r[2][0] for r in rows):.5f}, validation {mean(r[2][1] for r in rows):.5f} "
               f"(median {statistics.median(r[2][1] for r in rows):.5f}), {mean(r[2][2] for r in rows):.1f} s per fit")
-        print(f"validation ours - other: mean {mean(diffs):+.5f}, median {statistics.median(diffs):+.5f}, "
-              f"ours lower on {sum(d < 0 for d in diffs)} of {len(diffs)} seeds")
+        print(f"validation ours - other: mean {mean(diffs):+.5f}{paired_interval(diffs)}, "
+              f"median {statistics.median(diffs):+.5f}, ours lower on {sum(d < 0 for d in diffs)} of {len(diffs)} seeds")
     return 0
 
 
