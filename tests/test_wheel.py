@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -94,6 +95,18 @@ def test_rolling_over_waves_keeps_the_hinge_under_the_wheel():
     # under the centre up to the tangential deflection (without moving it on release: 29 mm off)
     assert np.max(np.abs(aux["u1"][in_contact] + aux["qx"][in_contact] - closest[in_contact])) < 2.5e-3
     assert np.ptp(aux["balance"]) < 1e-5
+
+
+def test_cli_wheel_without_mujoco_says_how_to_install_it(monkeypatch, capsys):
+    import sys
+
+    from hybrid_sim.wheel_mujoco import run_mujoco
+
+    monkeypatch.setitem(sys.modules, "mujoco", None)  # as if MuJoCo were not installed: import fails
+    assert main(["wheel", "--final-time", "0.1", "--mujoco"]) == 2
+    assert "--mujoco: MuJoCo is not installed; pip install 'hybrid_sim[mujoco]'" in capsys.readouterr().err
+    with pytest.raises(ImportError, match=re.escape("hybrid_sim[mujoco]")):
+        run_mujoco(WheelParameters(), initial_state(params=WheelParameters()), 0.01)
 
 
 def test_cli_wheel_writes_plot_and_json(tmp_path, capsys):

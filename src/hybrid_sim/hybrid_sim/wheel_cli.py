@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Dict, Optional
@@ -14,7 +15,7 @@ from .result import HybridResult
 from .runopts import add_run_arguments, finish, parse_assignments, read_config, settings_from_args
 from .settings import RunSettings
 from .wheel import FLIGHT, Wheel, WheelParameters, initial_state
-from .wheel_mujoco import MujocoRun, run_mujoco
+from .wheel_mujoco import INSTALL_HINT, MujocoRun, run_mujoco
 
 DEFAULTS = RunSettings(final_time=2.0, record_period=0.002, stop_precision=1e-10, tolerance=1e-8,
                        max_time_step=1e-3, max_chart_count=20000)
@@ -65,6 +66,8 @@ def _run(args: argparse.Namespace) -> int:
         raise ValueError(f"--initial: height must be > 0 (start in flight), got {initial['height']!r}")
     if args.plot and Path(args.plot).exists() and not args.force:
         raise FileExistsError(f"{args.plot}: exists (use --force to overwrite)")
+    if args.mujoco and importlib.util.find_spec("mujoco") is None:  # before a long hybrid run, not after
+        raise ValueError(f"--mujoco: MuJoCo is not installed; {INSTALL_HINT}")
     settings = settings_from_args(args, DEFAULTS, symbols)
     model = Wheel(params)
     x0 = initial_state(params=params, **initial)

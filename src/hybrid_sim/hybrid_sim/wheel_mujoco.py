@@ -24,6 +24,9 @@ import numpy as np
 
 from .wheel import FLIGHT, STATE_NAMES, Wheel, WheelParameters
 
+#: How to get the optional dependency.
+INSTALL_HINT = "pip install 'hybrid_sim[mujoco]' (or mujoco>=3.2)"
+
 MJCF = """
 <mujoco model="tire_wheel">
   <option timestep="{dt}" gravity="0 0 {gz}" integrator="Euler"/>
@@ -55,8 +58,15 @@ class MujocoRun:
 
 def run_mujoco(params: WheelParameters, x0: np.ndarray, final_time: float, timestep: float = 1e-4,
                record_period: float = 0.01) -> MujocoRun:
-    """Simulate the wheel from full state ``x0`` (flight) in MuJoCo with the tire model's wrench."""
-    import mujoco
+    """Simulate the wheel from full state ``x0`` (flight) in MuJoCo with the tire model's wrench.
+
+    Raises:
+        ImportError: MuJoCo is not installed (it is the optional ``mujoco`` extra).
+    """
+    try:
+        import mujoco
+    except ImportError as error:
+        raise ImportError(f"the MuJoCo wheel needs MuJoCo: {INSTALL_HINT}") from error
 
     wheel = Wheel(params)
     model = mujoco.MjModel.from_xml_string(MJCF.format(dt=timestep, gz=-params.gravity, mass=params.mass,
