@@ -79,14 +79,14 @@ def test_search_space_fixed_and_bounds():
 
 def test_fit_recovers_a_known_model():
     """Logs synthesised from mx64/m6 on a Table I style grid, with 4096-count encoder
-    quantisation: the fitted M6 validates within 20 % of the true model (whose own MAE is the
+    quantisation: the fitted M6 validates within 25 % of the true model (whose own MAE is the
     quantisation floor, ~0.0004 rad) and M1 is clearly worse.
 
     The budget lets the search converge (it stops on patience near 20000 trials, the polish near
-    10000): the ratio to the true model was 0.95-1.09 over seeds 0-9 then. At 16000 trials the
-    search is cut before it settles and the ratio is a draw (0.97-1.42 over seeds 0-7), which
-    the platform's floating point decides (CPU, libm and numpy builds): seed 0 was under 1.1 on one
-    machine, 1.11 on another."""
+    10000): the ratio to the true model on each seed's validation logs was 0.97-1.19 over seeds
+    0-9 then (1.005 at seed 0). At 16000 trials the search is cut before it settles and the ratio
+    is a draw (0.97-1.46 over seeds 0-7) that the platform's floating point decides (CPU, libm and
+    numpy builds): seed 0 was under 1.1 on one machine, 1.11 on another."""
     true = load_model("mx64/m6")
     logs = synthesize_logs(true, grid([0.5, 1.5], [0.15], [8, 32]))
     m6 = fit(logs, "mx64", "m6", trials=40000, seed=0)
@@ -95,7 +95,7 @@ def test_fit_recovers_a_known_model():
     assert 0.0002 < true_mae < 0.0006
     search = m6.phases[0]
     assert search.phase == "search" and search.trials < 0.75 * 40000  # it converged, before its share ran out
-    assert m6.validation_mae <= 1.2 * true_mae
+    assert m6.validation_mae <= 1.25 * true_mae
     assert m1.validation_mae > 5 * m6.validation_mae
 
 
