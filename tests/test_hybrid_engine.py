@@ -138,14 +138,16 @@ def test_chart_count_limit_stops_with_an_error_and_keeps_the_data():
     assert result.aux.shape == (4, result.t.size)
 
 
-def test_a_boundary_already_crossed_on_entry_does_not_fire_again():
+def test_a_boundary_already_crossed_on_entry_does_not_fire_again_nor_is_passed():
     # a state-only transition back into the same chart leaves the boundary at (0, precision]
-    # (LEFT side): it must not fire at once (it would until the chart count limit otherwise)
+    # (LEFT side): it must not fire at once (it would until the chart count limit otherwise);
+    # the flow still points out of the patch, so it is not integrated past either (until issue 25
+    # it was, silently, to x = 2): the run stops there as chattering
     settings = RunSettings(final_time=2.0, max_chart_count=10)
     result = simulate(Line([0.9], side=Side.LEFT, same_chart=True), [0.0], settings)
-    assert result.success, result.message
+    assert result.status == -2 and "fell below -stop_precision" in result.message
     assert len(result.events) == 1
-    assert result.t[-1] == 2.0 and result.y[0, -1] == pytest.approx(2.0)
+    assert result.y[0].max() <= 0.9 + 2e-10
 
 
 def test_a_discontinuous_boundary_fails_with_a_message_and_keeps_the_data():
@@ -220,3 +222,67 @@ def test_plot_of_a_run_is_a_png(tmp_path):
     result = simulate(Ball(), [1.0, 0.0, 0.0], RunSettings(final_time=1.0, record_period=0.01))
     path = plot_run(result, tmp_path / "ball.png", ("y", "v"))
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+# ---------------------------------------------------------------- Zeno points and chattering (issue 25)
+def ball_zeno_time(h0: float) -> float:
+    """Closed form: the bounce times accumulate at t1 (1 + e) / (1 - e), t1 = sqrt(2 h0 / g)."""
+    return math.sqrt(2.0 * h0 / G) * (1.0 + RESTITUTION) / (1.0 - RESTITUTION)
+
+
+class RestingBall(Ball):
+    """The ball with a declared resting chart: on the floor at rest once the bounces accumulate."""
+
+    chart_names = ("FLIGHT", "REST")
+
+    def vector_field(self, t, x, chart):
+        return np.array([x[1], -G]) if chart == 0 else np.zeros(2)
+
+    def boundaries(self, chart):
+        return [Boundary(0, Side.RIGHT)] if chart == 0 else []
+
+    def rest(self, t, x, chart, index):
+        return Transition(1, np.array([0.0, 0.0, x[2]]))
+
+
+ZENO_SETTINGS = RunSettings(final_time=5.0, record_period=1e-3, stop_precision=1e-13, tolerance=1e-10,
+                            max_chart_count=1000)
+
+
+def test_bouncing_ball_stops_at_the_zeno_time_and_never_falls_through_the_floor():
+    # before issue 25 the boundary, disarmed after each bounce until it rose above the precision,
+    # was never re-armed once a bounce rose less than that: the ball fell through the floor
+    # (y = -0.66 m at 5 s) and the run said "reached final time"
+    result = simulate(Ball(), [1.0, 0.0, 0.0], ZENO_SETTINGS)
+    times = np.array([e.t for e in result.events])
+    np.testing.assert_allclose(times[:20], ball_bounce_times(1.0, 20), rtol=0.0, atol=1e-9)
+    assert result.status == -2 and not result.success
+    assert "Zeno" in result.message and "fell below -stop_precision" in result.message
+    assert result.zeno_time == pytest.approx(ball_zeno_time(1.0), abs=1e-6)
+    assert abs(result.t_final - ball_zeno_time(1.0)) < 1e-3  # the last sample, on the 1 ms grid
+    assert times[-1] < ball_zeno_time(1.0) and len(times) > 50
+    assert result.state("y").min() >= -1e-13
+    assert min(e.state_before[0] for e in result.events) >= -1e-13
+
+
+def test_bouncing_ball_rests_on_the_floor_in_a_declared_resting_chart():
+    result = simulate(RestingBall(), [1.0, 0.0, 0.0], ZENO_SETTINGS)
+    assert result.success, result.message
+    assert result.t_final == 5.0
+    rest = result.events[-1]
+    assert (rest.chart_from, rest.chart_to) == (0, 1)
+    assert rest.t == pytest.approx(ball_zeno_time(1.0), abs=2e-6)  # the fall is caught within 4 flights
+    y, chart = result.state("y"), result.chart
+    assert y.min() >= -1e-13
+    assert np.all(y[chart == 1] == 0.0) and np.all(result.t[chart == 1] > rest.t - 1e-3)
+
+
+def test_a_transition_sooner_than_min_event_interval_is_chattering():
+    settings = RunSettings(final_time=5.0, stop_precision=1e-13, tolerance=1e-10, max_chart_count=1000,
+                           min_event_interval=1e-3)
+    result = simulate(Ball(), [1.0, 0.0, 0.0], settings)
+    assert result.status == -2 and "below min_event_interval" in result.message
+    intervals = np.diff([e.t for e in result.events])
+    # the first flight shorter than 1 ms: 2 e^k t1 < 1e-3 from k = 31, so impact 32 is refused
+    assert intervals.min() >= 1e-3 and len(result.events) == 31
+    assert result.zeno_time == pytest.approx(ball_zeno_time(1.0), abs=1e-9)

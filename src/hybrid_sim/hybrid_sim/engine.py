@@ -18,6 +18,15 @@ rules of SimSect can be kept exactly (``solve_ivp``'s own events cannot express 
   time, the post-transition one at an event time (epochs are ``[t_i, t_{i+1})``). No dense output
   spanning an event is ever built, which is how solve_ivp gets duplicate times (scipy #15262,
   #17066);
+* a boundary disarmed on entry is never integrated past: if it falls below ``-stop_precision``
+  before it was re-armed, the flow left the patch again without re-entering it (the transitions
+  accumulate: a Zeno point such as a bouncing ball coming to rest, or chattering between charts
+  whose vector fields point at each other, manual section 6). That fall is located like a
+  crossing (to within ``stop_precision`` of ``-stop_precision``); so is a transition sooner than
+  ``min_event_interval`` after the previous one. There the model's ``rest`` map may move the
+  state into a resting chart and the run goes on; when it declares none the run stops with
+  ``status = -2`` (``ZENO``), a message saying where, and ``zeno_time``, the accumulation time
+  extrapolated from the last three event times (exact for geometrically shrinking intervals);
 * more than ``max_chart_count`` transitions, a step below ``min_time_step``, a crossing that
   cannot be located in ``max_stop_iterations``, a solver failure or an invalid chart stop the run
   with ``status = -1`` and a message, keeping everything recorded so far.
@@ -33,8 +42,8 @@ import numpy as np
 import scipy.integrate
 
 from .errors import SimulationError
-from .model import Boundary, HybridModel, Side
-from .result import FAILED, REACHED_FINAL_TIME, Event, HybridResult
+from .model import Boundary, HybridModel, Side, Transition
+from .result import FAILED, REACHED_FINAL_TIME, ZENO, Event, HybridResult
 from .settings import RunSettings
 
 
@@ -44,6 +53,15 @@ class _Crossing:
     y: np.ndarray  # continuous states at t
     position: int  # position of the boundary in the chart's list
     boundary: Boundary
+    fell_through: bool = False  # a disarmed boundary fell below -stop_precision (Zeno, chattering)
+
+
+class _Zeno(Exception):
+    """Transitions accumulate at a crossing; ``simulate`` rests the state or stops the run."""
+
+    def __init__(self, why: str) -> None:
+        super().__init__(why)
+        self.why = why
 
 
 def locate_crossing(g: Callable[[float], float], ta: float, ga: float, tb: float, gb: float,
@@ -159,6 +177,8 @@ class _Epoch:
             return None
         values = [self.value(i, self.t0, self.y0) for i in range(len(self.bounds))]
         armed = [v > s.stop_precision for v in values]
+        # disarmed on entry but on the patch boundary (within the precision band): watched for a fall
+        watched = [not a and v >= -s.stop_precision for a, v in zip(armed, values)]
         solver_class = getattr(scipy.integrate, s.method)
         solver = solver_class(self.fun, self.t0, self.y0, s.final_time, max_step=s.max_time_step,
                               rtol=s.tolerance, atol=s.tolerance)
@@ -173,10 +193,13 @@ class _Epoch:
             y_new = solver.y.copy()
             new_values = [self.value(i, t_new, y_new) for i in range(len(self.bounds))]
             crossed = [i for i, v in enumerate(new_values) if armed[i] and v <= 0.0]
+            fell = [i for i, v in enumerate(new_values) if watched[i] and not armed[i] and v < -s.stop_precision]
             dense = solver.dense_output()
-            if crossed:
-                crossing = min((self._locate(i, dense, t_old, values[i], t_new, new_values[i]) for i in crossed),
-                               key=lambda c: (c.t, c.position))
+            if crossed or fell:
+                located = [self._locate(i, dense, t_old, values[i], t_new, new_values[i]) for i in crossed]
+                located += [self._locate(i, dense, t_old, values[i], t_new, new_values[i], fell_through=True)
+                            for i in fell]
+                crossing = min(located, key=lambda c: (c.t, c.position))
                 recorder.flow(dense, self.book, self.chart, crossing.t, include_end=False)
                 return crossing
             recorder.flow(dense, self.book, self.chart, t_new, include_end=True)
@@ -188,12 +211,15 @@ class _Epoch:
             if solver.status == "finished":
                 return None
 
-    def _locate(self, position: int, dense, ta: float, ga: float, tb: float, gb: float) -> _Crossing:
+    def _locate(self, position: int, dense, ta: float, ga: float, tb: float, gb: float,
+                fell_through: bool = False) -> _Crossing:
+        """The crossing of zero (or, for a fall, of ``-stop_precision``, located before it)."""
         s = self.settings
         bound = self.bounds[position]
-        t = locate_crossing(lambda tc: self.value(position, tc, dense(tc)), ta, ga, tb, gb, bound.side,
-                            s.stop_precision, s.max_stop_iterations)
-        return _Crossing(t, dense(t), position, bound)
+        shift, side = (s.stop_precision, Side.LEFT) if fell_through else (0.0, bound.side)
+        t = locate_crossing(lambda tc: self.value(position, tc, dense(tc)) + shift, ta, ga + shift, tb,
+                            gb + shift, side, s.stop_precision, s.max_stop_iterations)
+        return _Crossing(t, dense(t), position, bound, fell_through)
 
 
 def simulate(model: HybridModel, x0: Sequence[float], settings: RunSettings = RunSettings(),
@@ -213,7 +239,7 @@ def simulate(model: HybridModel, x0: Sequence[float], settings: RunSettings = Ru
     recorder = _Recorder(settings.record_period, settings.final_time)
     events: List[Event] = []
     nfev = [0]
-    status, message = REACHED_FINAL_TIME, "reached final time"
+    status, message, zeno_time = REACHED_FINAL_TIME, "reached final time", None
     start = model.initial_chart(t0, x0)
     t, x, chart = t0, np.asarray(start.state, dtype=float), start.chart
     try:
@@ -229,14 +255,57 @@ def simulate(model: HybridModel, x0: Sequence[float], settings: RunSettings = Ru
                     recorder.add(crossing.t, before, chart)
                 raise SimulationError(f"chart count limit {settings.max_chart_count} exceeded at "
                                       f"t = {crossing.t!r} s in chart {model.chart_name(chart)}")
-            new = model.transition(crossing.t, before, chart, crossing.boundary.index)
+            try:
+                new = _next_chart(model, settings, crossing, before, chart, events)
+            except _Zeno as zeno:
+                if settings.record_period == 0.0:
+                    recorder.add(crossing.t, before, chart)
+                zeno_time = accumulation_time([e.t for e in events])
+                at = f"; transitions accumulate at t = {zeno_time!r} s" if zeno_time is not None else ""
+                status, message = ZENO, (
+                    f"Zeno/chattering at t = {crossing.t!r} s: {zeno.why} (boundary {crossing.boundary.index} "
+                    f"of chart {model.chart_name(chart)}){at}; the model declares no resting chart (rest)")
+                break
             after = np.asarray(new.state, dtype=float)
             events.append(Event(crossing.t, chart, new.chart, crossing.boundary.index, before, after))
             t, x, chart = crossing.t, after, new.chart
             _check_valid(model, t, x, chart)
     except SimulationError as error:
         status, message = FAILED, str(error)
-    return _result(model, recorder, events, status, message, nfev[0])
+    return _result(model, recorder, events, status, message, nfev[0], zeno_time)
+
+
+def _next_chart(model: HybridModel, settings: RunSettings, crossing: _Crossing, before: np.ndarray,
+                chart: int, events: List[Event]) -> "Transition":
+    """The transition at ``crossing``: the model's own, or its resting chart where transitions accumulate."""
+    why = ""
+    if crossing.fell_through:
+        why = (f"the boundary fell below -stop_precision {settings.stop_precision:g} before the flow "
+               f"re-entered its patch after the last transition")
+    elif events and crossing.t - events[-1].t < settings.min_event_interval:
+        why = (f"{crossing.t - events[-1].t:g} s since the previous transition, below min_event_interval "
+               f"{settings.min_event_interval:g} s")
+    if not why:
+        return model.transition(crossing.t, before, chart, crossing.boundary.index)
+    rest = model.rest(crossing.t, before, chart, crossing.boundary.index)
+    if rest is None:
+        raise _Zeno(why)
+    return rest
+
+
+def accumulation_time(times: Sequence[float]) -> Optional[float]:
+    """Where event times shrinking geometrically accumulate, from the last three (``None``: not shrinking).
+
+    With intervals ``d1 = t[-2] - t[-3]`` and ``d2 = t[-1] - t[-2]``, ratio ``r = d2 / d1 < 1``:
+    ``t[-1] + d2 r / (1 - r)`` (the bouncing ball's closed form, Aitken's extrapolation).
+    """
+    if len(times) < 3:
+        return None
+    d1, d2 = times[-2] - times[-3], times[-1] - times[-2]
+    if not 0.0 < d2 < d1:
+        return None
+    r = d2 / d1
+    return float(times[-1] + d2 * r / (1.0 - r))
 
 
 def _check_valid(model: HybridModel, t: float, x: np.ndarray, chart: int) -> None:
@@ -248,7 +317,7 @@ def _check_valid(model: HybridModel, t: float, x: np.ndarray, chart: int) -> Non
 
 
 def _result(model: HybridModel, recorder: _Recorder, events: List[Event], status: int, message: str,
-            nfev: int) -> HybridResult:
+            nfev: int, zeno_time: Optional[float]) -> HybridResult:
     n = len(model.state_names)
     y = np.array(recorder.x).T if recorder.x else np.empty((n, 0))
     aux_rows = [np.asarray(model.auxiliary(t, x, c), dtype=float)
@@ -258,4 +327,5 @@ def _result(model: HybridModel, recorder: _Recorder, events: List[Event], status
     return HybridResult(
         t=np.array(recorder.t, dtype=float), y=y, chart=np.array(recorder.chart, dtype=int), aux=aux,
         events=tuple(events), status=status, message=message, nfev=nfev,
-        state_names=tuple(model.state_names), aux_names=aux_names, chart_names=tuple(model.chart_names))
+        state_names=tuple(model.state_names), aux_names=aux_names, chart_names=tuple(model.chart_names),
+        zeno_time=zeno_time)

@@ -95,6 +95,14 @@ class HybridModel(ABC):
         """``None`` when ``x`` is a valid state of ``chart``, else why not (manual 3.5.8)."""
         return None
 
+    def rest(self, t: float, x: np.ndarray, chart: int, index: int) -> Optional[Transition]:
+        """The resting chart and state where transitions on boundary ``index`` of ``chart`` accumulate.
+
+        Called instead of ``transition`` at a Zeno point or chattering (see the engine): ``x`` is on
+        the boundary. ``None`` (default): the run stops there with status -2.
+        """
+        return None
+
     def aux_names(self) -> Tuple[str, ...]:
         """Names of the auxiliary outputs (manual 3.5.9); default: time and every state."""
         return ("t",) + tuple(self.state_names)

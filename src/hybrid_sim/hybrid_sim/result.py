@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, Tuple
+from typing import Dict, Optional, Tuple
 
 import numpy as np
 
 #: ``status`` values (as solve_ivp: 0 reached the final time, negative = failure).
 REACHED_FINAL_TIME = 0
 FAILED = -1
+#: transitions accumulate (a Zeno point or chattering) and the model declares no resting chart
+ZENO = -2
 
 
 @dataclass(frozen=True)
@@ -46,9 +48,12 @@ class HybridResult:
         chart: chart of each sample, shape (N,).
         aux: auxiliary outputs, shape (n_aux, N).
         events: every transition in order.
-        status: 0 reached the final time; -1 stopped early (see ``message``).
+        status: 0 reached the final time; -1 stopped early by a fault, -2 stopped where the
+            transitions accumulate (Zeno, chattering) (see ``message``).
         message: why the run ended.
         nfev: vector-field evaluations.
+        zeno_time: with status -2, the time [s] the transitions accumulate at, extrapolated from
+            the last three event times (``None`` when they do not shrink).
     """
 
     t: np.ndarray
@@ -62,6 +67,7 @@ class HybridResult:
     state_names: Tuple[str, ...]
     aux_names: Tuple[str, ...]
     chart_names: Tuple[str, ...]
+    zeno_time: Optional[float] = None
 
     @property
     def success(self) -> bool:

@@ -44,6 +44,9 @@ def add_run_arguments(p: argparse.ArgumentParser, defaults: RunSettings) -> None
     g.add_argument("--stop-precision", type=float, help=f"(default {defaults.stop_precision:g})")
     g.add_argument("--max-stop-iterations", type=int, help=f"(default {defaults.max_stop_iterations})")
     g.add_argument("--max-chart-count", type=int, help=f"(default {defaults.max_chart_count})")
+    g.add_argument("--min-event-interval", type=float, metavar="S",
+                   help="a transition sooner than this after the previous one is chattering: the run stops "
+                        "with status -2 (default 0: off; a boundary falling through is caught regardless)")
     g.add_argument("--method", help=f"scipy OdeSolver (default {defaults.method})")
     g.add_argument("--config", metavar="RC", help="a SimSect initialization file (name = value; lines); "
                    "command-line options given explicitly win")

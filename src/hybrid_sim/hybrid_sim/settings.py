@@ -19,6 +19,7 @@ SYMBOLS: Dict[str, str] = {
     "maxTimeStep": "max_time_step",
     "minTimeStep": "min_time_step",
     "maxChartCount": "max_chart_count",
+    "minEventInterval": "min_event_interval",
 }
 
 
@@ -41,6 +42,10 @@ class RunSettings:
         max_chart_count: most transitions allowed; the next one stops the run with an error,
             keeping everything recorded so far.
         method: a scipy.integrate OdeSolver class name (RK45 is the 4(5) Dormand-Prince pair).
+        min_event_interval: a transition sooner than this [s] after the previous one is taken as
+            chattering (the model's resting chart, or status -2); 0 (default) disables the check
+            (a boundary that falls through its precision band is caught regardless). Not a
+            symbol of the manual: ``minEventInterval`` here.
     """
 
     final_time: float = 1.0
@@ -52,6 +57,7 @@ class RunSettings:
     min_time_step: float = 1e-15
     max_chart_count: int = 128
     method: str = "RK45"
+    min_event_interval: float = 0.0
 
     def __post_init__(self) -> None:
         checks = (
@@ -64,6 +70,7 @@ class RunSettings:
             ("min_time_step", 0.0 <= self.min_time_step < self.max_time_step),
             ("max_chart_count", self.max_chart_count >= 0),
             ("method", self.method in METHODS),
+            ("min_event_interval", self.min_event_interval >= 0.0),
         )
         for name, ok in checks:
             if not ok:
