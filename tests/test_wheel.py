@@ -126,3 +126,27 @@ def test_cli_wheel_writes_plot_and_json(tmp_path, capsys):
     assert info["touchdowns"] == 1 and info["events"][0]["t"] == pytest.approx(np.sqrt(2 * 0.01 / 9.81), abs=1e-9)
     rc.write_text("bogus = 1;\n")
     assert main(["wheel", "--config", str(rc)]) == 2
+
+
+@pytest.mark.parametrize("mu", [0.3, 0.8, 1.0])
+def test_undamped_wheel_with_friction_runs_and_keeps_its_liftoff_energy(mu):
+    # before issue 25 this stopped at the first liftoff for every mu: the slip -> stick boundary
+    # jumped as the normal force ran out ("not located to stop precision ... discontinuous boundary?")
+    params = WheelParameters(d_theta=0.0, d_t=0.0, d_z=0.0, mu=mu)
+    model = Wheel(params)
+    settings = RunSettings(final_time=2.0, record_period=0.002, stop_precision=1e-10, tolerance=1e-9,
+                           max_time_step=1e-3, max_chart_count=20000)
+    result = simulate(model, initial_state(params=params, spin=10.0), settings)
+    assert result.success, result.message
+    assert result.t[-1] == 2.0
+    aux = dict(zip(result.aux_names, result.aux))
+    assert sum(1 for e in result.events if e.chart_from == FLIGHT) >= 5
+    # E + dissipated + released - work is constant (E: kinetic + gravity + spring, about 28 J)
+    assert np.ptp(aux["balance"]) < 1e-6
+    # the friction circle shrinks with the normal force, so the slip has already dissipated the
+    # tangential spring when f_z = -k_z z reaches 0: nothing is left to release at liftoff
+    assert aux["released"][-1] < 1e-9
+    assert aux["dissipated"][-1] > 1.0
+    for e in result.events:
+        if e.chart_to == FLIGHT:
+            assert model.model.stiffness.energy(e.state_before[10:14]) < 1e-9

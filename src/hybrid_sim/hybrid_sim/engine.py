@@ -196,10 +196,7 @@ class _Epoch:
             fell = [i for i, v in enumerate(new_values) if watched[i] and not armed[i] and v < -s.stop_precision]
             dense = solver.dense_output()
             if crossed or fell:
-                located = [self._locate(i, dense, t_old, values[i], t_new, new_values[i]) for i in crossed]
-                located += [self._locate(i, dense, t_old, values[i], t_new, new_values[i], fell_through=True)
-                            for i in fell]
-                crossing = min(located, key=lambda c: (c.t, c.position))
+                crossing = self._earliest(dense, t_old, values, t_new, new_values, crossed, fell)
                 recorder.flow(dense, self.book, self.chart, crossing.t, include_end=False)
                 return crossing
             recorder.flow(dense, self.book, self.chart, t_new, include_end=True)
@@ -210,6 +207,30 @@ class _Epoch:
             values = new_values
             if solver.status == "finished":
                 return None
+
+    def _earliest(self, dense, ta: float, values: Sequence[float], tb: float, new_values: Sequence[float],
+                  crossed: Sequence[int], fell: Sequence[int]) -> _Crossing:
+        """The earliest crossing in ``[ta, tb]`` (ties: the boundary listed first).
+
+        Boundaries are located in list order, each only up to the earliest crossing found so far:
+        one that has not crossed by then is not located at all, so a boundary that is
+        discontinuous only beyond an earlier crossing (the wheel's slip release at liftoff)
+        never stops the run.
+        """
+        best: Optional[_Crossing] = None
+        for i, fell_through in sorted([(i, False) for i in crossed] + [(i, True) for i in fell]):
+            shift = self.settings.stop_precision if fell_through else 0.0
+            end, g_end = tb, new_values[i]
+            if best is not None:
+                g_end = self.value(i, best.t, best.y)
+                if g_end + shift > 0.0:
+                    continue
+                end = best.t
+            found = self._locate(i, dense, ta, values[i], end, g_end, fell_through)
+            if best is None or found.t < best.t:
+                best = found
+        assert best is not None
+        return best
 
     def _locate(self, position: int, dense, ta: float, ga: float, tb: float, gb: float,
                 fell_through: bool = False) -> _Crossing:

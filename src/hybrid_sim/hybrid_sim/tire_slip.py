@@ -15,8 +15,8 @@ The paper leaves stick-slip to future work; this is our rule, an elasto-plastic 
   so that the hinges, and Psi_c, follow the tire as it slides, as rolling moves them when it rolls.
 
 Transitions between the two are charts of the hybrid model (``wheel``): crossing
-r - |(x, y)| = 0 (stick -> slip) and lambda = 0 (slip -> stick), so the state never jumps and
-the slip rule adds no chattering. The rule needs an isotropic, uncoupled tangential stiffness
+r - |(x, y)| = 0 (stick -> slip) and |(x, y)| lambda = 0 (slip -> stick, ``release_margin``), so
+the state never jumps and the slip rule adds no chattering. The rule needs an isotropic, uncoupled tangential stiffness
 (``Stiffness.tangential_isotropic``) so that "the force limit" and "the deformation limit" are
 the same circle.
 """
@@ -53,12 +53,17 @@ class SlipRule:
         return self.mu * max(-k[3] @ q, 0.0) / k[1, 1]
 
     def radius_rate(self, q: np.ndarray, rate: np.ndarray) -> float:
-        """r' [m/s] for a deformation rate q' (while compressed)."""
+        """r' = mu f_n' / k_t [m/s] for a deformation rate q'.
+
+        The derivative of r = mu f_n / k_t on the compressed side, continued unchanged where
+        f_n <= 0 (only reached within the stop precision of liftoff, or at the root finder's trial
+        points beyond it): the slip-release boundary ``release`` built on it stays continuous as
+        the normal force reaches zero. Clamping it to 0 there (as r itself is clamped) made the
+        boundary jump from +lambda to about -lambda at f_n = 0, a crossing no root finder can
+        locate: the undamped wheel with friction stopped at its first liftoff (issue 25).
+        """
         k = self.stiffness.matrix
-        growth = self.mu * (-k[3] @ rate) / k[1, 1]
-        force = -k[3] @ q
-        # r = mu max(f_n, 0) / k_t: its right derivative, also at the first instant of contact (f_n = 0)
-        return growth if force > 0.0 or (force == 0.0 and growth > 0.0) else 0.0
+        return float(self.mu * (-k[3] @ rate) / k[1, 1])
 
     def stick_margin(self, q: np.ndarray) -> float:
         """r - |(x, y)| [m]: positive while the friction holds the tangential spring."""
@@ -77,6 +82,17 @@ class SlipRule:
         """lambda = s.e - r' [m/s]: how fast the released part leaves; >= 0 while slipping."""
         e = self.direction(q, stick_rate)
         return float(stick_rate[1:3] @ e) - self.radius_rate(q, stick_rate)
+
+    def release_margin(self, q: np.ndarray, stick_rate: np.ndarray) -> float:
+        """|(x, y)| lambda = s.(x, y) - r' |(x, y)| [m^2/s]: the slip -> stick boundary.
+
+        Same sign as lambda, but continuous where (x, y) passes through 0, as it does when the
+        normal force runs out while slipping (r -> 0): there lambda itself jumps, its direction
+        e flipping with (x, y), a crossing no root finder locates (the undamped wheel's first
+        liftoff, issue 25). Here it crosses zero there, continuously.
+        """
+        xy = np.asarray(q[1:3], float)
+        return float(stick_rate[1:3] @ xy) - self.radius_rate(q, stick_rate) * float(np.hypot(xy[0], xy[1]))
 
     def released(self, q: np.ndarray, stick_rate: np.ndarray) -> np.ndarray:
         """lambda e [m/s] in Psi_c's (x, y): the sliding the spring does not take."""

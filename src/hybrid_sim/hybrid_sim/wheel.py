@@ -18,11 +18,20 @@ Charts and boundaries (all positive inside the patch):
   (lambda > 0, see ``tire_slip``), else STICK;
 * STICK: f_z (the normal force, spring + damper: liftoff when it would pull); r - |(qx, qy)|
   (friction limit, only when mu is finite);
-* SLIP: f_z; lambda (slip -> stick when the twist unloads the tangential spring).
+* SLIP: f_z; |(qx, qy)| lambda (slip -> stick when the twist unloads the tangential spring;
+  weighted so that it stays continuous as (qx, qy) shrinks through 0 at liftoff, ``tire_slip``).
+  Where a boundary falls through right after a transition (liftoff while slipping), ``rest``
+  takes that boundary's own transition.
 
-Liftoff releases the spring's remaining energy V(q) into ``released`` (the tire vibrates it away;
-without damper and slip that is the tangential energy left at z = 0), so that
-E = kinetic + gravity + spring, E + dissipated + released - work is constant.
+Liftoff releases the spring's remaining energy V(q) into ``released``, so that E = kinetic +
+gravity + spring, E + dissipated + released - work is constant. With a finite mu there is none
+to release in the undamped tire: the friction circle r = mu f_n / k_t shrinks to 0 with the
+normal force, so the slip has dissipated the tangential spring (into ``dissipated``) by the time
+f_z = -k_z z reaches 0 (to the integration error: 3e-8 J at tolerance 1e-8, 1e-11 J at 1e-10).
+What is released is what the text's contact cannot keep once it is broken (section VII: "the
+contact is broken (the energy in the spring is lost)"): the tangential spring of a tire that
+never slips (mu = inf), and with dampers the elastic compression left where spring + damper
+stop pushing (a massless free spring-damper would relax and dissipate exactly that).
 """
 
 from __future__ import annotations
@@ -155,7 +164,7 @@ class Wheel(HybridModel):
         state = self.contact(x, chart)
         if index == LIFTOFF:
             return float(state.wrench[3])
-        return self.slip_rule.release(q, self.stick_rate(x))
+        return self.slip_rule.release_margin(q, self.stick_rate(x))
 
     def stick_rate(self, x: np.ndarray) -> np.ndarray:
         return self.contact(x, STICK).spring_rate
@@ -172,6 +181,17 @@ class Wheel(HybridModel):
             new[10:14] = 0.0
             return Transition(FLIGHT, new)
         return Transition(SLIP if index == STICK_LIMIT else STICK, new)
+
+    def rest(self, t: float, x: np.ndarray, chart: int, index: int) -> Transition:
+        """Where a boundary falls through right after a transition: take that boundary's transition.
+
+        It happens at liftoff while slipping: as the normal force runs out, (qx, qy) shrinks with
+        the friction circle and passes through 0 (to within the integration error) a hair before
+        f_z does; the slip -> stick boundary crosses there, and in STICK the friction limit (or
+        f_z) is gone again at once. The state is on that boundary with no tangential load, so its
+        own transition is the right one (STICK -> SLIP, or liftoff); no state jumps.
+        """
+        return self.transition(t, x, chart, index)
 
     def initial_chart(self, t: float, x: np.ndarray) -> Transition:
         x = np.asarray(x, dtype=float)
