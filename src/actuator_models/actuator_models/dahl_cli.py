@@ -10,11 +10,12 @@ import argparse
 import csv
 import json
 import math
+import sys
 from pathlib import Path
 
 import numpy as np
 
-from .dahl_identification import DahlDataError, Record, identify
+from .dahl_identification import ILL_CONDITIONED, DahlDataError, Record, identify
 
 COLUMNS = ("t", "x", "F")
 
@@ -66,6 +67,10 @@ def _cmd_identify(args: argparse.Namespace) -> int:
     if finite:
         print(f"  agreement of eqs. 39-41: spread {max(finite) - min(finite):.3g} 1/rad")
     print(f"rho = {result.rho:.8g} 1/rad (least squares)")
+    if h.condition > ILL_CONDITIONED:
+        print(f"warning: eqs. 39 and 40 are ill-conditioned here: rho (Xmax - Xmin) = "
+              f"{result.rho * (h.x_max - h.x_min):.3g}, so a relative force error e at Xmin or Xmax moves "
+              f"their rho by {h.condition:.3g} e; use the least-squares rho", file=sys.stderr)
     if args.json:
         print(json.dumps(result.to_dict()))
     return 0

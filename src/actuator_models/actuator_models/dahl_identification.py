@@ -14,7 +14,9 @@ midpoint (eq. 41). None of them differentiates the measured signals. As an exten
 :func:`fit_loading_branch` fits eq. 35 to the whole loading branch by least squares.
 
 The steady state is the *last full period* of the record (from a minimum of ``x`` through a
-maximum to the next minimum). Records that are not wave-periodic, or too short to hold two full
+maximum to the next minimum; reversals are found with a hysteresis band, so that noise on ``x``
+makes none). Eqs. 39/40 read one sample each and are ill-conditioned when ``rho (Xmax - Xmin)``
+is large (``conditioning``); the least-squares ``rho`` uses the whole branch. Records that are not wave-periodic, or too short to hold two full
 periods, are rejected with :class:`DahlDataError`.
 
 Units: ``t`` [s], ``x`` [rad] (or m), ``F`` [N m] (or N), ``rho`` [1/rad] (or 1/m).
@@ -37,6 +39,10 @@ TAIL = 0.25
 MIN_PERIODS = 2
 #: Successive periods of a wave-periodic input may differ by this fraction of the range / period.
 PERIOD_TOLERANCE = 0.02
+#: A reversal of x counts once x has come back by this fraction of its range (noise is ignored below it).
+TURN_BAND = 0.05
+#: Condition number of eqs. 39/40 above which the command warns (a relative force error e moves rho by it times e).
+ILL_CONDITIONED = 100.0
 
 
 class DahlDataError(ValueError):
@@ -123,23 +129,62 @@ def identify_fc(record: Record, tail: float = TAIL) -> CoulombEstimate:
 
 
 # ---------------------------------------------------------------------------------- stage 2
-def turning_points(x: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+def turning_points(x: np.ndarray, band: float = TURN_BAND) -> Tuple[np.ndarray, np.ndarray]:
     """Indices of the local minima and maxima of ``x`` (where its direction reverses).
 
-    Samples where ``x`` does not change (a quantised encoder at a reversal) are skipped; the
-    turning point is the middle sample of such a plateau.
+    A reversal counts once ``x`` has come back from its running extreme by more than ``band``
+    times the range of ``x`` (a hysteresis band): measurement noise smaller than that cannot
+    make turning points (sign changes of successive differences did, at 1e-6 rad, issue 25).
+    The turning point is the vertex of a parabola fitted (over the sample index) to the samples
+    around the extreme sample within half the band of it: noise moves the extreme sample along a
+    flat reversal, not the vertex (on a plateau of equal samples, a quantised encoder, it is the
+    plateau's middle). The first sample never is one.
     """
-    steps = np.diff(x)
-    moving = np.flatnonzero(steps != 0.0)
-    if moving.size < 2:
+    x = np.asarray(x, dtype=float)
+    threshold = band * float(np.ptp(x)) if x.size else 0.0
+    if not threshold > 0.0:
         return np.array([], dtype=int), np.array([], dtype=int)
-    signs = np.sign(steps[moving])
-    change = np.flatnonzero(signs[1:] != signs[:-1])
-    # the plateau runs from the end of one moving step to the start of the next
-    index = (moving[change] + 1 + moving[change + 1]) // 2
-    minima = index[signs[change] < 0]
-    maxima = index[signs[change] > 0]
-    return minima, maxima
+    minima: List[int] = []
+    maxima: List[int] = []
+    direction = 0
+    hi = hi_last = lo = lo_last = 0
+    for i in range(1, x.size):
+        v = x[i]
+        if v > x[hi]:
+            hi = hi_last = i
+        elif v == x[hi]:
+            hi_last = i
+        if v < x[lo]:
+            lo = lo_last = i
+        elif v == x[lo]:
+            lo_last = i
+        if direction >= 0 and v < x[hi] - threshold:
+            if direction > 0:
+                maxima.append(_vertex(x, (hi + hi_last) // 2, 0.5 * threshold))
+            direction, lo, lo_last = -1, i, i
+        elif direction <= 0 and v > x[lo] + threshold:
+            if direction < 0:
+                minima.append(_vertex(x, (lo + lo_last) // 2, 0.5 * threshold))
+            direction, hi, hi_last = 1, i, i
+    return np.array(minima, dtype=int), np.array(maxima, dtype=int)
+
+
+def _vertex(x: np.ndarray, index: int, width: float) -> int:
+    """The sample nearest the vertex of a parabola through the samples around ``index`` that stay
+    within ``width`` of ``x[index]`` (``index`` itself when fewer than 5 or no vertex inside)."""
+    first, last = index, index
+    while first > 0 and abs(x[first - 1] - x[index]) <= width:
+        first -= 1
+    while last < x.size - 1 and abs(x[last + 1] - x[index]) <= width:
+        last += 1
+    if last - first < 4:
+        return index
+    k = np.arange(first, last + 1, dtype=float)
+    a, b, _ = np.polyfit(k - index, x[first:last + 1], 2)
+    if a == 0.0:
+        return index
+    vertex = index - 0.5 * b / a
+    return int(round(vertex)) if first <= vertex <= last else index
 
 
 @dataclass(frozen=True)
@@ -247,6 +292,8 @@ class RhoEstimate:
         start_time: time of its first minimum [s]. periods: full periods in the record.
         drift: RMS change of the loading-branch force between the last two periods over Fc (a
             steady state has ~0, or the noise level).
+        condition: condition number of eqs. 39/40 at the fitted rho (``conditioning``); above
+            :data:`ILL_CONDITIONED` their estimates say little and the command warns.
     """
 
     rho_xmin: float
@@ -262,11 +309,24 @@ class RhoEstimate:
     start_time: float
     periods: int
     drift: float
+    condition: float
 
 
 def _loading_branch(record: Record, period: Period) -> Tuple[np.ndarray, np.ndarray]:
+    """Samples from the period's minimum to its maximum, sorted by x (noise can make x step back)."""
     span = slice(period.start, period.peak + 1)
-    return record.x[span], record.F[span]
+    order = np.argsort(record.x[span], kind="stable")
+    return record.x[span][order], record.F[span][order]
+
+
+def conditioning(rho: float, x_min: float, x_max: float) -> float:
+    """Condition number of eqs. 39 and 40: |d ln rho / d ln F| at the loop's ends, sinh(u) / u with
+    u = rho (Xmax - Xmin) (F(Xmin)/Fc = -tanh(u/2), eq. 35). A relative force error e there moves
+    rho by this times e: 1.8 for the paper's u = 2, 3e7 for u = 21."""
+    u = rho * (x_max - x_min)
+    if not math.isfinite(u) or u <= 0.0:
+        return math.nan
+    return math.sinh(u) / u if u < 700.0 else math.inf
 
 
 def identify_rho(record: Record, fc: float) -> RhoEstimate:
@@ -277,8 +337,8 @@ def identify_rho(record: Record, fc: float) -> RhoEstimate:
     periods = full_periods(record)
     last, before = periods[-1], periods[-2]
     x, force = _loading_branch(record, last)
-    x_min, x_max = float(x[0]), float(x[-1])
-    f_min, f_max = float(force[0]), float(force[-1])
+    x_min, x_max = float(record.x[last.start]), float(record.x[last.peak])
+    f_min, f_max = float(record.F[last.start]), float(record.F[last.peak])
     x_mid = 0.5 * (x_min + x_max)
     f_mid = float(np.interp(x_mid, x, force))  # x is non-decreasing on the loading branch
     estimates = (
@@ -293,6 +353,7 @@ def identify_rho(record: Record, fc: float) -> RhoEstimate:
     return RhoEstimate(
         *estimates, rho_fit, x_min, x_max, f_min, f_max, f_mid,
         float(record.t[last.end] - record.t[last.start]), float(record.t[last.start]), len(periods), drift,
+        conditioning(rho_fit, x_min, x_max),
     )
 
 
