@@ -3,6 +3,7 @@ ODE (scipy DOP853 at tight tolerance, tests/dahl_reference.py), and its errors a
 
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -159,3 +160,27 @@ def test_command_warns_when_eqs_39_40_are_ill_conditioned(tmp_path, capsys):
     c = _write_csv(tmp_path / "C.csv", *cosine_record(1.0, 1.0, 1.0, 1.0, periods=5))
     assert main(["dahl", "identify", "--constant-velocity", a, "--periodic", c]) == 0
     assert "warning" not in capsys.readouterr().err
+
+
+def test_shipped_records_are_the_documented_simulation_and_identify(tmp_path, capsys):
+    """data/dahl/*.csv are what ``dahl simulate --out-dir data/dahl --x-noise 1e-5`` writes (the
+    README's example reads them); the identification recovers the paper's Fc = rho = 1."""
+    shipped = Path(__file__).resolve().parents[1] / "data" / "dahl"
+    assert main(["dahl", "simulate", "--out-dir", str(tmp_path), "--x-noise", "1e-5"]) == 0
+    for name in ("constant_velocity.csv", "periodic.csv"):
+        assert (tmp_path / name).read_bytes() == (shipped / name).read_bytes()
+    assert main(["dahl", "simulate", "--out-dir", str(tmp_path)]) == 2  # no overwrite without --force
+    assert "already exist" in capsys.readouterr().err
+    assert main(["dahl", "identify", "--constant-velocity", str(shipped / "constant_velocity.csv"),
+                 "--periodic", str(shipped / "periodic.csv"), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert summary["Fc"] == pytest.approx(1.0, rel=1e-6)
+    assert summary["rho"] == pytest.approx(1.0, rel=1e-4)
+
+
+def test_figures_5_to_11_are_drawn(tmp_path, capsys):
+    assert main(["dahl", "figures", "--out-dir", str(tmp_path)]) == 0
+    for n in range(5, 12):
+        data = (tmp_path / f"fig{n}.png").read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000
+    assert main(["dahl", "figures", "--out-dir", str(tmp_path)]) == 2

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from .dahl_identification import ILL_CONDITIONED, DahlDataError, Record, identify
+from .outputs import refuse_existing
 
 COLUMNS = ("t", "x", "F")
 
@@ -76,9 +77,46 @@ def _cmd_identify(args: argparse.Namespace) -> int:
     return 0
 
 
+def write_record(path: Path, t: np.ndarray, x: np.ndarray, force: np.ndarray) -> None:
+    """A ``t,x,F`` CSV record (12 significant digits)."""
+    rows = "\n".join(f"{a:.12g},{b:.12g},{c:.12g}" for a, b, c in zip(t, x, force))
+    path.write_text(f"t,x,F\n{rows}\n")
+
+
+def _cmd_simulate(args: argparse.Namespace) -> int:
+    from .dahl_experiments import PaperExperiments, with_noise
+
+    out = Path(args.out_dir)
+    paths = (out / "constant_velocity.csv", out / "periodic.csv")
+    refuse_existing(paths, args.force)
+    if not args.x_noise >= 0.0:
+        raise DahlDataError(f"--x-noise: must be >= 0, got {args.x_noise}")
+    try:
+        experiments = PaperExperiments(fc=args.fc, rho=args.rho, amplitude=args.amplitude)
+    except ValueError as error:
+        raise DahlDataError(str(error)) from None
+    rng = np.random.default_rng(args.seed)
+    out.mkdir(parents=True, exist_ok=True)
+    for path, record in zip(paths, (experiments.constant_velocity(), experiments.periodic())):
+        write_record(path, *with_noise(record, args.x_noise, rng))
+        print(f"wrote {path}")
+    return 0
+
+
+def _cmd_figures(args: argparse.Namespace) -> int:
+    from .dahl_figures import draw_figures
+
+    refuse_existing([Path(args.out_dir) / f"fig{n}.png" for n in range(5, 12)], args.force)
+    for path in draw_figures(args.out_dir):
+        print(f"wrote {path}")
+    return 0
+
+
 def add_dahl_command(sub: "argparse._SubParsersAction") -> None:
     """Add ``dahl identify``."""
-    examples = ("example:\n  actuator-models dahl identify --constant-velocity A.csv --periodic B.csv --json")
+    examples = ("examples:\n  actuator-models dahl simulate --out-dir data/dahl --x-noise 1e-5\n"
+                "  actuator-models dahl identify --constant-velocity data/dahl/constant_velocity.csv "
+                "--periodic data/dahl/periodic.csv --json\n  actuator-models dahl figures --out-dir dahl-figures")
     dahl = sub.add_parser("dahl", help="Dahl dynamic friction: two-stage identification",
                           description="The Dahl friction model (Garcia-Banos and Ikhouane).", epilog=examples,
                           formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -98,3 +136,21 @@ def add_dahl_command(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--json", action="store_true",
                    help="also print one JSON line: Fc, rho, rho_eq39, rho_eq40, rho_eq41, rho_lsq, details")
     p.set_defaults(run=_cmd_identify)
+    sim = commands.add_parser(
+        "simulate", help="write the paper's two experiments (section 3) as t,x,F records",
+        description="Stage 1: x = t for 30 s; stage 2: x = -A cos t for 6 periods; 100 Hz; force Fc w from "
+                    "the exact Dahl update from w(0) = 0; optional white noise on x. Writes "
+                    "OUT/constant_velocity.csv and OUT/periodic.csv.")
+    sim.add_argument("--out-dir", required=True, metavar="OUT")
+    sim.add_argument("--fc", type=float, default=1.0, help="Fc [N m] (default 1)")
+    sim.add_argument("--rho", type=float, default=1.0, help="rho [1/rad] (default 1)")
+    sim.add_argument("--amplitude", type=float, default=1.0, help="A [rad] of stage 2 (default 1)")
+    sim.add_argument("--x-noise", type=float, default=0.0, metavar="RAD",
+                     help="standard deviation of white noise added to x [rad] (default 0)")
+    sim.add_argument("--seed", type=int, default=0, help="noise seed (default 0)")
+    sim.add_argument("--force", action="store_true", help="overwrite existing files")
+    sim.set_defaults(run=_cmd_simulate)
+    fig = commands.add_parser("figures", help="redraw the paper's Figures 5-11 (fig5.png .. fig11.png)")
+    fig.add_argument("--out-dir", required=True, metavar="OUT")
+    fig.add_argument("--force", action="store_true", help="overwrite existing files")
+    fig.set_defaults(run=_cmd_figures)
