@@ -16,8 +16,8 @@ midpoint (eq. 41). None of them differentiates the measured signals. As an exten
 The steady state is the *last full period* of the record (from a minimum of ``x`` through a
 maximum to the next minimum; reversals are found with a hysteresis band, so that noise on ``x``
 makes none). Eqs. 39/40 read one sample each and are ill-conditioned when ``rho (Xmax - Xmin)``
-is large (``conditioning``); the least-squares ``rho`` uses the whole branch. Records that are not wave-periodic, or too short to hold two full
-periods, are rejected with :class:`DahlDataError`.
+is large (``conditioning``); the least-squares ``rho`` uses the whole branch. Records that are
+not wave-periodic, or too short to hold two full periods, are rejected with :class:`DahlDataError`.
 
 Units: ``t`` [s], ``x`` [rad] (or m), ``F`` [N m] (or N), ``rho`` [1/rad] (or 1/m).
 """

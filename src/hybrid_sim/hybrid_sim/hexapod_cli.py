@@ -12,7 +12,7 @@ import numpy as np
 from .engine import simulate
 from .hexapod import CONTROL, N_LEGS, Hexapod, HexapodParameters, contacts_of
 from .result import HybridResult
-from .runopts import add_run_arguments, check_outputs, finish, read_config, settings_from_args
+from .runopts import add_animate_arguments, add_run_arguments, check_outputs, finish, read_config, settings_from_args
 from .settings import RunSettings
 from .symbols import refuse_overwrite
 
@@ -104,6 +104,10 @@ def _run(args: argparse.Namespace) -> int:
     print(f"hexapod {settings.final_time:g} s: {result.message}; {len(result.events)} transitions "
           f"{info['transition_kinds']}; forward {info['forward_distance']:.3f} m")
     print("  speed per cycle [m/s]: " + " ".join(f"{v:.4f}" for v in info["cycle_speeds"]))
+    if args.animate:
+        from .animate_models import animate_hexapod
+
+        animate_hexapod(model, result, args.animate, args.animate_fps)
     plot_path = args.plot
     args.plot = None  # the generic plot does not fit 55 states: draw the hexapod's own
     code = finish(result, model, x0, args, info)
@@ -118,4 +122,5 @@ def add_subparser(sub: argparse._SubParsersAction) -> None:
                        description="RHex-like hexapod on flat ground with the manual's Table 2 parameters and "
                        "tripod gait; run settings default to the manual's Figure 1 over 10 s.")
     add_run_arguments(p, FIGURE1)
+    add_animate_arguments(p)
     p.set_defaults(run=_run)

@@ -8,6 +8,7 @@ import sys
 from dataclasses import asdict, replace
 from typing import Dict, Mapping, Optional, Sequence
 
+from .animate import check_animation_path
 from .model import HybridModel
 from .plot import plot_run
 from .result import HybridResult
@@ -57,6 +58,15 @@ def add_run_arguments(p: argparse.ArgumentParser, defaults: RunSettings) -> None
     o.add_argument("--json", action="store_true", help="print one JSON object as the last line")
 
 
+def add_animate_arguments(p: argparse.ArgumentParser) -> None:
+    """``--animate FILE`` and ``--animate-fps`` (SLIP, hexapod, wheel)."""
+    o = p.add_argument_group("animation")
+    o.add_argument("--animate", metavar="FILE", help="write an animation of the recorded run: FILE.gif "
+                   "(Pillow), or FILE.mp4 where ffmpeg is installed")
+    o.add_argument("--animate-fps", type=float, default=25.0, metavar="FPS",
+                   help="frames per second of simulated time (default %(default)s)")
+
+
 def read_config(path: Optional[str], known: Sequence[str]) -> Dict[str, object]:
     """Symbols of an rc file; one that is not a run setting nor in ``known`` raises ``ValueError``."""
     if not path:
@@ -83,6 +93,9 @@ def check_outputs(args: argparse.Namespace) -> None:
         refuse_overwrite(path, args.force)
     if args.plot:
         refuse_overwrite(args.plot, args.force)
+    check_animation_path(getattr(args, "animate", None), args.force)
+    if getattr(args, "animate", None) and not args.animate_fps > 0.0:
+        raise ValueError(f"--animate-fps: must be > 0, got {args.animate_fps!r}")
 
 
 def finish(result: HybridResult, model: HybridModel, initial: Sequence[float], args: argparse.Namespace,

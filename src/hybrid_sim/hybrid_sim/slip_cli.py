@@ -10,7 +10,8 @@ import numpy as np
 
 from .engine import simulate
 from .result import HybridResult
-from .runopts import add_run_arguments, check_outputs, finish, parse_assignments, read_config, settings_from_args
+from .runopts import (add_animate_arguments, add_run_arguments, check_outputs, finish, parse_assignments,
+                      read_config, settings_from_args)
 from .settings import RunSettings
 from .slip import (ASCENT, COMPRESSION, DECOMPRESSION, DESCENT, STATE_ALIASES, STATE_NAMES, Slip,
                    SlipParameters, initial_state, state_dict)
@@ -67,6 +68,10 @@ def _run(args: argparse.Namespace) -> int:
         s = e["state"]
         print(f"  t = {e['t']:.6f} s -> {e['chart']:<13} x {s['x']:.6f} y {s['y']:.6f} "
               f"xd {s['xd']:.6f} yd {s['yd']:.6f} theta {s['theta']:.6f}")
+    if args.animate:
+        from .animate_models import animate_slip
+
+        animate_slip(model, result, args.animate, args.animate_fps)
     return finish(result, model, x0, args, info, plot_states=("x", "y", "xd", "yd"))
 
 
@@ -78,4 +83,5 @@ def add_subparser(sub: argparse._SubParsersAction) -> None:
                    help="override initial states: " + ", ".join(STATE_NAMES) + " (default "
                    + ",".join(f"{n}={v:g}" for n, v in zip(STATE_NAMES, initial_state({}))) + ")")
     add_run_arguments(p, FIGURE1)
+    add_animate_arguments(p)
     p.set_defaults(run=_run)

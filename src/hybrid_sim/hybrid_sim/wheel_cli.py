@@ -12,7 +12,9 @@ import numpy as np
 
 from .engine import simulate
 from .result import HybridResult
-from .runopts import add_run_arguments, finish, parse_assignments, read_config, settings_from_args
+from .animate import check_animation_path
+from .runopts import (add_animate_arguments, add_run_arguments, finish, parse_assignments, read_config,
+                      settings_from_args)
 from .settings import RunSettings
 from .wheel import FLIGHT, Wheel, WheelParameters, initial_state
 from .wheel_mujoco import INSTALL_HINT, MujocoRun, run_mujoco
@@ -68,6 +70,7 @@ def _run(args: argparse.Namespace) -> int:
         raise FileExistsError(f"{args.plot}: exists (use --force to overwrite)")
     if args.mujoco and importlib.util.find_spec("mujoco") is None:  # before a long hybrid run, not after
         raise ValueError(f"--mujoco: MuJoCo is not installed; {INSTALL_HINT}")
+    check_animation_path(args.animate, args.force)
     settings = settings_from_args(args, DEFAULTS, symbols)
     model = Wheel(params)
     x0 = initial_state(params=params, **initial)
@@ -86,6 +89,10 @@ def _run(args: argparse.Namespace) -> int:
         m = info["mujoco"]
         print(f"  MuJoCo (dt {args.mujoco_timestep:g} s) - hybrid at t = {m['t']:g} s: dx {m['dx']:.3g} m, "
               f"dz {m['dz']:.3g} m, dphi {m['dphi']:.3g} rad (max |dx| {m['max_abs_dx']:.3g} m)")
+    if args.animate:
+        from .animate_models import animate_wheel
+
+        animate_wheel(model, result, args.animate, args.animate_fps)
     if args.plot:
         from .wheel_plot import plot_wheel
 
@@ -107,4 +114,5 @@ def add_subparser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--mujoco", action="store_true", help="also run the wheel in MuJoCo and report the difference")
     p.add_argument("--mujoco-timestep", type=float, default=1e-4, metavar="S", help="MuJoCo step (default %(default)s)")
     add_run_arguments(p, DEFAULTS)
+    add_animate_arguments(p)
     p.set_defaults(run=_run)
