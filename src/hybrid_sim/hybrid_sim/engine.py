@@ -150,8 +150,9 @@ class _Epoch:
     """Integration of one chart from an entry state until a crossing or the final time."""
 
     def __init__(self, model: HybridModel, settings: RunSettings, t: float, x: np.ndarray, chart: int,
-                 nfev: List[int]) -> None:
+                 nfev: List[int], on_step: Optional[Callable[[float], None]] = None) -> None:
         self.model, self.settings, self.chart = model, settings, chart
+        self.on_step = on_step
         self.book = np.array(x[model.n_continuous:], dtype=float)
         self.y0 = np.array(x[:model.n_continuous], dtype=float)
         self.t0 = t
@@ -191,6 +192,8 @@ class _Epoch:
                 raise SimulationError(f"time step {t_new - t_old:g} s at t = {t_old!r} s is below "
                                       f"min_time_step {s.min_time_step:g} s")
             y_new = solver.y.copy()
+            if self.on_step is not None:
+                self.on_step(t_new)
             new_values = [self.value(i, t_new, y_new) for i in range(len(self.bounds))]
             crossed = [i for i, v in enumerate(new_values) if armed[i] and v <= 0.0]
             fell = [i for i, v in enumerate(new_values) if watched[i] and not armed[i] and v < -s.stop_precision]
@@ -244,8 +247,11 @@ class _Epoch:
 
 
 def simulate(model: HybridModel, x0: Sequence[float], settings: RunSettings = RunSettings(),
-             t0: float = 0.0) -> HybridResult:
+             t0: float = 0.0, progress: Optional[Callable[[float, int], None]] = None) -> HybridResult:
     """Integrate ``model`` from state ``x0`` at ``t0`` until ``settings.final_time`` or a failure.
+
+    ``progress(t, transitions)`` is called each time the integration passes a multiple of
+    ``settings.measure_period`` (the manual's ``measurePeriod``; not at all when it is 0).
 
     A failure (chart-count limit, invalid chart, step or stop-iteration limit, solver failure)
     does not raise: the result has ``status = -1``, the reason in ``message`` and every sample
@@ -261,12 +267,13 @@ def simulate(model: HybridModel, x0: Sequence[float], settings: RunSettings = Ru
     events: List[Event] = []
     nfev = [0]
     status, message, zeno_time = REACHED_FINAL_TIME, "reached final time", None
+    on_step = _measure(settings.measure_period, progress, events, t0)
     start = model.initial_chart(t0, x0)
     t, x, chart = t0, np.asarray(start.state, dtype=float), start.chart
     try:
         _check_valid(model, t, x, chart)
         while True:
-            epoch = _Epoch(model, settings, t, x, chart, nfev)
+            epoch = _Epoch(model, settings, t, x, chart, nfev, on_step)
             crossing = epoch.run(recorder)
             if crossing is None:
                 break
@@ -294,6 +301,20 @@ def simulate(model: HybridModel, x0: Sequence[float], settings: RunSettings = Ru
     except SimulationError as error:
         status, message = FAILED, str(error)
     return _result(model, recorder, events, status, message, nfev[0], zeno_time)
+
+
+def _measure(period: float, progress: Optional[Callable[[float, int], None]], events: List[Event],
+             t0: float) -> Optional[Callable[[float], None]]:
+    """A step hook calling ``progress`` at each multiple of ``period`` passed (``None``: no reports)."""
+    if progress is None or period <= 0.0:
+        return None
+    due = [math.floor(t0 / period) * period + period]
+
+    def on_step(t: float) -> None:
+        while t >= due[0]:
+            progress(due[0], len(events))
+            due[0] += period
+    return on_step
 
 
 def _next_chart(model: HybridModel, settings: RunSettings, crossing: _Crossing, before: np.ndarray,

@@ -30,6 +30,11 @@ sweeps the slow slice ``sweep_angle`` (centred on ``leg_offset``, leg down) in `
 rest of the turn in ``flight_time``; phases 0/3 are the two halves of the slow phase, 1/2 those of
 the fast phase; a phase ends when the reference reaches ``sweep_angle/2``, ``pi``,
 ``2 pi - sweep_angle/2``, ``2 pi`` past the offset (the last wraps the reference by -2 pi).
+Turning (5.2.2): ``control_type = "turn-in-place"`` runs one side's legs backwards (their hip
+target mirrors the profile about the offset; ``turn_polarity`` picks the side); differential
+turning gives the left legs (3-5) ``t_s + delta_ts`` and ``phi_o + delta_offset``, the right
+legs the opposite. Terrain (Table 3): ``terrain_type`` flat, sinusoid or sloped; toes touch down
+on it, stance toes slip in its tangent plane and liftoff is the push along its normal.
 
 Choices where the manual is ambiguous or incomplete (each is tested):
 
@@ -66,6 +71,8 @@ from typing import Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
+from .hexapod_parts import (HexapodParameters, Terrain, cross, euler_angles, free_leg_length,  # noqa: F401
+                            leg_force_matrix, rotation, skew, wrap)
 from .model import Boundary, HybridModel, Side, Transition
 
 N_LEGS = 6
@@ -81,98 +88,6 @@ CONTROL = 12  # boundary index offset of the controller phase boundaries
 CONTACT_SKIN = 1e-6
 #: [rad] controller phase boundaries this close to their end advance together in one transition
 PHASE_TOLERANCE = 1e-9
-
-
-@dataclass(frozen=True)
-class HexapodParameters:
-    """Table 2 of the manual (SI units), with the choices of the module docstring."""
-
-    body_mass: float = 6.0
-    leg_mass: float = 0.01
-    friction_coeff: float = 0.5
-    q_rl: float = 0.181  # liftoff leg length [m]: the radial spring saturates beyond it
-    g: float = 10.0
-    max_torque: float = 3.0  # stall torque at the leg [N m]
-    max_speed: float = 10000.0  # no-load motor speed [rpm]
-    gear_ratio: float = 0.0333
-    rho_k: Tuple[float, ...] = (500.0, 1000.0, 500.0, 500.0, 1000.0, 500.0)
-    rho_d: Tuple[float, ...] = (10.0, 20.0, 10.0, 10.0, 20.0, 10.0)
-    rho_r0: Tuple[float, ...] = (0.2,) * 6
-    theta_k: Tuple[float, ...] = (100.0, 200.0, 100.0, 100.0, 200.0, 100.0)
-    theta_d: Tuple[float, ...] = (0.4, 0.8, 0.4, 0.4, 0.8, 0.4)
-    theta_r0: Tuple[float, ...] = (0.2, 0.2, 0.2, -0.2, -0.2, -0.2)
-    attach: Tuple[Tuple[float, float, float], ...] = (
-        (0.1, -0.2, 0.0), (0.1, 0.0, 0.0), (0.1, 0.2, 0.0), (-0.1, -0.2, 0.0), (-0.1, 0.0, 0.0), (-0.1, 0.2, 0.0))
-    inertia: Tuple[Tuple[float, float, float], ...] = ((0.2, 0.0, 0.0), (0.0, 0.08, 0.0), (0.0, 0.0, 0.4))
-    saturation: float = 1.0e4  # K of the saturation term [N] (not in the manual)
-    toe_slip_damping: float = 20.0  # [N s/m] of the slip law (not in the manual)
-    kp: float = 10.0  # hip PD [N m/rad]
-    kd: float = 0.5  # [N m s/rad]
-    cycle_time: float = 1.0
-    sweep_angle: float = 0.75
-    flight_time: float = 0.4
-    leg_offset: float = 0.0
-
-    def __post_init__(self) -> None:
-        for name in ("body_mass", "leg_mass", "g", "cycle_time", "sweep_angle", "flight_time", "max_torque"):
-            if not getattr(self, name) > 0.0:
-                raise ValueError(f"hexapod parameter {name} = {getattr(self, name)!r} must be > 0")
-        if not self.flight_time < self.cycle_time:
-            raise ValueError(f"hexapod: flight_time {self.flight_time} must be below cycle_time {self.cycle_time}")
-        if not 0.0 < self.sweep_angle < 2 * math.pi:
-            raise ValueError(f"hexapod: sweep_angle {self.sweep_angle} must be in (0, 2 pi)")
-
-    @property
-    def slow_time(self) -> float:
-        return self.cycle_time - self.flight_time
-
-    @property
-    def slow_rate(self) -> float:
-        return self.sweep_angle / self.slow_time
-
-    @property
-    def fast_rate(self) -> float:
-        return (2 * math.pi - self.sweep_angle) / self.flight_time
-
-    @property
-    def no_load_leg_speed(self) -> float:
-        return self.max_speed * 2 * math.pi / 60.0 * self.gear_ratio
-
-    def scalars(self) -> Mapping[str, float]:
-        """Every parameter as a flat ``name -> float`` map, per-leg ones as ``rho0_k`` etc."""
-        out = {}
-        for name, value in asdict(self).items():
-            if name == "attach":
-                for i, point in enumerate(value):
-                    out.update({f"attach{i}_{axis}": float(c) for axis, c in zip("xyz", point)})
-            elif name == "inertia":
-                out.update({f"J_{r + 1}{c + 1}": float(value[r][c]) for r in range(3) for c in range(3)})
-            elif isinstance(value, tuple):
-                prefix, suffix = name.split("_", 1)
-                out.update({f"{prefix}{i}_{suffix}": float(v) for i, v in enumerate(value)})
-            else:
-                out[name] = float(value)
-        return out
-
-
-def skew(w: np.ndarray) -> np.ndarray:
-    """``J(w)`` of manual 5.1.4: ``skew(w) @ u == cross(w, u)``."""
-    return np.array([[0.0, -w[2], w[1]], [w[2], 0.0, -w[0]], [-w[1], w[0], 0.0]])
-
-
-def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Cross product over the last axis (broadcasting), cheaper than ``np.cross`` on tiny arrays."""
-    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
-    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
-    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], -1)
-
-
-def rotation(q: np.ndarray) -> np.ndarray:
-    """Rotation matrix B -> W of a (not necessarily unit) quaternion ``[w, x, y, z]``."""
-    w, x, y, z = q / np.linalg.norm(q)
-    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-                     [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-                     [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
 
 
 def spherical(v: np.ndarray, vd: np.ndarray) -> Tuple[np.ndarray, ...]:
@@ -192,19 +107,6 @@ def spherical(v: np.ndarray, vd: np.ndarray) -> Tuple[np.ndarray, ...]:
     theta_dot = (xd * s - x * s_dot) / (rho * rho)
     phi_dot = (-z * yd + y * zd) / c
     return theta, phi, rho, theta_dot, phi_dot, rho_dot
-
-
-def leg_force_matrix(theta: np.ndarray, phi: np.ndarray) -> np.ndarray:
-    """The matrix of manual 5.1.2 per leg, shape (6, 3, 3): columns -e_rho, -e_theta, -e_phi."""
-    st, ct, sp, cp = np.sin(theta), np.cos(theta), np.sin(phi), np.cos(phi)
-    zero = np.zeros_like(theta)
-    return np.stack([np.stack([-st, -ct, zero], -1), np.stack([-ct * sp, st * sp, -cp], -1),
-                     np.stack([ct * cp, -st * cp, -sp], -1)], -2)
-
-
-def wrap(angle: np.ndarray) -> np.ndarray:
-    """Angle wrapped to [-pi, pi)."""
-    return (angle + math.pi) % (2 * math.pi) - math.pi
 
 
 @dataclass(frozen=True)
@@ -249,8 +151,13 @@ class Hexapod(HybridModel):
         self.inertia_body = np.array(params.inertia, dtype=float)
         self.k_r, self.d_r, self.r0 = (np.array(a, dtype=float) for a in (params.rho_k, params.rho_d, params.rho_r0))
         self.k_t, self.d_t, self.t0 = (np.array(a, dtype=float) for a in (params.theta_k, params.theta_d, params.theta_r0))
-        slow, fast = params.slow_rate, params.fast_rate
-        self.rates = np.array([slow, fast, fast, slow])
+        slow_times = params.leg_slow_times()
+        slow = params.sweep_angle / slow_times
+        fast = (2 * math.pi - params.sweep_angle) / (params.cycle_time - slow_times)
+        self.rates = np.stack([slow, fast, fast, slow], -1)  # (leg, phase) [rad/s]
+        self.offsets = params.leg_offsets()
+        self.directions = params.directions()
+        self.terrain = params.terrain()
         half = params.sweep_angle / 2
         self.phase_ends = np.array([half, math.pi, 2 * math.pi - half, 2 * math.pi])
 
@@ -280,8 +187,8 @@ class Hexapod(HybridModel):
         radial = -self.k_r * (rho - self.r0) - self.d_r * rho_d
         radial = radial - np.where(rho >= self.p.q_rl, self.p.saturation * np.expm1(rho - self.p.q_rl), 0.0)
         bend = -self.k_t * (theta - self.t0) - self.d_t * theta_d
-        phase = phases_of(chart)
-        ref, ref_rate = x[REF], self.rates[phase]
+        ref_rate = self.directions * self.rates[np.arange(N_LEGS), phases_of(chart)]
+        ref = self.offsets + self.directions * (x[REF] - self.offsets)  # a reversed leg mirrors its profile
         hip = self.p.kp * wrap(ref - phi) + self.p.kd * (ref_rate - phi_d)
         limit = self.p.no_load_leg_speed
         hip = np.clip(hip, -self.p.max_torque * (1 + phi_d / limit), self.p.max_torque * (1 - phi_d / limit))
@@ -306,17 +213,27 @@ class Hexapod(HybridModel):
                                 w[1] * qw + w[2] * qx - w[0] * qz, w[2] * qw + w[0] * qy - w[1] * qx])
         toe_v = x[FD].reshape(N_LEGS, 3).copy()
         toe_a = -legs.force_world / p.leg_mass
-        toe_v[stance] = self.slip_velocity(legs.force_world[stance])
+        toe_v[stance] = self.slip_velocity(legs.force_world[stance], self.normals(x, stance))
         toe_a[stance] = 0.0
-        ref_dot = self.rates[phases_of(chart)]
+        ref_dot = self.rates[np.arange(N_LEGS), phases_of(chart)]
         return np.concatenate([q_dot, w_dot, x[RD], force / p.body_mass, toe_v.ravel(), toe_a.ravel(), ref_dot])
 
-    def slip_velocity(self, force_world: np.ndarray) -> np.ndarray:
-        """Toe velocities of stance legs under the slip law (flat ground, normal +z)."""
+    def normals(self, x: np.ndarray, legs: np.ndarray) -> np.ndarray:
+        """Terrain normals (upward, unit) under the toes of ``legs`` (a mask or indices), shape (n, 3)."""
+        toes = x[F].reshape(N_LEGS, 3)[legs]
+        if self.terrain.kind == "flat":
+            return np.tile([0.0, 0.0, 1.0], (len(toes), 1))
+        return np.array([self.terrain.normal(tx, ty) for tx, ty, _ in toes])
+
+    def ground(self, x: float, y: float) -> float:
+        return self.terrain.height(x, y)
+
+    def slip_velocity(self, force_world: np.ndarray, normals: np.ndarray) -> np.ndarray:
+        """Toe velocities of stance legs under the slip law, in the terrain's tangent planes."""
         on_toe = -force_world
-        normal = np.abs(on_toe[:, 2])
-        tangential = on_toe.copy()
-        tangential[:, 2] = 0.0
+        push = np.einsum("ij,ij->i", on_toe, normals)
+        normal = np.abs(push)
+        tangential = on_toe - push[:, None] * normals
         size = np.linalg.norm(tangential, axis=1)
         excess = np.maximum(size - self.p.friction_coeff * normal, 0.0)
         scale = np.divide(excess, size * self.p.toe_slip_damping, out=np.zeros_like(size), where=size > 0.0)
@@ -330,11 +247,13 @@ class Hexapod(HybridModel):
     def boundary(self, t: float, x: np.ndarray, chart: int, index: int) -> float:
         if index >= CONTROL:
             leg = index - CONTROL
-            return float(self.phase_ends[phases_of(chart)[leg]] - (x[REF][leg] - self.p.leg_offset))
+            return float(self.phase_ends[phases_of(chart)[leg]] - (x[REF][leg] - self.offsets[leg]))
         leg = index // 2
+        toe = x[F][3 * leg: 3 * leg + 3]
         if index % 2:  # touchdown: toe height above the contact skin below the ground
-            return float(x[F][3 * leg + 2] + CONTACT_SKIN)
-        return float(self.legs(x, chart).force_world[leg, 2])  # liftoff: normal push on the body
+            return float(toe[2] - self.ground(toe[0], toe[1]) + CONTACT_SKIN)
+        # liftoff: normal push of the ground through the leg on the body
+        return float(self.legs(x, chart).force_world[leg] @ self.normals(x, [leg])[0])
 
     def transition(self, t: float, x: np.ndarray, chart: int, index: int) -> Transition:
         new = np.array(x, dtype=float)
@@ -352,21 +271,20 @@ class Hexapod(HybridModel):
         contacts = contacts_of(chart)
         if index % 2:  # touchdown: plastic impact onto the ground, then stance unless the leg would pull
             new[FD.start + 3 * leg: FD.start + 3 * leg + 3] = 0.0
-            new[F.start + 3 * leg + 2] = 0.0
+            new[F.start + 3 * leg + 2] = self.ground(x[F.start + 3 * leg], x[F.start + 3 * leg + 1])
             contacts[leg] = True
             candidate = chart_of(contacts, phases_of(chart))
-            if self.legs(new, candidate).force_world[leg, 2] <= 0.0:
+            if self.legs(new, candidate).force_world[leg] @ self.normals(new, [leg])[0] <= 0.0:
                 return Transition(chart, new)
             return Transition(candidate, new)
         contacts[leg] = False
         return Transition(chart_of(contacts, phases_of(chart)), new)
 
     def validate(self, t: float, x: np.ndarray, chart: int) -> Optional[str]:
-        if x[R][2] < 0.0:
+        if x[R][2] < self.ground(x[R][0], x[R][1]):
             return "body toppled over (below the ground)"
-        toes_z = x[F][2::3]
         flight = ~contacts_of(chart)
-        deep = flight & (toes_z < -2 * CONTACT_SKIN)
+        deep = flight & (self.toe_heights(x) < -2 * CONTACT_SKIN)
         if np.any(deep):
             return f"flight toe underground: legs {np.flatnonzero(deep).tolist()}"
         return None
@@ -386,46 +304,36 @@ class Hexapod(HybridModel):
         the hips at the spring's rest splay), tripod {1, 3, 5} at mid-swing (legs up, free length)."""
         x = np.zeros(N_STATES)
         x[Q] = [1.0, 0.0, 0.0, 0.0]
-        x[R] = [0.0, 0.0, height]
+        x[R] = [0.0, 0.0, height + self.ground(0.0, 0.0)]
         toes = np.zeros((N_LEGS, 3))
         for i in range(N_LEGS):
             hip = self.attach[i] + x[R]
             theta = self.t0[i]
             if i in TRIPOD_A:
                 toes[i] = hip + [height * math.tan(theta), 0.0, -height]
-                x[REF.start + i] = self.p.leg_offset
+                toes[i, 2] = self.ground(toes[i, 0], toes[i, 1])
+                x[REF.start + i] = self.offsets[i]
             else:
                 rho = free_leg_length(self.k_r[i], self.r0[i], self.p.q_rl, self.p.saturation)
                 toes[i] = hip + rho * np.array([math.sin(theta), 0.0, math.cos(theta)])
-                x[REF.start + i] = self.p.leg_offset + math.pi
+                x[REF.start + i] = self.offsets[i] + math.pi
         x[F] = toes.ravel()
         return x
 
     def initial_chart(self, t: float, x: np.ndarray) -> Transition:
         """Legs whose toe is on or below the ground start in stance (manual 5.4.3); a tripod at
         reference 0 (mod 2 pi) starts its slow phase, one at pi the second half of its fast phase."""
-        toes_z = np.asarray(x[F][2::3])
         phases = []
-        for ref in np.asarray(x[REF]) - self.p.leg_offset:
+        for ref in np.asarray(x[REF]) - self.offsets:
             angle = ref % (2 * math.pi)
-            phases.append(int(np.searchsorted(self.phase_ends, angle, side="right")) % 4)
-        return Transition(chart_of(toes_z <= 1e-12, phases), np.asarray(x, dtype=float))
+            # a reference within PHASE_TOLERANCE of a phase end starts the next phase, as the
+            # transition would (a run resumed at a phase end, --change, must not sit on its boundary)
+            phases.append(int(np.searchsorted(self.phase_ends, angle + PHASE_TOLERANCE, side="right")) % 4)
+        return Transition(chart_of(self.toe_heights(x) <= 1e-12, phases), np.asarray(x, dtype=float))
 
-
-def free_leg_length(k: float, rest: float, liftoff: float, saturation: float) -> float:
-    """Length [m] where a flight leg's radial force vanishes: ``k (rest - rho) = K (exp(rho - liftoff) - 1)``."""
-    if rest <= liftoff:
-        return rest
-    rho = liftoff
-    for _ in range(50):  # Newton on g(rho) = k (rho - rest) + K (exp(rho - liftoff) - 1), convex
-        g = k * (rho - rest) + saturation * math.expm1(rho - liftoff)
-        rho -= g / (k + saturation * math.exp(rho - liftoff))
-    return rho
-
-
-def euler_angles(rot: np.ndarray) -> Tuple[float, float, float]:
-    """Roll (about x_B), pitch (about y_B), yaw (about z) [rad] of a rotation B -> W (z-y-x order)."""
-    pitch = math.asin(max(-1.0, min(1.0, -rot[2, 0])))
-    roll = math.atan2(rot[2, 1], rot[2, 2])
-    yaw = math.atan2(rot[1, 0], rot[0, 0])
-    return roll, pitch, yaw
+    def toe_heights(self, x: np.ndarray) -> np.ndarray:
+        """Toe heights above the terrain [m], shape (6,)."""
+        toes = np.asarray(x[F]).reshape(N_LEGS, 3)
+        if self.terrain.kind == "flat":
+            return toes[:, 2].copy()
+        return np.array([tz - self.ground(tx, ty) for tx, ty, tz in toes])

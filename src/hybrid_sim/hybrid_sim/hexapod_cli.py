@@ -4,21 +4,30 @@ with the open-loop tripod gait; walking summary, event list, plot."""
 from __future__ import annotations
 
 import argparse
-from dataclasses import fields, replace
-from typing import Dict, List
+import math
+import sys
+from dataclasses import replace
+from typing import Dict, List, Sequence, Tuple
 
 import numpy as np
 
 from .engine import simulate
 from .hexapod import CONTROL, N_LEGS, Hexapod, HexapodParameters, contacts_of
-from .result import HybridResult
-from .runopts import add_animate_arguments, add_run_arguments, check_outputs, finish, read_config, settings_from_args
+from .hexapod_parts import ALIASES, UNUSED_SYMBOLS
+from .result import HybridResult, joined
+from .runopts import (add_animate_arguments, add_run_arguments, check_outputs, finish, parse_assignments,
+                      progress_printer, read_config, settings_from_args)
 from .settings import RunSettings
 from .symbols import refuse_overwrite
 
 #: the manual's Figure 1 settings (its example init file is the hexapod's), 10 s
 FIGURE1 = RunSettings(final_time=10.0, record_period=0.01, stop_precision=1e-10, max_stop_iterations=128,
                       tolerance=1e-5, max_time_step=1e-3, min_time_step=1e-15, max_chart_count=128000)
+
+
+#: controller parameters ``--change`` may set during a run (manual 5.2)
+CONTROL_NAMES = ("cycle_time", "sweep_angle", "flight_time", "leg_offset", "kp", "kd", "turn_polarity", "delta_ts",
+                 "delta_offset")
 
 
 def event_kind(boundary: int) -> str:
@@ -91,15 +100,65 @@ def plot_hexapod(model: Hexapod, result: HybridResult, path: str) -> None:
     plt.close(fig)
 
 
-def _run(args: argparse.Namespace) -> int:
-    scalar_names = [f.name for f in fields(HexapodParameters) if f.type in (float, "float")]
-    symbols = read_config(args.config, scalar_names)
-    params = replace(HexapodParameters(), **{n: float(symbols[n]) for n in scalar_names if n in symbols})
-    settings = settings_from_args(args, FIGURE1, symbols)
+def parse_changes(items: Sequence[str]) -> List[Tuple[float, Dict[str, float]]]:
+    """``--change T:NAME=VALUE,...`` items -> ``[(T, {NAME: VALUE})]`` sorted by time."""
+    changes = []
+    for item in items:
+        when, sep, rest = item.partition(":")
+        try:
+            t = float(when)
+        except ValueError:
+            t = math.nan
+        if not sep or not t > 0.0:
+            raise ValueError(f"--change: expected T:NAME=VALUE,... with T > 0, got {item!r}")
+        values = parse_assignments(rest, "--change")
+        for name in values:
+            if name not in CONTROL_NAMES:
+                raise ValueError(f"--change: {name!r} is not a controller parameter ({', '.join(CONTROL_NAMES)})")
+        changes.append((t, values))
+    return sorted(changes, key=lambda c: c[0])
+
+
+def run_schedule(params: HexapodParameters, settings: RunSettings, changes: List[Tuple[float, Dict[str, float]]],
+                 progress=None) -> Tuple[Hexapod, HybridResult]:
+    """Run with the controller parameters changed at the given times (manual 5.2: behaviour is
+    controlled by changing them during locomotion): one run per segment, each from the last
+    recorded state of the one before (change times must be multiples of the record period)."""
     model = Hexapod(params)
-    x0 = model.standing_state()
+    x, t, result = model.standing_state(), 0.0, None
+    for when, values in changes + [(settings.final_time, {})]:
+        end = min(when, settings.final_time)
+        if end > t:
+            part = simulate(model, x, replace(settings, final_time=end), t0=t, progress=progress)
+            result = part if result is None else joined(result, part)
+            if not part.success or part.t[-1] < end:
+                return model, result
+            x, t = part.y[:, -1], end
+        if values and when < settings.final_time:
+            params = replace(params, **values)
+            model = Hexapod(params)
+    assert result is not None
+    return model, result
+
+
+def _run(args: argparse.Namespace) -> int:
+    names = list(HexapodParameters().scalars()) + list(UNUSED_SYMBOLS) + list(ALIASES)
+    symbols = read_config(args.config, names)
+    unused = [n for n in symbols if n in UNUSED_SYMBOLS]
+    if unused:
+        print(f"note: {', '.join(unused)}: Table 2 symbols this model does not use", file=sys.stderr)
+    params = HexapodParameters.from_symbols({n: v for n, v in symbols.items() if n in names})
+    settings = settings_from_args(args, FIGURE1, symbols)
+    changes = parse_changes(args.change)
+    for when, _ in changes:
+        k = when / settings.record_period if settings.record_period > 0 else 0.0
+        if settings.record_period > 0 and abs(k - round(k)) > 1e-9:
+            raise ValueError(f"--change: time {when:g} s is not a multiple of the record period "
+                             f"{settings.record_period:g} s")
     check_outputs(args)
-    result = simulate(model, x0, settings)
+    model, result = run_schedule(params, settings, changes, progress_printer(settings))
+    first = Hexapod(params)  # the .param file holds the parameters the run started with
+    x0 = first.standing_state()
     info = summary(model, result)
     print(f"hexapod {settings.final_time:g} s: {result.message}; {len(result.events)} transitions "
           f"{info['transition_kinds']}; forward {info['forward_distance']:.3f} m")
@@ -110,7 +169,7 @@ def _run(args: argparse.Namespace) -> int:
         animate_hexapod(model, result, args.animate, args.animate_fps)
     plot_path = args.plot
     args.plot = None  # the generic plot does not fit 55 states: draw the hexapod's own
-    code = finish(result, model, x0, args, info)
+    code = finish(result, first, x0, args, info)
     if plot_path:
         refuse_overwrite(plot_path, args.force)
         plot_hexapod(model, result, plot_path)
@@ -121,6 +180,9 @@ def add_subparser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("hexapod", help="compliant hexapod, open-loop tripod gait (manual section 5)",
                        description="RHex-like hexapod on flat ground with the manual's Table 2 parameters and "
                        "tripod gait; run settings default to the manual's Figure 1 over 10 s.")
+    p.add_argument("--change", action="append", default=[], metavar="T:NAME=VALUE,...",
+                   help="change controller parameters at time T [s] (repeatable): "
+                        + ", ".join(CONTROL_NAMES))
     add_run_arguments(p, FIGURE1)
     add_animate_arguments(p)
     p.set_defaults(run=_run)

@@ -97,3 +97,16 @@ class HybridResult:
             {"t": e.t, "chart_from": self.chart_name(e.chart_from), "chart": self.chart_name(e.chart_to),
              "boundary": e.boundary, "state": dict(zip(self.state_names, map(float, e.state_after)))}
             for e in self.events)
+
+
+def joined(first: HybridResult, second: HybridResult) -> HybridResult:
+    """One result from two consecutive runs, ``second`` started from ``first``'s last sample (that
+    sample appears once, from ``second``); status and message are ``second``'s."""
+    keep = first.t < (second.t[0] if second.t.size else np.inf)
+    return HybridResult(
+        t=np.concatenate((first.t[keep], second.t)), y=np.concatenate((first.y[:, keep], second.y), axis=1),
+        chart=np.concatenate((first.chart[keep], second.chart)),
+        aux=np.concatenate((first.aux[:, keep], second.aux), axis=1), events=first.events + second.events,
+        status=second.status, message=second.message, nfev=first.nfev + second.nfev,
+        state_names=second.state_names, aux_names=second.aux_names, chart_names=second.chart_names,
+        zeno_time=second.zeno_time)

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 from dataclasses import asdict, replace
-from typing import Dict, Mapping, Optional, Sequence
+from typing import Callable, Dict, Mapping, Optional, Sequence
 
 from .animate import check_animation_path
 from .model import HybridModel
@@ -15,8 +15,30 @@ from .result import HybridResult
 from .settings import RunSettings
 from .symbols import output_paths, read_symbols, refuse_overwrite, write_outputs
 
-#: SimSect symbols that have no meaning here (visualisation, messages): accepted and ignored
-IGNORED_SYMBOLS = ("systemName", "dataBaseName", "useGeomview", "framerate", "measurePeriod", "rkPower", "power")
+#: SimSect symbols that have no meaning here: accepted, and each one given prints why (``notes``)
+NOTED_SYMBOLS = {
+    "systemName": "the subcommand names the system",
+    "dataBaseName": "output files are named by --out BASE",
+    "useGeomview": "no Geomview here: --animate FILE writes an animation",
+    "framerate": "no Geomview here: --animate-fps sets the animation's frame rate",
+    "rkPower": "not used: scipy's RK45 sets its own step-size exponent (1/5, from its 4th-order error estimate)",
+    "power": "not used: scipy's RK45 sets its own step-size exponent (1/5, from its 4th-order error estimate)",
+}
+IGNORED_SYMBOLS = tuple(NOTED_SYMBOLS)
+
+
+def notes(symbols: Mapping[str, object]) -> None:
+    """One stderr line per rc symbol that is accepted without effect, saying why."""
+    for name, why in NOTED_SYMBOLS.items():
+        if name in symbols:
+            print(f"note: {name} = {symbols[name]!r}: {why}", file=sys.stderr)
+
+
+def progress_printer(settings: RunSettings) -> Optional[Callable[[float, int], None]]:
+    """The ``measurePeriod`` messages (stderr): ``t = ... s, N transitions``; ``None`` when 0."""
+    if settings.measure_period <= 0.0:
+        return None
+    return lambda t, n: print(f"t = {t:.6g} s, {n} transitions", file=sys.stderr, flush=True)
 
 
 def parse_assignments(text: str, option: str) -> Dict[str, float]:
@@ -48,6 +70,8 @@ def add_run_arguments(p: argparse.ArgumentParser, defaults: RunSettings) -> None
     g.add_argument("--min-event-interval", type=float, metavar="S",
                    help="a transition sooner than this after the previous one is chattering: the run stops "
                         "with status -2 (default 0: off; a boundary falling through is caught regardless)")
+    g.add_argument("--measure-period", type=float, metavar="S",
+                   help="print progress every S of simulated time (default 0: none)")
     g.add_argument("--method", help=f"scipy OdeSolver (default {defaults.method})")
     g.add_argument("--config", metavar="RC", help="a SimSect initialization file (name = value; lines); "
                    "command-line options given explicitly win")
@@ -76,6 +100,7 @@ def read_config(path: Optional[str], known: Sequence[str]) -> Dict[str, object]:
     for name in symbols:
         if name not in allowed:
             raise ValueError(f"{path}: unknown symbol {name!r}")
+    notes(symbols)
     return symbols
 
 

@@ -20,6 +20,7 @@ SYMBOLS: Dict[str, str] = {
     "minTimeStep": "min_time_step",
     "maxChartCount": "max_chart_count",
     "minEventInterval": "min_event_interval",
+    "measurePeriod": "measure_period",
 }
 
 
@@ -46,6 +47,8 @@ class RunSettings:
             chattering (the model's resting chart, or status -2); 0 (default) disables the check
             (a boundary that falls through its precision band is caught regardless). Not a
             symbol of the manual: ``minEventInterval`` here.
+        measure_period: a progress message every this much simulated time [s] (manual 2.4.2's
+            ``measurePeriod``, through ``simulate``'s ``progress``); 0 (default): none.
     """
 
     final_time: float = 1.0
@@ -58,6 +61,7 @@ class RunSettings:
     max_chart_count: int = 128
     method: str = "RK45"
     min_event_interval: float = 0.0
+    measure_period: float = 0.0
 
     def __post_init__(self) -> None:
         checks = (
@@ -71,6 +75,7 @@ class RunSettings:
             ("max_chart_count", self.max_chart_count >= 0),
             ("method", self.method in METHODS),
             ("min_event_interval", self.min_event_interval >= 0.0),
+            ("measure_period", self.measure_period >= 0.0),
         )
         for name, ok in checks:
             if not ok:

@@ -10,7 +10,7 @@ import numpy as np
 
 from .engine import simulate
 from .result import HybridResult
-from .runopts import (add_animate_arguments, add_run_arguments, check_outputs, finish, parse_assignments,
+from .runopts import (add_animate_arguments, add_run_arguments, progress_printer, check_outputs, finish, parse_assignments,
                       read_config, settings_from_args)
 from .settings import RunSettings
 from .slip import (ASCENT, COMPRESSION, DECOMPRESSION, DESCENT, STATE_ALIASES, STATE_NAMES, Slip,
@@ -60,7 +60,7 @@ def _run(args: argparse.Namespace) -> int:
     model = Slip(params)
     x0 = initial_state(overrides)
     check_outputs(args)
-    result = simulate(model, x0, settings)
+    result = simulate(model, x0, settings, progress=progress_printer(settings))
     info = summary(model, result, model.initial_chart(0.0, x0).state)
     print(f"SLIP {settings.final_time:g} s: {result.message}; {len(result.events)} transitions "
           f"({info['transitions_1s']} up to 1 s); energy drift {info['energy_drift']:.3g} J")

@@ -13,7 +13,7 @@ import numpy as np
 from .engine import simulate
 from .result import HybridResult
 from .animate import check_animation_path
-from .runopts import (add_animate_arguments, add_run_arguments, finish, parse_assignments, read_config,
+from .runopts import (add_animate_arguments, add_run_arguments, progress_printer, finish, parse_assignments, read_config,
                       settings_from_args)
 from .settings import RunSettings
 from .wheel import FLIGHT, Wheel, WheelParameters, initial_state
@@ -74,7 +74,7 @@ def _run(args: argparse.Namespace) -> int:
     settings = settings_from_args(args, DEFAULTS, symbols)
     model = Wheel(params)
     x0 = initial_state(params=params, **initial)
-    result = simulate(model, x0, settings)
+    result = simulate(model, x0, settings, progress=progress_printer(settings))
     mujoco = run_mujoco(params, x0, settings.final_time, args.mujoco_timestep, settings.record_period) \
         if args.mujoco else None
     info = summary(model, result, mujoco)
