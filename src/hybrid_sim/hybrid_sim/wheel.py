@@ -105,17 +105,33 @@ class WheelParameters:
                            mu=self.mu)
 
 
-def split(x: np.ndarray) -> Tuple[Body, np.ndarray, np.ndarray]:
-    """(wheel body, hinge coordinates, spring state) of a full state vector."""
-    return wheel_body(*x[:6]), np.asarray(x[6:10]), np.asarray(x[10:14])
-
-
 class Wheel(HybridModel):
-    """The wheel of the module docstring as a hybrid model for ``hybrid_sim.simulate``."""
+    """The wheel of the module docstring as a hybrid model for ``hybrid_sim.simulate``.
+
+    State layout: ``n_pos`` positions (the centre's coordinates, then the spin angle phi), their
+    rates, the 4 hinge coordinates, the 4 spring states, work, dissipated (continuous), released
+    (bookkeeping). A subclass with another body (``wheel3d``) overrides ``n_pos``, the names and
+    the geometry hooks ``body``, ``centre``, ``forces``, ``gap_of``, ``first_hinges``.
+    """
 
     state_names = STATE_NAMES
     n_continuous = 16
     chart_names = ("FLIGHT", "STICK", "SLIP")
+    n_pos = 3
+
+    @property
+    def hinge(self) -> slice:
+        return slice(2 * self.n_pos, 2 * self.n_pos + 4)
+
+    @property
+    def spring(self) -> slice:
+        return slice(2 * self.n_pos + 4, 2 * self.n_pos + 8)
+
+    @property
+    def books(self) -> Tuple[int, int, int]:
+        """Indices of work, dissipated, released."""
+        first = 2 * self.n_pos + 8
+        return first, first + 1, first + 2
 
     def __init__(self, params: WheelParameters = WheelParameters()) -> None:
         self.params = params
@@ -123,28 +139,50 @@ class Wheel(HybridModel):
         self.slip_rule = self.model.slip
 
     # ------------------------------------------------------------------ physics
+    # ------------------------------------------------------------------ geometry hooks (planar)
+    def body(self, x: np.ndarray) -> Body:
+        return wheel_body(*x[:6])
+
+    def centre(self, x: np.ndarray) -> np.ndarray:
+        return np.array([x[0], 0.0, x[1]])
+
+    def gap_of(self, x: np.ndarray) -> float:
+        return gap(self.params.ground(), self.params.tire(), x[0], x[1])
+
+    def first_hinges(self, x: np.ndarray) -> np.ndarray:
+        return touchdown_hinges(self.params.ground(), x[0], x[1], x[2])
+
+    def forces(self, wrench: np.ndarray) -> np.ndarray:
+        """Generalised forces on (x, z, phi) of a wrench (tau, F) about the centre [N, N, N m]."""
+        return np.array([wrench[3], wrench[5], wrench[1]])
+
+    # ------------------------------------------------------------------ physics
     def contact(self, x: np.ndarray, chart: int) -> ContactState:
-        body, hinge, q = split(x)
-        return self.model.evaluate(GROUND, body, hinge, q, slipping=chart == SLIP)
+        return self.model.evaluate(GROUND, self.body(x), x[self.hinge], x[self.spring], slipping=chart == SLIP)
 
     def accelerations(self, x: np.ndarray, wrench: np.ndarray) -> np.ndarray:
-        """(xdd, zdd, phidd) under gravity, drive torque and a contact wrench (tau, F) about the centre."""
+        """Centre accelerations and phidd under gravity, drive torque and a contact wrench (tau, F)
+        about the centre (common frame)."""
         p = self.params
-        return np.array([wrench[3] / p.mass, wrench[5] / p.mass - p.gravity,
-                         (wrench[1] + p.torque) / p.axle_inertia])
+        acc = self.forces(wrench) / np.array([p.mass] * (self.n_pos - 1) + [p.axle_inertia])
+        acc[self.n_pos - 2] -= p.gravity  # the last centre coordinate is the height
+        acc[-1] += p.torque / p.axle_inertia
+        return acc
 
     def vector_field(self, t: float, x: np.ndarray, chart: int) -> np.ndarray:
+        n = self.n_pos
+        work, dissipated, _ = self.books
         dx = np.zeros(self.n_continuous)
-        dx[0:3] = x[3:6]
-        dx[14] = self.params.torque * x[5]
+        dx[:n] = x[n:2 * n]
+        dx[work] = self.params.torque * x[2 * n - 1]
         if chart == FLIGHT:
-            dx[3:6] = self.accelerations(x, np.zeros(6))
+            dx[n:2 * n] = self.accelerations(x, np.zeros(6))
             return dx
         state = self.contact(x, chart)
-        dx[3:6] = self.accelerations(x, self.model.body_wrench(state, np.array([x[0], 0.0, x[1]])))
-        dx[6:10] = state.hinge_rate
-        dx[10:14] = state.spring_rate
-        dx[15] = state.dissipation
+        dx[n:2 * n] = self.accelerations(x, self.model.body_wrench(state, self.centre(x)))
+        dx[self.hinge] = state.hinge_rate
+        dx[self.spring] = state.spring_rate
+        dx[dissipated] = state.dissipation
         return dx
 
     # ------------------------------------------------------------------ charts
@@ -157,8 +195,8 @@ class Wheel(HybridModel):
 
     def boundary(self, t: float, x: np.ndarray, chart: int, index: int) -> float:
         if index == TOUCHDOWN:
-            return gap(self.params.ground(), self.params.tire(), x[0], x[1])
-        _, _, q = split(x)
+            return self.gap_of(x)
+        q = x[self.spring]
         if index == STICK_LIMIT:
             return self.slip_rule.stick_margin(q)
         state = self.contact(x, chart)
@@ -167,18 +205,19 @@ class Wheel(HybridModel):
         return self.slip_rule.release_margin(q, self.stick_rate(x))
 
     def stick_rate(self, x: np.ndarray) -> np.ndarray:
+        """q' of the sticking contact at ``x`` (the slip rule's s)."""
         return self.contact(x, STICK).spring_rate
 
     def transition(self, t: float, x: np.ndarray, chart: int, index: int) -> Transition:
         new = np.array(x, dtype=float)
         if index == TOUCHDOWN:
-            new[6:10] = touchdown_hinges(self.params.ground(), x[0], x[1], x[2])
-            new[10:14] = 0.0
-            slides = self.slip_rule.enabled and self.slip_rule.release(new[10:14], self.stick_rate(new)) > 0.0
+            new[self.hinge] = self.first_hinges(x)
+            new[self.spring] = 0.0
+            slides = self.slip_rule.enabled and self.slip_rule.release(new[self.spring], self.stick_rate(new)) > 0.0
             return Transition(SLIP if slides else STICK, new)
         if index == LIFTOFF:
-            new[16] += self.model.stiffness.energy(x[10:14])
-            new[10:14] = 0.0
+            new[self.books[2]] += self.model.stiffness.energy(x[self.spring])
+            new[self.spring] = 0.0
             return Transition(FLIGHT, new)
         return Transition(SLIP if index == STICK_LIMIT else STICK, new)
 
@@ -195,8 +234,9 @@ class Wheel(HybridModel):
 
     def initial_chart(self, t: float, x: np.ndarray) -> Transition:
         x = np.asarray(x, dtype=float)
-        if gap(self.params.ground(), self.params.tire(), x[0], x[1]) <= 0.0:
-            raise ValueError(f"wheel: the initial state must be in flight (tread above the ground), z = {x[1]!r}")
+        if self.gap_of(x) <= 0.0:
+            raise ValueError(f"wheel: the initial state must be in flight (tread above the ground), "
+                             f"z = {self.centre(x)[2]!r}")
         return Transition(FLIGHT, x)
 
     # ------------------------------------------------------------------ outputs
@@ -205,9 +245,10 @@ class Wheel(HybridModel):
 
     def energy(self, x: np.ndarray) -> float:
         """Kinetic + gravity + spring energy [J]."""
-        p = self.params
-        kinetic = 0.5 * p.mass * (x[3] ** 2 + x[4] ** 2) + 0.5 * p.axle_inertia * x[5] ** 2
-        return float(kinetic + p.mass * p.gravity * x[1] + self.model.stiffness.energy(x[10:14]))
+        p, n = self.params, self.n_pos
+        velocity = x[n:2 * n - 1]
+        kinetic = 0.5 * p.mass * float(velocity @ velocity) + 0.5 * p.axle_inertia * x[2 * n - 1] ** 2
+        return float(kinetic + p.mass * p.gravity * self.centre(x)[2] + self.model.stiffness.energy(x[self.spring]))
 
     def aux_names(self) -> Tuple[str, ...]:
         return ("t",) + self.state_names + ("energy", "balance", "slip_velocity", "f_n", "f_t",
@@ -215,9 +256,10 @@ class Wheel(HybridModel):
 
     def auxiliary(self, t: float, x: np.ndarray, chart: int) -> np.ndarray:
         energy = self.energy(x)
-        balance = energy + x[15] + x[16] - x[14]
+        work, dissipated, released = self.books
+        balance = energy + x[dissipated] + x[released] - x[work]
         slip_velocity = f_n = f_t = 0.0
-        q = x[10:14]
+        q = x[self.spring]
         if chart != FLIGHT:
             state = self.contact(x, chart)
             slip_velocity = float(np.hypot(state.twist[3], state.twist[4]))
