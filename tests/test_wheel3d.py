@@ -64,3 +64,16 @@ def test_steered_wheel_refuses_waves_and_extreme_angles():
         SteeredWheel(WheelParameters(amplitude=0.01))
     with pytest.raises(ValueError, match="camber"):
         Steering(0.0, 1.2)
+
+
+def test_cli_wheel3d_runs_a_steered_wheel_and_reports_its_side_motion(capsys):
+    import json
+
+    from hybrid_sim.cli import main
+
+    assert main(["wheel3d", "--steer", "0.2", "--initial", "course=0", "--final-time", "0.3",
+                 "--param", "d_theta=0,d_t=0,d_z=0,mu=inf", "--json"]) == 0
+    info = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert info["status"] == 0 and info["final"]["y"] > 0.0 and info["max_abs_qy"] > 1e-4
+    assert info["balance_drift"] < 1e-6
+    assert main(["wheel3d", "--param", "amplitude=0.01"]) == 2

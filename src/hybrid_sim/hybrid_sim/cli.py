@@ -25,15 +25,17 @@ examples:
   hybrid-sim hexapod --final-time 10 --plot hexapod.png
   hybrid-sim stick-slip --params xl330/m6 --log data/xl330/processed/2026-01-15_10h28m17.json --plot ref.png
   hybrid-sim wheel --final-time 2 --mujoco --plot wheel.png
+  hybrid-sim wheel3d --steer 0.2 --initial course=0 --final-time 1
 
 Units: SI (m, s, kg, rad) unless a model says otherwise."""
 
 
 def _subcommands() -> List[Callable[[argparse._SubParsersAction], None]]:
     """The ``add_subparser`` functions of the command modules (imported lazily)."""
-    from . import hexapod_cli, slip_cli, stick_slip_cli, wheel_cli
+    from . import hexapod_cli, slip_cli, stick_slip_cli, wheel3d_cli, wheel_cli
 
-    return [slip_cli.add_subparser, hexapod_cli.add_subparser, stick_slip_cli.add_subparser, wheel_cli.add_subparser]
+    return [slip_cli.add_subparser, hexapod_cli.add_subparser, stick_slip_cli.add_subparser, wheel_cli.add_subparser,
+            wheel3d_cli.add_subparser]
 
 
 def build_parser() -> argparse.ArgumentParser:
