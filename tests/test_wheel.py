@@ -150,3 +150,30 @@ def test_undamped_wheel_with_friction_runs_and_keeps_its_liftoff_energy(mu):
     for e in result.events:
         if e.chart_to == FLIGHT:
             assert model.model.stiffness.energy(e.state_before[10:14]) < 1e-9
+
+
+# ---------------------------------------------------------------- section VI: compression hardening (issue 25)
+def test_hardening_spring_wrench_is_the_differential_of_its_energy():
+    from hybrid_sim.tire_spring import Stiffness, rate_map
+
+    k = Stiffness.isotropic(200.0, 5e4, 5e4, hardening=50.0)
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        q = rng.normal(0.0, [0.05, 2e-3, 2e-3, 5e-3])
+        numeric = np.array([(k.energy(q + dq) - k.energy(q - dq)) / 2e-9 for dq in np.eye(4) * 1e-9])
+        np.testing.assert_allclose(k.gradient(q), numeric, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(k.wrench(q), -rate_map(q).T @ numeric, rtol=1e-5, atol=1e-6)
+    q = np.array([0.0, 1e-3, 0.0, -0.01])  # 1 cm of compression: k_t exp(0.5)
+    assert -k.wrench(q)[1] / 1e-3 == pytest.approx(5e4 * np.exp(0.5), rel=1e-9)
+    assert Stiffness.isotropic(200.0, 5e4, 5e4).energy(q) < k.energy(q)
+    with pytest.raises(ValueError, match="does not harden"):
+        WheelParameters(hardening=50.0).contact().slip
+
+
+def test_undamped_wheel_with_hardening_tire_conserves_energy():
+    params = WheelParameters(d_theta=0.0, d_t=0.0, d_z=0.0, mu=float("inf"), hardening=50.0)
+    model, result, aux = run(params, 2.0, spin=8.0, xd=1.0)
+    assert sum(1 for e in result.events if e.chart_from == FLIGHT) >= 2
+    assert np.ptp(aux["balance"]) < 2e-6 * aux["energy"][0]
+    soft = run(WheelParameters(d_theta=0.0, d_t=0.0, d_z=0.0, mu=float("inf")), 2.0, spin=8.0, xd=1.0)[2]
+    assert np.abs(aux["x"] - soft["x"]).max() > 1e-4  # the hardening changes the motion

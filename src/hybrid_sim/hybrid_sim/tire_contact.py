@@ -127,7 +127,7 @@ class TireContact:
         if self.damper is not None:
             wrench = wrench + self.damper.wrench(q, rate, active)
         # power balance: the bodies receive <W, xi>, the spring stores grad V . q'
-        dissipation = -float(wrench @ xi) - float((stiffness.matrix @ q) @ rate)
+        dissipation = -float(wrench @ xi) - float(stiffness.gradient(q) @ rate)
         return ContactState(frame, twist, wrench, rate, self.hinge_rate(body1, body2, hinge, frame, twist[:2], slide),
                             dissipation, stiffness.energy(q))
 

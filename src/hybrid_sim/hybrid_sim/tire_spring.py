@@ -54,22 +54,34 @@ def series_stiffness(k1: np.ndarray, k2: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Stiffness:
-    """A quadratic spring energy V = q^T K q / 2 on SE(2) x T(1).
+    """A spring energy on SE(2) x T(1): V = q^T K q / 2, optionally hardening with compression.
 
     Units: K[0, 0] in N m/rad, K[1:3, 1:3] in N/m (tangential), K[3, 3] in N/m (normal).
+
+    ``hardening`` h [1/m] (section VI: "a higher compression usually corresponds to a higher
+    tangential stiffness"): the tangential stiffness becomes k_t exp(-h z) (z < 0 is compression),
+    from the energy V = q^T K q / 2 + k_t (exp(-h z) - 1) (x^2 + y^2) / 2, so the wrench stays its
+    differential (the stretched tangential spring also pushes the surfaces apart by
+    h k_t exp(-h z) (x^2 + y^2) / 2) and energy is conserved. It needs an isotropic tangential
+    block (k_t = K[1, 1]); the slip rule needs h = 0 (its friction circle assumes a constant k_t).
     """
 
     matrix: np.ndarray
+    hardening: float = 0.0
 
     def __post_init__(self) -> None:
         k = np.asarray(self.matrix, float)
         if k.shape != (4, 4) or not np.allclose(k, k.T) or np.min(np.linalg.eigvalsh(k)) <= 0.0:
             raise ValueError(f"stiffness: need a symmetric positive definite 4x4 matrix, got {k.tolist()}")
         object.__setattr__(self, "matrix", k)
+        if not (np.isfinite(self.hardening) and self.hardening >= 0.0):
+            raise ValueError(f"stiffness: hardening must be >= 0 [1/m], got {self.hardening!r}")
+        if self.hardening and not (np.isclose(k[2, 2], k[1, 1]) and np.isclose(k[1, 2], 0.0)):
+            raise ValueError("stiffness: hardening needs an isotropic tangential stiffness")
 
     @classmethod
-    def isotropic(cls, k_theta: float, k_t: float, k_z: float) -> "Stiffness":
-        return cls(np.diag([k_theta, k_t, k_t, k_z]))
+    def isotropic(cls, k_theta: float, k_t: float, k_z: float, hardening: float = 0.0) -> "Stiffness":
+        return cls(np.diag([k_theta, k_t, k_t, k_z]), hardening)
 
     @classmethod
     def anisotropic(cls, k_theta: float, k_x: float, k_y: float, k_z: float, k_xz: float = 0.0) -> "Stiffness":
@@ -79,7 +91,8 @@ class Stiffness:
         return cls(k)
 
     def series(self, other: "Stiffness") -> "Stiffness":
-        return Stiffness(series_stiffness(self.matrix, other.matrix))
+        """The two in series (section VI); a hardening of either applies to the combination."""
+        return Stiffness(series_stiffness(self.matrix, other.matrix), max(self.hardening, other.hardening))
 
     @property
     def normal(self) -> float:
@@ -91,12 +104,27 @@ class Stiffness:
         kt = k[1, 1]
         if not (np.isclose(k[2, 2], kt) and np.allclose(k[1:3, [0, 3]], 0.0) and np.isclose(k[1, 2], 0.0)):
             raise ValueError("slip rule: needs an isotropic tangential stiffness uncoupled from theta and z")
+        if self.hardening:
+            raise ValueError("slip rule: needs a tangential stiffness that does not harden with compression "
+                             "(mu = inf with hardening > 0)")
         return float(kt)
 
     def energy(self, q: np.ndarray) -> float:
         """V(q) [J]."""
-        return 0.5 * float(q @ self.matrix @ q)
+        extra = 0.0
+        if self.hardening:
+            extra = 0.5 * self.matrix[1, 1] * np.expm1(-self.hardening * q[3]) * (q[1] ** 2 + q[2] ** 2)
+        return 0.5 * float(q @ self.matrix @ q) + float(extra)
+
+    def gradient(self, q: np.ndarray) -> np.ndarray:
+        """grad V(q) in the coordinates q (K q without hardening)."""
+        grad = self.matrix @ q
+        if self.hardening:
+            kt, h = self.matrix[1, 1], self.hardening
+            grad = grad + np.array([0.0, kt * np.expm1(-h * q[3]) * q[1], kt * np.expm1(-h * q[3]) * q[2],
+                                    -0.5 * h * kt * np.exp(-h * q[3]) * (q[1] ** 2 + q[2] ** 2)])
+        return grad
 
     def wrench(self, q: np.ndarray) -> np.ndarray:
-        """W = -dV = -A(q)^T K q: (m_z [N m], f_x, f_y, f_z [N]) on body 2 in Psi_c."""
-        return -rate_map(q).T @ (self.matrix @ q)
+        """W = -dV = -A(q)^T grad V: (m_z [N m], f_x, f_y, f_z [N]) on body 2 in Psi_c."""
+        return -rate_map(q).T @ self.gradient(q)

@@ -76,12 +76,13 @@ class WheelParameters:
     mu: float = 0.8
     amplitude: float = 0.0
     wavelength: float = 2.0
+    hardening: float = 0.0  # [1/m]: k_t exp(-hardening z) (section VI), only with mu = inf
 
     def __post_init__(self) -> None:
         for name in ("mass", "radius", "crown", "k_theta", "k_t", "k_z", "k_ground", "wavelength"):
             if not getattr(self, name) > 0.0:
                 raise ValueError(f"wheel: {name} must be > 0, got {getattr(self, name)!r}")
-        for name in ("inertia", "gravity", "d_theta", "d_t", "d_z", "amplitude"):
+        for name in ("inertia", "gravity", "d_theta", "d_t", "d_z", "amplitude", "hardening"):
             if not getattr(self, name) >= 0.0:
                 raise ValueError(f"wheel: {name} must be >= 0, got {getattr(self, name)!r}")
         if self.amplitude * (2 * np.pi / self.wavelength) ** 2 >= 1.0 / self.radius:
@@ -100,7 +101,8 @@ class WheelParameters:
     def contact(self) -> TireContact:
         damped = self.d_theta + self.d_t + self.d_z > 0.0
         ground = None if np.isinf(self.k_ground) else Stiffness.isotropic(self.k_ground, self.k_ground, self.k_ground)
-        return TireContact(self.ground(), self.tire(), Stiffness.isotropic(self.k_theta, self.k_t, self.k_z),
+        return TireContact(self.ground(), self.tire(), Stiffness.isotropic(self.k_theta, self.k_t, self.k_z,
+                                                                            self.hardening),
                            stiffness1=ground, damper=Damper.diagonal(self.d_theta, self.d_t, self.d_z) if damped else None,
                            mu=self.mu)
 
