@@ -26,11 +26,13 @@ stalled), the recording stops instead of enabling the torque again.
 
 from __future__ import annotations
 
+import logging
 import math
+from contextlib import contextmanager
 from dataclasses import dataclass, fields, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Callable, List, Optional, Protocol, Union, runtime_checkable
+from typing import Callable, Iterator, List, Optional, Protocol, Union, runtime_checkable
 
 from actuator_drivers.driver_errors import DriverError
 from actuator_drivers.dynamixel_bus import ErrorCounters
@@ -44,6 +46,8 @@ from .loop import BenchLoop, Cycle, Sink
 from .messages import BenchInfo
 from .player import TrajectoryPlayer, identification_schedule
 from .session import StreamSink, bag_sink, tee
+
+LOG = logging.getLogger(__name__)
 
 
 @runtime_checkable
@@ -152,7 +156,8 @@ def record(
     before = _copy(counters) if counters is not None else ErrorCounters()
     loop = BenchLoop(bench, TrajectoryPlayer((joint,), replace(info, trajectory="")))
     stream = StreamSink()
-    _move(bench, joint, float(traj.goal(0.0)), prepare_time, rate, kp, hold=settle_time)
+    with _released_on_error(bench):
+        _move(bench, joint, float(traj.goal(0.0)), prepare_time, rate, kp, hold=settle_time)
     clock = bench.clock  # the run's cycles start on a whole period of bench time: runs at one rate are in phase
     clock.sleep_until(math.ceil(clock.now() * rate - 1e-6) / rate)
     try:
@@ -172,7 +177,8 @@ def record(
     if result is None:
         raise RecordingError(f"{traj.name}: no cycle recorded (duration {traj.duration} s)", None)
     try:
-        _move(bench, joint, 0.0, return_time, rate, kp)
+        with _released_on_error(bench):
+            _move(bench, joint, 0.0, return_time, rate, kp)
         bench.release()
     except DriverError as error:
         raise RecordingError(f"{traj.name}: log complete in {result.path}, but the return to zero failed: {error}",
@@ -186,6 +192,20 @@ def _identification(trajectory: Union[str, Trajectory]) -> Trajectory:
     if trajectory not in TRAJECTORIES:
         raise ValueError(f"unknown trajectory {trajectory!r}; expected one of {', '.join(TRAJECTORIES)}")
     return TRAJECTORIES[trajectory]
+
+
+@contextmanager
+def _released_on_error(bench: Bench) -> Iterator[None]:
+    """Release the torque when the block fails (a fault, Ctrl-C), then let the error go on;
+    a release that fails too is logged."""
+    try:
+        yield
+    except BaseException as error:
+        try:
+            bench.release()
+        except Exception as failed:
+            LOG.error("releasing the torque failed too: %s (after: %s)", failed, error)
+        raise
 
 
 def _move(bench: Bench, joint: str, target: float, duration: float, rate: float, kp: float, hold: float = 0.0) -> None:

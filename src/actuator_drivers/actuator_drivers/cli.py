@@ -41,6 +41,7 @@ from .dynamixel_bus import SDK_BAUDRATES
 from .dynamixel_driver import DynamixelDriver, ServoConfig
 from .dynamixel_emulator import DynamixelEmulator, Faults
 from .dynamixel_tables import table_actuators
+from .safe_stop import terminate_as_interrupt
 
 PROG = "actuator-bench"
 
@@ -203,9 +204,10 @@ def build_parser(commands: Sequence[Command] = COMMANDS) -> argparse.ArgumentPar
 
 def main(argv: Optional[List[str]] = None, commands: Sequence[Command] = COMMANDS) -> int:
     """Run a subcommand; expected failures print one ``error:`` line and return 2 (bad input)
-    or 1 (runtime fault), see :mod:`actuator_models.exit_codes`."""
+    or 1 (runtime fault), Ctrl-C and SIGTERM 130, see :mod:`actuator_models.exit_codes`."""
     args = build_parser(commands).parse_args(argv)
-    return run_command(lambda: args.run(args), PROG, BAD_INPUT_ERRORS, RUNTIME_ERRORS)
+    with terminate_as_interrupt():  # SIGTERM releases the torque and exits 130, like Ctrl-C
+        return run_command(lambda: args.run(args), PROG, BAD_INPUT_ERRORS, RUNTIME_ERRORS)
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@ from dynamixel_sdk import (
 )
 
 from .clock import LOCKSTEP_WALL_TIMEOUT, LockstepClock
+from .safe_stop import InterruptShield
 from .dynamixel_errors import (
     HARDWARE_ERROR_BITS,
     P1_ERROR_BITS,
@@ -151,6 +152,14 @@ class BusPort(PortHandler):
         self.clock.sleep_until((self.packet_start_time + self.packet_timeout) / 1000.0)
         return True
 
+    def recover(self) -> None:
+        """Make the port usable after a transaction that did not finish: the SDK marks the port
+        busy (its public ``is_using`` flag) from ``txPacket`` to the end of ``rxPacket``, and
+        refuses every transaction while it is set; late status bytes are discarded."""
+        self.is_using = False
+        if self.is_open:
+            self.clearPort()
+
     def _late(self) -> bool:
         return self.getCurrentTime() - self.packet_start_time > self.packet_timeout
 
@@ -192,6 +201,8 @@ class DynamixelBus:
         self.port = BusPort(port, latency_ms, clock)
         self.handler = PacketHandler(float(protocol))
         self.is_open = False
+        #: defers Ctrl-C / SIGTERM to the end of a transaction (the driver holds it around whole operations)
+        self.shield = InterruptShield()
 
     def open(self) -> None:
         """Open the port at the configured baud rate."""
@@ -211,7 +222,13 @@ class DynamixelBus:
     # ------------------------------------------------------------------ transactions
     def _attempts(self, servo_id: int, operation: str, attempt: Callable[[], Tuple[object, int, int]],
                   tries: int) -> Tuple[object, int]:
-        """Run ``attempt() -> (data, comm_result, error)`` until it succeeds; return ``(data, error)``."""
+        """Run ``attempt() -> (data, comm_result, error)`` until it succeeds; return ``(data, error)``.
+        An interrupt arriving meanwhile is raised once the transaction is over."""
+        with self.shield:
+            return self._attempt_all(servo_id, operation, attempt, tries)
+
+    def _attempt_all(self, servo_id: int, operation: str, attempt: Callable[[], Tuple[object, int, int]],
+                     tries: int) -> Tuple[object, int]:
         self.counters.transactions += 1
         result = COMM_SUCCESS
         for index in range(tries):
@@ -232,16 +249,22 @@ class DynamixelBus:
         self.counters.failures += 1
         raise CommunicationError(servo_id, operation, self.handler.getTxRxResult(result).replace("[TxRxResult] ", ""), tries)
 
-    def check_status(self, servo_id: int, operation: str, error: int) -> None:
-        """Raise for a status packet's error field (hardware errors first)."""
+    def check_status(self, servo_id: int, operation: str, error: int, hardware_ok: bool = False) -> None:
+        """Raise for a status packet's error field (hardware errors first). ``hardware_ok``: a
+        hardware error alone (the instruction was executed; the servo is in alarm) is no error
+        (the torque release of a servo in alarm)."""
         if not error:
             return
         if self.protocol == 1:
             names = bit_names(error, P1_ERROR_BITS)
             hardware = [n for n in names if n in P1_HARDWARE_BITS]
+            if hardware_ok and hardware and len(hardware) == len(names):
+                return
             if hardware:
                 raise HardwareError(servo_id, hardware)
             raise StatusError(servo_id, operation, names)
+        if hardware_ok and error == P2_ALERT:
+            return
         if error & P2_ALERT:
             status, _ = self._attempts(
                 servo_id, "read Hardware Error Status",
@@ -257,8 +280,9 @@ class DynamixelBus:
         self.check_status(servo_id, "ping", error)
         return int(model)
 
-    def read(self, servo_id: int, address: int, size: int, operation: str = "read") -> int:
-        """Unsigned value of ``size`` (1, 2 or 4) bytes at ``address``."""
+    def read(self, servo_id: int, address: int, size: int, operation: str = "read", hardware_ok: bool = False) -> int:
+        """Unsigned value of ``size`` (1, 2 or 4) bytes at ``address`` (``hardware_ok``: see
+        :meth:`check_status`)."""
         def attempt() -> Tuple[object, int, int]:
             data, result, error = self.handler.readTxRx(self.port, servo_id, address, size)
             if result == COMM_SUCCESS and len(data) < size and not error:
@@ -266,16 +290,18 @@ class DynamixelBus:
             return data, result, error
 
         data, error = self._attempts(servo_id, operation, attempt, 1 + self.retries)
-        self.check_status(servo_id, operation, error)  # a refused read has an error and no data
+        self.check_status(servo_id, operation, error, hardware_ok)  # a refused read has an error and no data
         return int.from_bytes(bytes(data[:size]), "little")  # type: ignore[index]
 
-    def write(self, servo_id: int, address: int, size: int, raw: int, operation: str = "write", tries: int = 0) -> None:
-        """Write ``size`` (1, 2 or 4) bytes and check the status packet."""
+    def write(self, servo_id: int, address: int, size: int, raw: int, operation: str = "write", tries: int = 0,
+              hardware_ok: bool = False) -> None:
+        """Write ``size`` (1, 2 or 4) bytes and check the status packet (``hardware_ok``: see
+        :meth:`check_status`)."""
         call = {1: self.handler.write1ByteTxRx, 2: self.handler.write2ByteTxRx, 4: self.handler.write4ByteTxRx}[size]
         _, error = self._attempts(
             servo_id, operation, lambda: (None, *call(self.port, servo_id, address, raw)), tries or 1 + self.retries
         )
-        self.check_status(servo_id, operation, error)
+        self.check_status(servo_id, operation, error, hardware_ok)
 
     def sync_write(self, address: int, size: int, values: Dict[int, int]) -> None:
         """One SYNC WRITE of ``size``-byte values ``{id: raw}`` (no status packets)."""

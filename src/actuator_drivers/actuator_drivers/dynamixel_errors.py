@@ -110,3 +110,7 @@ class JointLimitError(DynamixelError, LimitError):
 
 class WatchdogError(DynamixelError, CommandTimeout):
     """Torque was released because no command arrived within the command timeout."""
+
+
+class ReleaseError(DynamixelError):
+    """A servo still reports torque on (or did not answer) after the torque release."""

@@ -57,6 +57,7 @@ from .driver_errors import CommandTimeout, DriverError, LimitError
 from .dynamixel_bus import ErrorCounters
 from .erob_units import ErobUnits
 from .esc_emulator import AL_CODES, state_name
+from .safe_stop import InterruptShield
 
 EROB_VENDOR = 0x5A65726F
 EROB_PRODUCT = 0x00029252
@@ -239,6 +240,7 @@ class ErobDriver:
         self._last_command = 0.0
         self._master = None
         self._lock = threading.RLock()
+        self._shield = InterruptShield()  # Ctrl-C / SIGTERM wait for the end of a frame exchange
         self._thread: Optional[threading.Thread] = None
         self._stop = threading.Event()
         self._error: Optional[BaseException] = None
@@ -465,7 +467,7 @@ class ErobDriver:
     # ------------------------------------------------------------------ the cycle
     def cycle(self) -> None:
         """One process-data cycle (stepped mode; the realtime thread calls it too)."""
-        with self._lock:
+        with self._lock, self._shield:
             self._check_watchdog()
             self._exchange()
 
@@ -594,15 +596,30 @@ class ErobDriver:
             return {i + 1: s for i, s in enumerate(self._states)}
 
     def release(self) -> None:
-        """Torque off on every drive (disable operation: switched on, zero target torque)."""
-        with self._lock:
+        """Torque off on every drive (disable operation: switched on, zero target torque),
+        verified on the statuswords the drives report; :class:`ErobError` names a drive still in
+        "operation enabled" after ``enable_timeout`` cycles."""
+        with self._lock, self._shield:
             self.enable = [False] * len(self.joints)
-            if self._master is not None and self.mode == "stepped":
+            if self._master is None:
+                return
+            if self.mode == "stepped":
                 self._run_until_released()
+        if self.mode == "realtime":  # the cycle thread sends the release; wait for the drives to report it
+            deadline = time.monotonic() + self.enable_timeout * self.cycle_time + self.receive_timeout
+            while self._still_enabled() and self._thread is not None and time.monotonic() < deadline:
+                time.sleep(self.cycle_time)
+        still = self._still_enabled()
+        if still:
+            raise ErobError("torque release failed: " + ", ".join(still) + " still report operation enabled")
+
+    def _still_enabled(self) -> List[str]:
+        return [f"{j.name} (slave {i + 1})" for i, (j, s) in enumerate(zip(self.joints, self._states))
+                if s is not None and s.torque_enabled]
 
     def _run_until_released(self) -> None:
         for _ in range(self.enable_timeout):
-            if not any(s is not None and s.torque_enabled for s in self._states):
+            if not self._still_enabled():
                 return
             self._exchange()
 
@@ -684,9 +701,13 @@ class ErobDriver:
         if self._master is None:
             return
         try:
-            with self._lock:
+            with self._lock, self._shield:
                 self.enable = [False] * len(self.joints)
                 self._emergency_release()
+                try:  # read back: the drives report torque off before the line goes to INIT
+                    self._run_until_released()
+                except ErobError:
+                    pass  # the line itself failed: the drives disable themselves leaving OP
         finally:
             self._shutdown_master()
 
