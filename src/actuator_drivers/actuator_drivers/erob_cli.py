@@ -100,6 +100,9 @@ def run_emulate(args: argparse.Namespace) -> int:
         except KeyboardInterrupt:
             pass
         c = server.counters
+        for i, drive in enumerate(drives):
+            left = drive.op_exit_state.value if drive.op_exit_state else "never in OP"
+            print(f"slave {i + 1} left OP in: {left}", file=sys.stderr)
         print(f"counters: frames={c.frames} process_frames={c.process_frames} dropped={c.dropped} "
               f"corrupted={c.corrupted} wrong_wkc={c.wrong_wkc} malformed={c.malformed}", file=sys.stderr, flush=True)
     return 0

@@ -55,7 +55,8 @@ class EmulatorProcess:
     ``options``: extra command-line options (fault injection: ``["--drop", "0.01"]``, ...).
     ``fifo_priority``: run the emulator with SCHED_FIFO at this priority (what ``chrt -f`` does;
     root only; benchmarks). After :meth:`stop`, :attr:`counters` holds the emulator's final
-    counters (frames, dropped, ...).
+    counters (frames, dropped, ...) and :attr:`op_exit` the CiA 402 state each drive was in
+    when the line last left OP (``{1: "switched on"}``: the master had released the torque).
     """
 
     def __init__(self, iface: str, joints: Sequence[EmulatedJoint], options: Sequence[str] = (),
@@ -66,6 +67,7 @@ class EmulatorProcess:
         self.options = list(options)
         self.start_timeout = start_timeout
         self.counters: Dict[str, int] = {}
+        self.op_exit: Dict[int, str] = {}
         self.stderr = ""
         self._process: Optional[subprocess.Popen] = None
         self._stderr_lines: List[str] = []
@@ -114,6 +116,7 @@ class EmulatorProcess:
         time.sleep(0.05)
         self.stderr = "".join(self._stderr_lines)
         self.counters = parse_counters(self.stderr)
+        self.op_exit = parse_op_exit(self.stderr)
 
     def __enter__(self) -> "EmulatorProcess":
         return self.start()
@@ -128,6 +131,11 @@ def parse_counters(text: str) -> Dict[str, int]:
     if not match:
         return {}
     return {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", match.group(1))}
+
+
+def parse_op_exit(text: str) -> Dict[int, str]:
+    """``{slave: CiA 402 state}`` from the emulator's closing ``slave N left OP in: STATE`` lines."""
+    return {int(n): state.strip() for n, state in re.findall(r"slave (\d+) left OP in: (.*)", text)}
 
 
 @contextmanager

@@ -156,6 +156,10 @@ class ErobDrive:
             self.od[(0x2F00, sub)] = value
             self.od.hooks[(0x2F00, sub)] = self._bench_changed
         self.state = cia402.State.SWITCH_ON_DISABLED
+        #: the CiA 402 state the drive was in when the line last left OP (None: never in OP); a
+        #: master that released the torque leaves it "switched on", never "operation enabled"
+        self.op_exit_state: Optional[cia402.State] = None
+        self._in_op = False
         self.previous_cw = 0
         self.op_cycles = 0
         self.sim = self._simulator(0.0, 0.0)
@@ -201,6 +205,9 @@ class ErobDrive:
         return 0
 
     def entered(self, esc: Esc, state: int) -> None:
+        if state < OP and self._in_op:
+            self.op_exit_state = self.state
+        self._in_op = state == OP
         if state < OP and cia402.torque_on(self.state):
             self.state = cia402.State.SWITCH_ON_DISABLED  # outputs invalid: the power stage is off
         self._publish(0.0)
