@@ -64,8 +64,12 @@ def record_logs(settings: DemoSettings, raw_dir: Path) -> List[Path]:
             emulator.set_bench(mass, length, 0.0)
             return True
 
-        record_all(driver_bench(driver, settings.actuator), settings.grid, settings.actuator, raw_dir, change_bench,
-                   on_recording=finished, prepare_time=1.0, return_time=1.0)
+        try:
+            record_all(driver_bench(driver, settings.actuator), settings.grid, settings.actuator, raw_dir, change_bench,
+                       on_recording=finished, prepare_time=1.0, return_time=1.0)
+        finally:  # read back from the emulated servo once the driver released it (also after Ctrl-C)
+            driver.close()
+            say(f"emulated servo after the recordings: Torque Enable {emulator.servo(1).peek('torque_enable')}")
     return done
 
 
