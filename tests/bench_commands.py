@@ -13,8 +13,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, List, Optional, Sequence, Tuple
 
-from actuator_drivers.dynamixel_bus import DynamixelBus
-from actuator_drivers.dynamixel_tables import control_table
+from actuator_drivers.dynamixel.bus import DynamixelBus
+from actuator_drivers.dynamixel.tables import control_table
 
 BIN = Path(sys.executable).parent
 ENV = dict(os.environ, PYTHONUNBUFFERED="1")

@@ -12,8 +12,8 @@ import subprocess
 
 import pytest
 
-from actuator_drivers import veth
-from actuator_drivers.erob_emulated import parse_op_exit
+from actuator_drivers.ethercat_emulator import veth
+from actuator_drivers.ethercat_emulator.emulated import parse_op_exit
 
 from bench_commands import BIN, ENV, interrupted
 from test_erob_driver import REASON

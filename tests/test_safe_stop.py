@@ -18,10 +18,10 @@ from dataclasses import replace
 import pytest
 from actuator_models.trajectories import trajectory
 
-from actuator_drivers.dynamixel_driver import DynamixelDriver, ServoConfig
-from actuator_drivers.dynamixel_emulator import DynamixelEmulator, Faults
+from actuator_drivers.dynamixel.driver import DynamixelDriver, ServoConfig
+from actuator_drivers.dynamixel_emulator.emulator import DynamixelEmulator, Faults
 from actuator_drivers.safe_stop import InterruptShield
-from actuator_bench.driver_bench import driver_bench
+from actuator_drivers.dynamixel.bench import DynamixelBench
 from actuator_bench.loop import BenchLoop
 from actuator_bench.messages import BenchInfo
 from actuator_bench.player import TrajectoryPlayer, identification_schedule
@@ -71,7 +71,7 @@ def test_interrupt_anywhere_in_a_recording_ends_with_torque_off(tmp_path, caplog
     emulator, driver = open_bench(at, protocol=protocol)
     try:
         with pytest.raises(KeyboardInterrupt):
-            record(driver_bench(driver, "mx64"), replace(trajectory("sin_sin"), duration=2.0), MX64, 32,
+            record(DynamixelBench.of(driver, "mx64"), replace(trajectory("sin_sin"), duration=2.0), MX64, 32,
                    logdir=tmp_path, **FAST)
         assert emulator.counters.received >= at
         assert emulator.servo(1).peek("torque_enable") == 0  # released while the program goes on
@@ -89,7 +89,7 @@ def test_sigterm_inside_a_transaction_is_delivered_after_it(tmp_path):
     previous = signal.signal(signal.SIGTERM, sigterm_raises)
     emulator, driver = open_bench(100, signal.SIGTERM)
     try:
-        bench = driver_bench(driver, "mx64")
+        bench = DynamixelBench.of(driver, "mx64")
         loop = BenchLoop(bench, TrajectoryPlayer(bench.joints, MX64))
         with pytest.raises(KeyboardInterrupt, match="SIGTERM"):
             loop.run(identification_schedule(replace(trajectory("sin_sin"), duration=3.0), 1), 32, 50.0, lambda cycle: None)
@@ -122,7 +122,7 @@ def test_fault_during_a_recording_releases_and_reads_back(tmp_path, caplog):
                 emulator.inject_hardware_error("overload")
 
         with pytest.raises(Exception, match="overload"):
-            record(driver_bench(driver, "mx64"), replace(trajectory("sin_sin"), duration=2.0), MX64, 32,
+            record(DynamixelBench.of(driver, "mx64"), replace(trajectory("sin_sin"), duration=2.0), MX64, 32,
                    logdir=tmp_path, progress=overload, **FAST)
         assert emulator.servo(1).peek("torque_enable") == 0
     finally:
@@ -137,7 +137,7 @@ def test_loop_reports_a_failed_release_without_hiding_the_first_error(caplog):
     emulator, driver = open_bench(0)
     emulator.set_faults(dead=False)
     try:
-        bench = driver_bench(driver, "mx64")
+        bench = DynamixelBench.of(driver, "mx64")
         loop = BenchLoop(bench, TrajectoryPlayer(bench.joints, MX64))
 
         def die(cycle):

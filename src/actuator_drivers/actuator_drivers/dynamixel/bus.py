@@ -2,9 +2,9 @@
 
 :class:`DynamixelBus` wraps one ``PortHandler`` and one ``PacketHandler``. Every transaction is
 retried on a timeout or a corrupt status packet (and counted in :class:`ErrorCounters`); a
-status packet whose error field is set becomes a :class:`~.dynamixel_errors.HardwareError`
+status packet whose error field is set becomes a :class:`~actuator_drivers.dynamixel.errors.HardwareError`
 (Protocol 1.0 voltage/overheating/overload bits, Protocol 2.0 Alert bit: the bits of Hardware
-Error Status(70) are read and named) or a :class:`~.dynamixel_errors.StatusError` (a refused
+Error Status(70) are read and named) or a :class:`~actuator_drivers.dynamixel.errors.StatusError` (a refused
 instruction), each naming the servo ID.
 
 The block read of every cycle is one SYNC READ (Protocol 2.0), one BULK READ (Protocol 1.0, two
@@ -32,9 +32,9 @@ from dynamixel_sdk import (
     PortHandler,
 )
 
-from .clock import LOCKSTEP_WALL_TIMEOUT, LockstepClock
-from .safe_stop import InterruptShield
-from .dynamixel_errors import (
+from actuator_drivers.common import LOCKSTEP_WALL_TIMEOUT, ErrorCounters, LockstepClock
+from actuator_drivers.safe_stop import InterruptShield
+from actuator_drivers.dynamixel.errors import (
     HARDWARE_ERROR_BITS,
     P1_ERROR_BITS,
     P1_HARDWARE_BITS,
@@ -53,30 +53,6 @@ SDK_BAUDRATES = (9600, 19200, 38400, 57600, 115200, 230400, 460800, 500000, 5760
 HARDWARE_ERROR_STATUS = 70  # Protocol 2.0 address of Hardware Error Status (MX(2.0), X series)
 
 
-@dataclass
-class ErrorCounters:
-    """Cumulative communication counters.
-
-    Attributes:
-        transactions: transactions attempted (a block read of several servos counts once).
-        timeouts: attempts that got no status packet. corrupt: attempts that got a bad one
-        (checksum/CRC, truncated). other: other SDK failures (port busy, transmit failure).
-        retries: attempts repeated after a failure. failures: transactions that failed every attempt.
-    """
-
-    transactions: int = 0
-    timeouts: int = 0
-    corrupt: int = 0
-    other: int = 0
-    retries: int = 0
-    failures: int = 0
-
-    @property
-    def errors(self) -> int:
-        """Failed attempts of every kind."""
-        return self.timeouts + self.corrupt + self.other
-
-
 class BusPort(PortHandler):
     """``PortHandler`` that sleeps until bytes arrive instead of spinning, with a configurable
     latency timer, and that follows a lockstep emulator's bus turn.
@@ -88,7 +64,7 @@ class BusPort(PortHandler):
     * The SDK's receive timeout is ``tx_time + 2 * LATENCY_TIMER + 2`` ms with LATENCY_TIMER
       fixed at 16 ms (the FTDI default); ``latency_ms`` replaces it (1 ms for adapters set to
       low latency).
-    * With a :class:`~.clock.LockstepClock` the packet deadline is in bench time: each read
+    * With a :class:`~actuator_drivers.common.LockstepClock` the packet deadline is in bench time: each read
       waits (wall clock, without a deadline) until the emulator has executed every byte written
       and every status byte it wrote has arrived; a packet still incomplete then will never
       complete, so the receive times out at once and bench time moves on to the deadline, as
@@ -182,7 +158,7 @@ class DynamixelBus:
         baudrate: bits/s, one of :data:`SDK_BAUDRATES`.
         retries: extra attempts after a timeout/corrupt packet.
         latency_ms: USB latency timer assumed in receive timeouts [ms] (SDK default 16).
-        clock: the bench clock; a :class:`~.clock.LockstepClock` shared with an in-process
+        clock: the bench clock; a :class:`~actuator_drivers.common.LockstepClock` shared with an in-process
             emulator makes receive timeouts bench-time events (see :class:`BusPort`).
     """
 

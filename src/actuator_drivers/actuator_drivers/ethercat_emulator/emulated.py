@@ -6,7 +6,7 @@
 A uniquely named veth pair is created (root or CAP_NET_ADMIN), the emulator runs as a separate
 process on one end (``actuator-bench emulate --ethercat``: pysoem holds the GIL while it waits
 for a frame, so an emulator thread in the same process could not answer), and an
-:class:`~.erob_driver.ErobDriver` in stepped mode opens the other end through pysoem. Everything
+:class:`~actuator_drivers.erob.drive.ErobDriver` with stepped pacing opens the other end through pysoem. Everything
 is torn down on exit, the veth pair included.
 """
 
@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+import struct
 import subprocess
 import sys
 import threading
@@ -23,8 +24,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
-from .erob_driver import EMULATOR_RECEIVE_TIMEOUT, ErobDriver, ErobJoint
-from .veth import veth_pair
+from actuator_drivers.erob.drive import ErobDriver, ErobJoint
+from actuator_drivers.erob.pacing import Stepped
+from actuator_drivers.ethercat_emulator.veth import veth_pair
+
+
+#: receive timeout [s] against an emulator sharing a loaded host: a frame later than this would be
+#: a lost cycle, and the recording would depend on the host's load
+EMULATOR_RECEIVE_TIMEOUT = 0.5
 
 
 @dataclass(frozen=True)
@@ -133,6 +140,13 @@ def parse_counters(text: str) -> Dict[str, int]:
     return {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", match.group(1))}
 
 
+def set_bench(driver: ErobDriver, slave_id: int, mass: float, length: float, arm_mass: float = 0.0) -> None:
+    """Change an emulated drive's pendulum [kg, m, kg] (object 0x2F00:01-03, which real drives
+    lack): the load change between groups of an emulated recording grid."""
+    for sub, value in ((1, mass), (2, length), (3, arm_mass)):
+        driver.sdo_write(slave_id, 0x2F00, sub, struct.pack("<f", value))
+
+
 def parse_op_exit(text: str) -> Dict[int, str]:
     """``{slave: CiA 402 state}`` from the emulator's closing ``slave N left OP in: STATE`` lines."""
     return {int(n): state.strip() for n, state in re.findall(r"slave (\d+) left OP in: (.*)", text)}
@@ -153,7 +167,7 @@ def emulated_erob(
     the receive timeout defaults to 500 ms (the emulator shares a loaded host).
     """
     driver_options.setdefault("receive_timeout", EMULATOR_RECEIVE_TIMEOUT)
-    driver_options.setdefault("mode", "stepped")
+    driver_options.setdefault("pacing", Stepped())
     with veth_pair(names) as (master_end, slave_end):
         with EmulatorProcess(slave_end, joints, options) as emulator:
             erob_joints = [ErobJoint(f"joint{i + 1}", j.actuator, *limits) for i, j in enumerate(joints)]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Sequence
 
-from .driver_errors import CommandTimeout, DriverError, LimitError
+from actuator_drivers.common import CommandTimeout, DriverError, LimitError
 
 P1_ERROR_BITS: Dict[int, str] = {
     0: "input_voltage",

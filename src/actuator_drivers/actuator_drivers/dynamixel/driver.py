@@ -17,7 +17,7 @@ Safety:
   ``command_timeout`` seconds of wall-clock time (checked every :meth:`read`, before every
   :meth:`command` and by a background thread; wall time, so that an emulator running faster
   than real time gets the same tolerance to a stalled host as hardware). With a lockstep
-  emulator (:class:`~.clock.LockstepClock`) the watchdog counts bench time and has no thread:
+  emulator (:class:`~actuator_drivers.common.LockstepClock`) the watchdog counts bench time and has no thread:
   bench time only passes when the control loop lets it.
 """
 
@@ -30,10 +30,11 @@ import threading
 from dataclasses import dataclass
 from typing import Dict, List, Mapping, Optional, Sequence, Union
 
-from .clock import Clock, LockstepClock
-from .dynamixel_bus import DynamixelBus, ErrorCounters
-from .dynamixel_errors import DynamixelError, JointLimitError, ModelMismatchError, ReleaseError
-from .dynamixel_tables import ControlTable, control_table, table_for_model_number
+from actuator_drivers.common import LockstepClock
+from actuator_models.bench import WallClock
+from actuator_drivers.dynamixel.bus import DynamixelBus, ErrorCounters
+from actuator_drivers.dynamixel.errors import DynamixelError, JointLimitError, ModelMismatchError, ReleaseError
+from actuator_drivers.dynamixel.tables import ControlTable, control_table, table_for_model_number
 
 LOG = logging.getLogger(__name__)
 
@@ -122,7 +123,7 @@ class DynamixelDriver:
         retries: int = 3,
         command_timeout: Optional[float] = 0.5,
         latency_ms: float = 16.0,
-        clock: Union[Clock, LockstepClock, None] = None,
+        clock: Union[WallClock, LockstepClock, None] = None,
     ) -> None:
         configs = [servos] if isinstance(servos, ServoConfig) else list(servos)
         if not configs:
@@ -134,7 +135,7 @@ class DynamixelDriver:
             raise ValueError(f"command_timeout {command_timeout!r}: must be positive seconds or None")
         self.configs: Dict[int, ServoConfig] = {c.servo_id: c for c in configs}
         self.tables: Dict[int, ControlTable] = {c.servo_id: control_table(c.actuator, protocol) for c in configs}
-        self.clock = clock or Clock()
+        self.clock = clock or WallClock()
         self.bus = DynamixelBus(port, protocol, baudrate, retries, latency_ms, clock=self.clock)
         self.protocol = protocol
         self.command_timeout = command_timeout
