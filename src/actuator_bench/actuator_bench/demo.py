@@ -106,7 +106,7 @@ def figures(reports: Dict[str, ModelReport], logs: Sequence[Log], settings: Demo
     from actuator_sim.experiment import compare_arm
     from actuator_sim.arm import ARMS
     from actuator_sim.paths import PATHS
-    from actuator_sim.plots import plot_drive_backdrive, plot_mae_bars, plot_trajectory
+    from actuator_models.plots import plot_drive_backdrive, plot_mae_bars, plot_trajectory
 
     written = []
     best = min(reports, key=lambda m: reports[m].result.validation_mae)
