@@ -56,9 +56,10 @@ class InterruptShield:
         if threading.current_thread() is not threading.main_thread():
             return self
         if self._depth == 0:
-            self._previous = {s: signal.getsignal(s) for s in DEFERRED}
+            # a handler installed outside Python (None: rclpy's, for one) could not be put back: left alone
+            self._previous = {s: h for s in DEFERRED if (h := signal.getsignal(s)) is not None}
             try:
-                for s in DEFERRED:
+                for s in self._previous:
                     signal.signal(s, self._defer)
             except BaseException:  # a signal delivered while installing: put everything back
                 self._restore()
@@ -79,14 +80,14 @@ class InterruptShield:
 
     def _restore(self) -> None:
         for s, handler in self._previous.items():
-            signal.signal(s, handler if handler is not None else signal.SIG_DFL)
+            signal.signal(s, handler)
 
 
 def _deliver(signum: int, handler: Handler) -> None:
     """What ``signum`` would have done had it not been deferred."""
     if callable(handler):
         handler(signum, None)
-    elif handler == signal.SIG_DFL or handler is None:
+    elif handler == signal.SIG_DFL:
         if signum == signal.SIGINT:
             raise KeyboardInterrupt
         signal.raise_signal(signum)  # the default action (SIGTERM: the process ends)
