@@ -42,8 +42,8 @@ def record_runs(runs: int) -> int:
         failures += not ok
         when = f"{after:.2f} s after {'the run started' if cue else 'the command started'}"
         print(f"record run {k + 1}: SIGINT {when}: exit {code}, Torque Enable {torque}, partial logs {partial}, "
-              f"complete logs {complete}, release failed {'release failed' in err} -> {'ok' if ok else 'FAILED'}",
-              flush=True)
+              f"complete logs {complete}, release failed {'release failed' in err} -> {'ok' if ok else 'FAILED'}"
+              + ("" if ok else f"\n    stderr: {err.strip().splitlines()[-1:]}"), flush=True)
     return failures
 
 
