@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from bench_commands import dynamixel_emulator, interrupted, torque_enable  # noqa: E402
+from bench_commands import ctrl_c_raises, dynamixel_emulator, interrupted, torque_enable  # noqa: E402
 
 
 def record_runs(runs: int) -> int:
@@ -71,9 +71,10 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--skip-demo", action="store_true")
     args = parser.parse_args()
-    failures = record_runs(args.runs)
-    if not args.skip_demo:
-        failures += demo_runs(args.runs)
+    with ctrl_c_raises():  # the commands must see Ctrl-C even when this script runs in the background
+        failures = record_runs(args.runs)
+        if not args.skip_demo:
+            failures += demo_runs(args.runs)
     print(f"{failures} failed run(s)")
     return 1 if failures else 0
 

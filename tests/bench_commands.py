@@ -21,6 +21,18 @@ ENV = dict(os.environ, PYTHONUNBUFFERED="1")
 
 
 @contextmanager
+def ctrl_c_raises() -> Iterator[None]:
+    """Within the block Ctrl-C raises KeyboardInterrupt, here and in the children started
+    meanwhile, as in a terminal: a shell that runs the tests in the background (``make test &``)
+    ignores SIGINT, and an ignored signal stays ignored in the children it starts."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@contextmanager
 def dynamixel_emulator(*options: str) -> Iterator[str]:
     """``actuator-bench emulate`` (the README's stand-alone emulator) as a child process; yields
     its pty (the second line it prints)."""
@@ -30,7 +42,7 @@ def dynamixel_emulator(*options: str) -> Iterator[str]:
         process.stdout.readline()
         yield process.stdout.readline().strip()
     finally:
-        process.send_signal(signal.SIGINT)
+        process.send_signal(signal.SIGTERM)  # its own stop signal
         try:
             process.wait(timeout=20)
         except subprocess.TimeoutExpired:

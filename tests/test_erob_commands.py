@@ -15,13 +15,20 @@ import pytest
 from actuator_drivers.ethercat_emulator import veth
 from actuator_drivers.ethercat_emulator.emulated import parse_op_exit
 
-from bench_commands import BIN, ENV, interrupted
+from bench_commands import BIN, ENV, ctrl_c_raises, interrupted
 from test_erob_driver import REASON
 
 pytestmark = pytest.mark.skipif(REASON is not None, reason=REASON or "")
 
 RECORD = ["record", "--stepped", "--actuator", "erob80_100", "--trajectory", "sin_sin", "--mass", "3.1",
           "--length", "0.5", "--kp", "25", "--cycle-time", "0.002"]
+
+
+@pytest.fixture(autouse=True)
+def _ctrl_c_raises():
+    """Ctrl-C raises KeyboardInterrupt as in a terminal (see bench_commands.ctrl_c_raises)."""
+    with ctrl_c_raises():
+        yield
 
 
 def bench(*command: str) -> subprocess.CompletedProcess:
@@ -37,7 +44,7 @@ def emulator(iface: str) -> subprocess.Popen:
 
 
 def stop(process: subprocess.Popen) -> str:
-    process.send_signal(signal.SIGINT)
+    process.send_signal(signal.SIGTERM)  # the emulator's own stop signal
     _, err = process.communicate(timeout=30)
     return err
 

@@ -27,8 +27,17 @@ from actuator_bench.messages import BenchInfo
 from actuator_bench.player import TrajectoryPlayer, identification_schedule
 from actuator_bench.recording import record
 
+from bench_commands import ctrl_c_raises
+
 MX64 = BenchInfo("mx64", mass=1.0, length=0.15)
 FAST = dict(prepare_time=0.2, settle_time=0.05, return_time=0.2, rate=50.0)
+
+
+@pytest.fixture(autouse=True)
+def _ctrl_c_raises():
+    """Ctrl-C raises KeyboardInterrupt as in a terminal (see bench_commands.ctrl_c_raises)."""
+    with ctrl_c_raises():
+        yield
 
 
 class InterruptingEmulator(DynamixelEmulator):

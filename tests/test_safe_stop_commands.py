@@ -14,9 +14,16 @@ import signal
 
 import pytest
 
-from bench_commands import dynamixel_emulator, interrupted, torque_enable
+from bench_commands import ctrl_c_raises, dynamixel_emulator, interrupted, torque_enable
 
 SCALE = "4"  # bench seconds per wall second, emulator and recorder alike: a 6 s trajectory in 1.5 s
+
+
+@pytest.fixture(autouse=True)
+def _ctrl_c_raises():
+    """Ctrl-C raises KeyboardInterrupt as in a terminal (see bench_commands.ctrl_c_raises)."""
+    with ctrl_c_raises():
+        yield
 
 
 @pytest.mark.parametrize("signum, cue", [(signal.SIGINT, b" 0.5"), (signal.SIGINT, b" 3.0"),

@@ -81,6 +81,8 @@ class ErobLine:
         if found != len(self.products):
             raise IdentityError(f"{found} slave(s) on {self.iface!r}, {len(self.products)} joint(s) configured")
         for i, (slave, product) in enumerate(zip(m.slaves, self.products)):
+            if slave.man == 0 and slave.id == 0:  # the SII EEPROM was not read (lost frames): try again
+                raise SetupError(f"slave {i + 1}: identity unreadable (SII EEPROM read failed)")
             if slave.man != EROB_VENDOR or slave.id != product:
                 raise IdentityError(
                     f"slave {i + 1} ({slave.name!r}): vendor 0x{slave.man:08X} product 0x{slave.id:08X}, expected an eRob "
