@@ -21,9 +21,10 @@ from typing import Dict
 
 import numpy as np
 
-from actuator_drivers.erob_driver import ErobDriver, ErobJoint
-from actuator_drivers.erob_emulated import EmulatedJoint, EmulatorProcess
-from actuator_drivers.veth import veth_pair
+from actuator_drivers.erob.drive import ErobDriver, ErobJoint
+from actuator_drivers.erob.pacing import Realtime
+from actuator_drivers.ethercat_emulator.emulated import EmulatedJoint, EmulatorProcess
+from actuator_drivers.ethercat_emulator.veth import veth_pair
 
 PRIORITY = 80
 
@@ -37,20 +38,20 @@ def run(rate: float, cycles: int, fifo: bool) -> Dict[str, float]:
             if fifo:  # the cycle thread inherits the policy of the thread that creates it
                 os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(PRIORITY))
             try:
-                driver = ErobDriver(master_end, [ErobJoint()], cycle_time=period, mode="realtime",
+                driver = ErobDriver(master_end, [ErobJoint()], cycle_time=period, pacing=Realtime(),
                                     receive_timeout=min(period, 0.002), max_lost=1000, command_timeout=None)
-                driver.cycle_starts = []
+                driver.pacing.cycle_starts = []
                 with driver:
                     driver.set_kp(25)
-                    start_cycles, start_late = driver.cycles, driver.late_cycles
-                    driver.cycle_starts.clear()
-                    driver.cycle_ends.clear()
+                    start_cycles, start_late = driver.cycles, driver.pacing.late_cycles
+                    driver.pacing.cycle_starts.clear()
+                    driver.pacing.cycle_ends.clear()
                     driver.command(0.2, True)
                     while driver.cycles - start_cycles < cycles:
                         time.sleep(0.05)
-                    stamps = np.array(driver.cycle_starts[:cycles])
-                    busy = np.array(driver.cycle_ends[:cycles]) - stamps
-                    late = driver.late_cycles - start_late
+                    stamps = np.array(driver.pacing.cycle_starts[:cycles])
+                    busy = np.array(driver.pacing.cycle_ends[:cycles]) - stamps
+                    late = driver.pacing.late_cycles - start_late
                     lost = driver.counters.failures
             finally:
                 os.sched_setscheduler(0, policy[0], policy[1])

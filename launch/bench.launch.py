@@ -18,7 +18,7 @@ from launch.launch_description_sources import PythonLaunchDescriptionSource
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
-from actuator_bench.backends import BACKENDS
+from actuator_bench.backends import installed_backends
 from actuator_bench.launch_common import bench_config, common_arguments, launch_file
 
 
@@ -37,9 +37,10 @@ def nodes(context: LaunchContext) -> list:
 
 
 def generate_launch_description() -> LaunchDescription:
+    backends = installed_backends()  # every installed family (entry points)
     return LaunchDescription([
-        DeclareLaunchArgument('backend', default_value='dynamixel_emulator', choices=list(BACKENDS),
-                              description=f'Bench backend: {BACKENDS.describe()}'),
+        DeclareLaunchArgument('backend', default_value='dynamixel_emulator', choices=list(backends),
+                              description=f'Bench backend: {backends.describe()}'),
         DeclareLaunchArgument('namespace', default_value='real', description='Namespace of the bench topics'),
         DeclareLaunchArgument('recorder', default_value='true', description='Run a recorder for this bench'),
         DeclareLaunchArgument('identification', default_value='true', description='Run the identification node'),

@@ -19,7 +19,7 @@ from launch.launch_description_sources import PythonLaunchDescriptionSource
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
-from actuator_bench.backends import BACKENDS
+from actuator_bench.backends import installed_backends
 from actuator_bench.launch_common import bench_config, common_arguments, config_file, launch_file
 
 BENCHES = {'real': None, 'sim': 'mujoco'}  # namespace -> backend (None: the backend argument)
@@ -43,9 +43,10 @@ def shared_nodes(context) -> list:
 
 def generate_launch_description() -> LaunchDescription:
     shared = {name: LaunchConfiguration(name) for name in ('config', 'description', 'urdf')}
+    backends = installed_backends()  # every installed family (entry points)
     return LaunchDescription([
-        DeclareLaunchArgument('backend', default_value='dynamixel_emulator', choices=list(BACKENDS),
-                              description=f'Backend of the real bench: {BACKENDS.describe()}'),
+        DeclareLaunchArgument('backend', default_value='dynamixel_emulator', choices=list(backends),
+                              description=f'Backend of the real bench: {backends.describe()}'),
         DeclareLaunchArgument('rviz', default_value='false', description='Open RViz with config/compare.rviz'),
         *common_arguments(),
         *(IncludeLaunchDescription(

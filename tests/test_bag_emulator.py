@@ -15,14 +15,14 @@ from pathlib import Path
 import pytest
 
 from actuator_bench.bag2json import convert
-from actuator_bench.driver_bench import DriverBench
+from actuator_drivers.dynamixel.bench import DynamixelBench
 from actuator_bench.interfaces import bench_topics, interfaces_share
 from actuator_bench.messages import BenchInfo
 from actuator_bench.player import TrajectoryPlayer
 from actuator_bench.recorder import Recorder
 from actuator_bench.loop import BenchLoop
 from actuator_bench.session import BagSink
-from actuator_drivers.emulated import emulated_dynamixel
+from actuator_drivers.dynamixel_emulator.emulated import emulated_dynamixel
 from actuator_models.logs import read_log
 from actuator_models.model import load_model
 
@@ -48,7 +48,7 @@ def bag(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("bags") / "emulated"
     model = load_model("xl330/m6")
     with emulated_dynamixel("xl330", model, BENCH.mass, BENCH.length, time_scale=4.0) as (emulator, driver):
-        bench = DriverBench(driver, [model])
+        bench = DynamixelBench(driver, [model])
         recorder = Recorder(list(bench_topics("real").values()))
         recorder.start(path)
         loop, sink = BenchLoop(bench, TrajectoryPlayer(bench.joints, BENCH)), BagSink(recorder, "real")

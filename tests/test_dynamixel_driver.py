@@ -14,10 +14,10 @@ import pytest
 from actuator_models import load_model
 from actuator_models.simulation import Pendulum
 
-from actuator_drivers.dynamixel_bus import DynamixelBus
-from actuator_drivers.dynamixel_driver import DynamixelDriver, ServoConfig
-from actuator_drivers.dynamixel_emulator import DynamixelEmulator, Faults
-from actuator_drivers.dynamixel_errors import (
+from actuator_drivers.dynamixel.bus import DynamixelBus
+from actuator_drivers.dynamixel.driver import DynamixelDriver, ServoConfig
+from actuator_drivers.dynamixel_emulator.emulator import DynamixelEmulator, Faults
+from actuator_drivers.dynamixel.errors import (
     CommunicationError,
     HardwareError,
     JointLimitError,
@@ -25,9 +25,9 @@ from actuator_drivers.dynamixel_errors import (
     PortError,
     StatusError,
 )
-from actuator_drivers.dynamixel_firmware import EmulatedServo
-from actuator_drivers.dynamixel_tables import POSITION_LSB, control_table
-from actuator_drivers.emulated import emulated_dynamixel
+from actuator_drivers.dynamixel_emulator.firmware import EmulatedServo
+from actuator_drivers.dynamixel.tables import POSITION_LSB, control_table
+from actuator_drivers.dynamixel_emulator.emulated import emulated_dynamixel
 
 CASES = [("mx64", 1), ("mx106", 1), ("mx64", 2), ("mx106", 2), ("xl330", 2)]
 MODEL = {"mx64": "mx64/m6", "mx106": "mx106/m6", "xl330": "xl330/m6"}

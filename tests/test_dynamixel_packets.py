@@ -14,11 +14,11 @@ from actuator_models import load_model
 from actuator_models.simulation import Pendulum
 from dynamixel_sdk import COMM_SUCCESS, GroupBulkRead, GroupSyncRead, GroupSyncWrite, PacketHandler
 
-from actuator_drivers import dynamixel_packets as pk
-from actuator_drivers.dynamixel_bus import BusPort
-from actuator_drivers.dynamixel_emulator import DynamixelEmulator
-from actuator_drivers.dynamixel_firmware import EmulatedServo
-from actuator_drivers.dynamixel_tables import POSITION_LSB, control_table
+from actuator_drivers.dynamixel_emulator import packets as pk
+from actuator_drivers.dynamixel.bus import BusPort
+from actuator_drivers.dynamixel_emulator.emulator import DynamixelEmulator
+from actuator_drivers.dynamixel_emulator.firmware import EmulatedServo
+from actuator_drivers.dynamixel.tables import POSITION_LSB, control_table
 
 
 def h(text: str) -> bytes:

@@ -12,12 +12,13 @@ from actuator_models import load_model
 from actuator_models.simulation import Pendulum, PendulumSimulator
 from dynamixel_sdk import COMM_RX_CORRUPT, COMM_RX_TIMEOUT, COMM_SUCCESS, PacketHandler
 
-from actuator_drivers.clock import Clock, LockstepClock
-from actuator_drivers.dynamixel_bus import BusPort
-from actuator_drivers.dynamixel_driver import DynamixelDriver, ServoConfig
-from actuator_drivers.dynamixel_emulator import DynamixelEmulator, Faults
-from actuator_drivers.dynamixel_firmware import EmulatedServo
-from actuator_drivers.dynamixel_tables import POSITION_LSB, control_table
+from actuator_drivers.common import LockstepClock
+from actuator_models.bench import WallClock as Clock
+from actuator_drivers.dynamixel.bus import BusPort
+from actuator_drivers.dynamixel.driver import DynamixelDriver, ServoConfig
+from actuator_drivers.dynamixel_emulator.emulator import DynamixelEmulator, Faults
+from actuator_drivers.dynamixel_emulator.firmware import EmulatedServo
+from actuator_drivers.dynamixel.tables import POSITION_LSB, control_table
 
 
 def servo(actuator="mx64", protocol=2, **kw) -> EmulatedServo:

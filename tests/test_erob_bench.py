@@ -6,10 +6,11 @@ import time
 import numpy as np
 import pytest
 
-from actuator_bench.backends import BACKENDS, BenchParams
-from actuator_drivers import veth
-from actuator_drivers.erob_bench import ErobBench, ErobConfig
-from actuator_models.bench import Bench, Command
+from actuator_bench.backends import installed_backends
+from actuator_drivers.erob.pacing import Realtime
+from actuator_drivers.ethercat_emulator import veth
+from actuator_drivers.ethercat_emulator.bench import open_emulated
+from actuator_models.bench import Bench, BenchParams, Command
 from actuator_models.model import load_model
 
 from test_erob_driver import REASON
@@ -18,10 +19,9 @@ pytestmark = pytest.mark.skipif(REASON is not None, reason=REASON or "")
 
 
 def test_emulated_erob_bench_follows_the_contract():
-    config = ErobConfig(joints=("shoulder", "elbow"), actuators=("erob80_100", "erob80_50"),
-                        min_position=(-1.0, -1.0), max_position=(1.0, 1.0), emulate=True, stepped=True,
-                        mass=1.0, length=0.3)
-    bench = ErobBench.open(config)
+    params = BenchParams(joints=("shoulder", "elbow"), actuators=("erob80_100", "erob80_50"), ids=(1, 2),
+                         min_position=(-1.0, -1.0), max_position=(1.0, 1.0), mass=1.0, length=0.3, time_scale=None)
+    bench = open_emulated(params)  # the emulator factory: veth pair + emulator, then the real bench (stepped)
     iface = bench.driver.iface
     try:
         assert isinstance(bench, Bench) and bench.joints == ("shoulder", "elbow")
@@ -46,10 +46,10 @@ def test_emulated_erob_bench_follows_the_contract():
 
 
 def test_erob_emulator_backend_opens_a_wall_clock_bench():
-    bench = BACKENDS.open("erob_emulator", BenchParams(joints=("joint1",), actuators=("erob80_100",), mass=3.1,
+    bench = installed_backends().open("erob_emulator", BenchParams(joints=("joint1",), actuators=("erob80_100",), mass=3.1,
                                                        length=0.5, kp=(25.0,)))
     try:
-        assert bench.driver.mode == "realtime"
+        assert isinstance(bench.driver.pacing, Realtime)
         first = bench.sample()
         time.sleep(0.2)
         bench.apply(Command(("joint1",), (0.0,), (True,), (25.0,)))

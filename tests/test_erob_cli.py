@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from actuator_drivers import veth
+from actuator_drivers.ethercat_emulator import veth
 from actuator_bench.cli import main
 
 from test_erob_driver import REASON

@@ -14,13 +14,14 @@ import sys
 import numpy as np
 import pytest
 
-from actuator_drivers.erob_driver import (ALStatusError, DriveFaultError, ErobDriver, ErobJoint, ErobLimitError,
+from actuator_drivers.erob.drive import (ALStatusError, DriveFaultError, ErobDriver, ErobJoint, ErobLimitError,
                                           LostFramesError, SetupError)
-from actuator_drivers.erob_emulated import EmulatedJoint, EmulatorProcess, emulated_erob
+from actuator_drivers.ethercat_emulator.emulated import EmulatedJoint, EmulatorProcess, emulated_erob
 from actuator_bench.messages import BenchInfo
-from actuator_bench.driver_bench import driver_bench
+from actuator_drivers.erob.bench import ErobBench
 from actuator_bench.recording import RecordingError, record
-from actuator_drivers import cia402, veth
+from actuator_drivers.erob import cia402
+from actuator_drivers.ethercat_emulator import veth
 from actuator_models.logs import resample
 from actuator_models.model import load_model
 from actuator_models.simulation import log_maes
@@ -80,7 +81,7 @@ def test_recording_is_the_true_model_rollout_and_independent_of_scheduling():
     positions = []
     for _ in range(2):
         with emulated_erob([EROB100]) as (_, driver):
-            r = record(driver_bench(driver, "erob80_100"), "lift_and_drop", BenchInfo("erob80_100", mass=3.1, length=0.5), 25, rate=1000, **SHORT)
+            r = record(ErobBench.of(driver, "erob80_100"), "lift_and_drop", BenchInfo("erob80_100", mass=3.1, length=0.5), 25, rate=1000, **SHORT)
         assert r.complete and r.cycles == 6001 and r.errors.errors == 0
         log = resample(r.log, 0.001)
         # the offline rollout of the emulator's own model follows the recording to encoder quantisation
@@ -131,7 +132,7 @@ def test_joint_limits_checked_before_sending_and_command_timeout_releases():
 def test_one_percent_link_faults_recording_completes_with_lost_cycles_counted(option, counter, injected):
     with emulated_erob([EROB100], options=[option, "0.01", "--seed", "3"], receive_timeout=0.02) as (emulator, driver):
         before = getattr(driver.counters, counter)
-        r = record(driver_bench(driver, "erob80_100"), "sin_sin", BenchInfo("erob80_100", mass=3.1, length=0.5), 25, rate=200, **SHORT)
+        r = record(ErobBench.of(driver, "erob80_100"), "sin_sin", BenchInfo("erob80_100", mass=3.1, length=0.5), 25, rate=200, **SHORT)
         lost = getattr(driver.counters, counter) - before
         seen = getattr(driver.counters, counter)
     assert r.complete and 20 < getattr(r.errors, counter) <= lost < 150  # about 1 % of ~6800 cycles
@@ -154,7 +155,7 @@ def _drive_state(driver):
 def test_fault_in_op_releases_torque_and_keeps_the_data(tmp_path, option, error, text):
     with emulated_erob([EROB100], options=[option, "3000"], receive_timeout=0.05) as (_, driver):
         with pytest.raises(RecordingError, match=text) as info:
-            record(driver_bench(driver, "erob80_100"), "sin_sin", BenchInfo("erob80_100", mass=3.1, length=0.5), 25, rate=200, logdir=tmp_path, **SHORT)
+            record(ErobBench.of(driver, "erob80_100"), "sin_sin", BenchInfo("erob80_100", mass=3.1, length=0.5), 25, rate=200, logdir=tmp_path, **SHORT)
         assert isinstance(info.value.__cause__, error)
         partial = info.value.partial
         assert partial is not None and not partial.complete and partial.path.parent.name == "partial"
@@ -208,7 +209,7 @@ def test_two_slave_chain_reaches_op_and_runs_a_2r_path():
 
 
 def test_veth_without_privileges_says_so():
-    code = ("import os\nfrom actuator_drivers.veth import create, VethError\nfrom pyroute2 import IPRoute\n"
+    code = ("import os\nfrom actuator_drivers.ethercat_emulator.veth import create, VethError\nfrom pyroute2 import IPRoute\n"
             "os.setgid(65534); os.setuid(65534)\n"
             "try:\n    create('ecnopriv0a', 'ecnopriv0b')\nexcept VethError as e:\n    print(e)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

@@ -11,8 +11,8 @@ process-data frame, so the recordings do not depend on the host's scheduling."""
 import pytest
 
 from actuator_bench.demo import process, true_validation_mae
-from actuator_drivers.erob_emulated import EmulatedJoint, emulated_erob
-from actuator_bench.driver_bench import driver_bench
+from actuator_drivers.ethercat_emulator.emulated import EmulatedJoint, emulated_erob, set_bench
+from actuator_drivers.erob.bench import ErobBench
 from actuator_bench.record_grid import Grid, record_all
 from actuator_models.identification import fit
 from actuator_models.model import load_model
@@ -25,8 +25,8 @@ pytestmark = pytest.mark.skipif(REASON is not None, reason=REASON or "")
 def test_m6_fitted_on_emulated_erob_recordings_matches_the_true_model(tmp_path):
     grid = Grid((3.1, 14.6), (0.5,), (25, 100))
     with emulated_erob([EmulatedJoint("erob80_100/m6", 3.1, 0.5)], cycle_time=0.002) as (emulator, driver):
-        done = record_all(driver_bench(driver, "erob80_100"), grid, "erob80_100", tmp_path / "raw",
-                          lambda m, l: driver.set_bench(1, m, l) is None, rate=200,
+        done = record_all(ErobBench.of(driver, "erob80_100"), grid, "erob80_100", tmp_path / "raw",
+                          lambda m, l: set_bench(driver, 1, m, l) is None, rate=200,
                           prepare_time=0.5, settle_time=0.3, return_time=0.5)
     assert len(done) == 16 and all(r.complete and r.errors.errors == 0 for r in done)
     assert {(r.log.mass, r.log.kp) for r in done} == {(3.1, 25), (3.1, 100), (14.6, 25), (14.6, 100)}

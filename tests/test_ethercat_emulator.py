@@ -6,12 +6,12 @@ import struct
 
 import pytest
 
-from actuator_drivers import cia402
-from actuator_drivers.coe import (ABORT_NO_OBJECT, ABORT_READ_ONLY, ABORT_STATE, ObjectDictionary, sdo_reply)
-from actuator_drivers.erob_emulator import EROB_PRODUCT, EROB_VENDOR, chain, shaft
-from actuator_drivers.erob_units import ErobUnits
-from actuator_drivers.esc_emulator import AL_INVALID_OUTPUT_SM, INIT, OP, PREOP, SAFEOP, Segment
-from actuator_drivers.ethercat_frames import Cmd, Datagram, FrameError, datagram_frame, decode, encode
+from actuator_drivers.erob import cia402
+from actuator_drivers.ethercat_emulator.coe import (ABORT_NO_OBJECT, ABORT_READ_ONLY, ABORT_STATE, ObjectDictionary, sdo_reply)
+from actuator_drivers.ethercat_emulator.drive import EROB_PRODUCT, EROB_VENDOR, chain, shaft
+from actuator_drivers.erob.units import ErobUnits
+from actuator_drivers.ethercat_emulator.esc import AL_INVALID_OUTPUT_SM, INIT, OP, PREOP, SAFEOP, Segment
+from actuator_drivers.ethercat_emulator.frames import Cmd, Datagram, FrameError, datagram_frame, decode, encode
 
 
 def run(segment, *datagrams):

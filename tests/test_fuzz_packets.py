@@ -21,10 +21,10 @@ from hypothesis import given, settings, strategies as st  # noqa: E402
 from actuator_models import load_model  # noqa: E402
 from actuator_models.simulation import Pendulum  # noqa: E402
 
-from actuator_drivers import dynamixel_packets as pk  # noqa: E402
-from actuator_drivers.dynamixel_emulator import DynamixelEmulator  # noqa: E402
-from actuator_drivers.dynamixel_firmware import EmulatedServo  # noqa: E402
-from actuator_drivers.dynamixel_tables import control_table  # noqa: E402
+from actuator_drivers.dynamixel_emulator import packets as pk  # noqa: E402
+from actuator_drivers.dynamixel_emulator.emulator import DynamixelEmulator  # noqa: E402
+from actuator_drivers.dynamixel_emulator.firmware import EmulatedServo  # noqa: E402
+from actuator_drivers.dynamixel.tables import control_table  # noqa: E402
 
 EXAMPLES = settings(max_examples=max(settings().max_examples, 300))  # ci: 300 per test; release: 20,000
 PROTOCOLS = st.sampled_from([1, 2])

@@ -102,6 +102,8 @@ def entry_points(setup_kwargs) -> dict:
     for line in setup_kwargs["entry_points"]["console_scripts"]:
         name, target = (s.strip() for s in line.split("="))
         module, function = target.split(":")
+        if module == "actuator_bench.nodes.launcher":  # a node script: the launcher runs nodes.<name>.main
+            module, function = f"actuator_bench.nodes.{function}", "main"
         out[name] = (module, function)
     return out
 

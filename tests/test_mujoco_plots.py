@@ -5,7 +5,7 @@ import pytest
 
 from actuator_models import load_model, new_model
 from actuator_sim.drive_backdrive import drive_backdrive, stall_torque
-from actuator_sim.plots import plot_drive_backdrive, plot_mae_bars, plot_trajectory
+from actuator_models.plots import plot_drive_backdrive, plot_mae_bars, plot_trajectory
 
 PNG = b"\x89PNG\r\n\x1a\n"
 

@@ -9,16 +9,16 @@ import numpy as np
 import pytest
 
 from actuator_bench.comparison import StateComparison
-from actuator_models.bench import JointSample
-from actuator_bench.driver_bench import DriverBench, DriverConfig
+from actuator_models.bench import BenchParams, JointSample
+from actuator_drivers.dynamixel_emulator.bench import open_emulated
 from actuator_bench.identify import FitJob, FitRequest, request_from_fields
 from actuator_models.identification import DEFAULT_TRIALS
 from actuator_models.logs import read_logs
 from actuator_models.splits import Dataset
 from actuator_bench.messages import BenchInfo, Command, command_from_fields
 from actuator_bench.player import ARM_PATHS, TrajectoryPlayer, schedule
-from actuator_bench.sim_bench import SimBench, SimClock, SimConfig
-from actuator_drivers.dynamixel_errors import JointLimitError
+from actuator_sim.bench import SimBench, SimClock
+from actuator_drivers.dynamixel.errors import JointLimitError
 from actuator_models.trajectories import TRAJECTORIES, trajectory
 
 PENDULUM = BenchInfo("xl330", mass=0.49, length=0.1, vin=7.4)
@@ -101,7 +101,7 @@ def test_comparison_pairs_joints_by_name():
 # ----------------------------------------------------------------------------- simulated bench
 @pytest.fixture
 def sim() -> SimBench:
-    return SimBench.from_config(SimConfig(mass=0.49, length=0.1, command_timeout=0.2))
+    return SimBench.open(BenchParams(mass=0.49, length=0.1, command_timeout=0.2))
 
 
 def test_sim_bench_starts_released_and_holds_commands(sim):
@@ -127,8 +127,8 @@ def test_sim_bench_catches_up_in_bounded_steps(sim):
 
 
 def test_sim_bench_of_the_arm():
-    arm = SimBench.from_config(SimConfig(("shoulder", "elbow"), ("mx106/m6", "mx64/m6"), (32.0, 32.0), (0.0, 0.0),
-                                         mjcf="arm_mx.xml"))
+    arm = SimBench.open(BenchParams(("shoulder", "elbow"), ("mx106", "mx64"), ("mx106/m6", "mx64/m6"), (1, 2),
+                                    kp=(32.0, 32.0), vin=(0.0, 0.0), mjcf="arm_mx.xml"))
     clock = SimClock(arm)
     arm.apply(Command(("elbow",), (0.3,), (True,)))
     clock.sleep_until(0.5)
@@ -137,13 +137,13 @@ def test_sim_bench_of_the_arm():
 
 
 # ----------------------------------------------------------------------------- Dynamixel bench
-def test_driver_bench_on_the_emulator():
-    config = DriverConfig(ids=(1,), joints=("pendulum",), actuators=("xl330",), min_position=(-2.0,),
-                          max_position=(2.0,), emulate=True, mass=0.49, length=0.1)
-    assert config.models == ("xl330/m6",)
-    bench = DriverBench.open(config)
+def test_dynamixel_bench_on_the_emulator():
+    params = BenchParams(ids=(1,), joints=("pendulum",), actuators=("xl330",), min_position=(-2.0,),
+                         max_position=(2.0,), mass=0.49, length=0.1)
+    assert params.models == ("xl330/m6",)
+    bench = open_emulated(params)  # the emulator factory: the emulator, then the real bench on its pty
     try:
-        assert bench.joints == ("pendulum",) and bench.emulator is not None
+        assert bench.joints == ("pendulum",)
         bench.apply(Command(("pendulum",), (0.4,), (True,), (800.0,)))
         first = bench.sample()
         assert first.torque_enable == (True,) and 7.0 < first.input_voltage[0] < 7.8
@@ -163,12 +163,12 @@ def test_driver_bench_on_the_emulator():
     assert not bench.driver.torque[1]
 
 
-def test_driver_config_is_checked():
-    with pytest.raises(ValueError, match="joints: 2 values for 1 servo IDs"):
-        DriverConfig(ids=(1,), joints=("a", "b"), actuators=("xl330",), min_position=(-1,), max_position=(1,))
-    config = DriverConfig(ids=(1, 2), joints=("a", "b"), actuators=("mx106", "mx64"), min_position=(-1, -1),
-                          max_position=(1, 1), models=("", "mx64/m1"))
-    assert config.models == ("mx106/m6", "mx64/m1")
+def test_bench_params_are_checked():
+    with pytest.raises(ValueError, match=r"ids: 3 values for 2 joints \['a', 'b'\]"):
+        BenchParams(ids=(1, 2, 3), joints=("a", "b"), actuators=("xl330",))
+    params = BenchParams(ids=(1, 2), joints=("a", "b"), actuators=("mx106", "mx64"), min_position=(-1, -1),
+                         max_position=(1, 1), models=("", "mx64/m1"))
+    assert params.models == ("mx106/m6", "mx64/m1") and params.kp == (400.0, 400.0)  # one value serves every joint
 
 
 # ----------------------------------------------------------------------------- fit jobs
@@ -222,7 +222,7 @@ def test_fit_job_on_a_bag(tmp_path):
     from actuator_bench.loop import BenchLoop
     from actuator_bench.session import BagSink
 
-    sim = SimBench.from_config(SimConfig(mass=0.49, length=0.1))
+    sim = SimBench.open(BenchParams(mass=0.49, length=0.1))
     recorder = Recorder(list(bench_topics("sim").values()))
     recorder.start(tmp_path / "bag")
     loop, sink = BenchLoop(sim, TrajectoryPlayer(sim.joints, PENDULUM)), BagSink(recorder, "sim")

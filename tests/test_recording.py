@@ -17,10 +17,10 @@ import pytest
 from actuator_models import load_model, read_log, resample, simulate_logs
 from actuator_models.trajectories import trajectory
 
-from actuator_drivers.dynamixel_emulator import Faults
-from actuator_drivers.emulated import emulated_dynamixel
+from actuator_drivers.dynamixel_emulator.emulator import Faults
+from actuator_drivers.dynamixel_emulator.emulated import emulated_dynamixel
 from actuator_bench.messages import BenchInfo
-from actuator_bench.driver_bench import driver_bench
+from actuator_drivers.dynamixel.bench import DynamixelBench
 from actuator_bench.record_grid import Grid, record_all
 from actuator_bench.recording import RecordingError, check_pendulum, record
 
@@ -33,7 +33,7 @@ MX64 = BenchInfo("mx64", mass=1.0, length=0.15)
 
 def play(driver, trajectory, info: BenchInfo, kp: float, **options):
     """Record on the bench of an open driver (the driver stays open: the test closes it)."""
-    return record(driver_bench(driver, info.actuator), trajectory, info, kp, **options)
+    return record(DynamixelBench.of(driver, info.actuator), trajectory, info, kp, **options)
 
 
 def short(name: str, duration: float):
@@ -137,7 +137,7 @@ def test_record_all_changes_the_emulated_load_between_groups(tmp_path):
             groups.append((mass, length, emu.servo(1).sim.bench.mass))
             return True
 
-        done = record_all(driver_bench(driver, "mx64"), grid, "mx64", tmp_path, change, **FAST)
+        done = record_all(DynamixelBench.of(driver, "mx64"), grid, "mx64", tmp_path, change, **FAST)
     assert groups == [(0.5, 0.1, 0.5), (1.0, 0.1, 1.0)]
     logs = sorted((read_log(r.path) for r in done), key=lambda log: log.mass)
     assert [(log.mass, log.length, log.kp) for log in logs] == [(0.5, 0.1, 16), (1.0, 0.1, 16)]

@@ -6,7 +6,7 @@ from actuator_models import read_logs
 
 from actuator_bench.cli import main
 from actuator_drivers.cli import build_parser
-from actuator_drivers.dynamixel_emulator import DynamixelEmulator
+from actuator_drivers.dynamixel_emulator.emulator import DynamixelEmulator
 
 
 def test_record_command_writes_one_log(tmp_path, capsys):

@@ -50,7 +50,8 @@ setup(
     entry_points={
         "console_scripts": [
             "actuator-bench = actuator_bench.cli:main",
-            *(f"{node} = {PACKAGE}.nodes.{node}:main" for node in NODES),
+            # through the launcher: without ROS 2 a node script says so in one line (exit 2)
+            *(f"{node} = {PACKAGE}.nodes.launcher:{node}" for node in NODES),
         ]
     },
 )

@@ -27,5 +27,14 @@ setup(
     maintainer_email="actuator-bench@example.org",
     # ``actuator-bench`` (package actuator_bench) includes these subcommands; this entry serves a
     # stand-alone install and avoids two packages claiming the same script.
-    entry_points={"console_scripts": ["actuator-drivers = actuator_drivers.cli:main"]},
+    entry_points={
+        "console_scripts": ["actuator-drivers = actuator_drivers.cli:main"],
+        # bench backends of this package, found by actuator_bench.backends.installed_backends
+        "actuator_bench.backends": [
+            "dynamixel = actuator_drivers.dynamixel.bench:BACKEND",
+            "dynamixel_emulator = actuator_drivers.dynamixel_emulator.bench:BACKEND",
+            "erob = actuator_drivers.erob.bench:BACKEND",
+            "erob_emulator = actuator_drivers.ethercat_emulator.bench:BACKEND",
+        ],
+    },
 )

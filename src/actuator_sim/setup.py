@@ -26,5 +26,11 @@ setup(
     zip_safe=False,
     maintainer="actuator_bench developers",
     maintainer_email="actuator-bench@example.org",
-    entry_points={"console_scripts": ["actuator-sim = actuator_sim.cli:main"]},
+    entry_points={
+        "console_scripts": ["actuator-sim = actuator_sim.cli:main"],
+        # bench backends of this package, found by actuator_bench.backends.installed_backends
+        "actuator_bench.backends": [
+            "mujoco = actuator_sim.bench:BACKEND",
+        ],
+    },
 )

@@ -5,6 +5,7 @@ ROS-free modules (tested without ROS): :mod:`.backends` (registry of bench backe
 without ROS), :mod:`.player` (trajectories and 2R paths), :mod:`.session` (the recording
 pipeline: JSON logs and MCAP bags of the same cycles), :mod:`.recorder` (bags),
 :mod:`.bag2json` (bags and streams to logs), :mod:`.identify` (fit jobs), :mod:`.comparison`
-(sim minus real), :mod:`.driver_bench` and :mod:`.sim_bench` (benches),
-:mod:`.launch_common` (what the launch files share). Thin rclpy nodes live in :mod:`.nodes`.
+(sim minus real), :mod:`.launch_common` (what the launch files share). Thin rclpy nodes live in :mod:`.nodes`.
+The benches themselves live beside their hardware: ``actuator_drivers.<family>.bench`` and
+``actuator_sim.bench``, registered as entry points (:mod:`.backends`).
 """

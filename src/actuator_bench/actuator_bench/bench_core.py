@@ -14,7 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
-from .backends import BACKENDS, BackendRegistry, BenchParams
+from actuator_models.bench import BenchParams
+
+from .backends import BackendRegistry, installed_backends
 from .interfaces import ACTUATOR_COMMAND, ACTUATOR_STATE, BENCH_INFO, JOINT_STATE
 from .loop import BenchLoop, Cycle
 from .messages import BenchInfo, actuator_state_fields, bench_info_fields, command_fields, joint_state_fields
@@ -98,8 +100,10 @@ def _ros_default(value: Any) -> Any:
     return list(value) if isinstance(value, tuple) else value
 
 
-def bench_parameters(registry: BackendRegistry = BACKENDS) -> Tuple[Parameter, ...]:
-    """Every parameter of the bench node, with defaults and descriptions."""
+def bench_parameters(registry: Optional[BackendRegistry] = None) -> Tuple[Parameter, ...]:
+    """Every parameter of the bench node, with defaults and descriptions (``backend``: one of
+    ``registry``, default the installed backends)."""
+    registry = registry if registry is not None else installed_backends()
     defaults = BenchParams()
     return (
         Parameter("backend", "dynamixel_emulator", f"Bench backend: {registry.describe()}"),
@@ -121,7 +125,8 @@ class BenchCore:
         registry: backends to choose from.
     """
 
-    def __init__(self, values: Mapping[str, Any], registry: BackendRegistry = BACKENDS) -> None:
+    def __init__(self, values: Mapping[str, Any], registry: Optional[BackendRegistry] = None) -> None:
+        registry = registry if registry is not None else installed_backends()
         merged = {p.name: p.default for p in bench_parameters(registry)}
         merged.update(values)
         self.backend = str(merged["backend"])

@@ -23,7 +23,9 @@ from actuator_models.actuators import ACTUATORS
 from actuator_models.outputs import refuse_existing
 from actuator_models.trajectories import TRAJECTORIES
 
-from .backends import BACKENDS, BackendRegistry, BenchParams
+from actuator_models.bench import BenchParams
+
+from .backends import BackendRegistry, installed_backends
 from .bag2json import DEFAULT_DT, convert
 from .demo_settings import SETTINGS
 from .messages import BenchInfo
@@ -113,7 +115,9 @@ def _run_play(registry: BackendRegistry) -> Callable[[argparse.Namespace], int]:
     return run
 
 
-def commands(registry: BackendRegistry = BACKENDS) -> Tuple[Command, ...]:
+def commands(registry: Optional[BackendRegistry] = None) -> Tuple[Command, ...]:
+    """Every subcommand; ``play`` offers the backends of ``registry`` (default: the installed ones)."""
+    registry = registry if registry is not None else installed_backends()
     """Every subcommand, ``play`` offering the backends of ``registry``."""
     play = Command("play", "play a trajectory on a bench of any backend (no ROS) into JSON logs and an MCAP bag",
                    _configure_play(registry), _run_play(registry),
@@ -135,7 +139,7 @@ BENCH_COMMANDS = (
 )
 
 
-def main(argv: Optional[List[str]] = None, registry: BackendRegistry = BACKENDS) -> int:
+def main(argv: Optional[List[str]] = None, registry: Optional[BackendRegistry] = None) -> int:
     return run_commands(argv, commands(registry))
 
 

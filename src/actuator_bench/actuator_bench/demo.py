@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Union
 
 
-from actuator_drivers.emulated import emulated_dynamixel
+from actuator_drivers.dynamixel.bench import DynamixelBench
+from actuator_drivers.dynamixel_emulator.emulated import emulated_dynamixel
 from actuator_models.actuators import actuator
 from actuator_models.identification import FitSettings, Objective
 from actuator_models.logs import Log, read_log, resample, write_log
@@ -31,7 +32,6 @@ from actuator_models.report import ModelReport, fit_models
 from actuator_models.splits import Dataset
 from actuator_models.simulation import simulate_logs
 
-from .driver_bench import driver_bench
 from .demo_settings import SETTINGS, DemoSettings
 from .record_grid import record_all
 from .recording import Recording
@@ -52,11 +52,19 @@ def record_logs(settings: DemoSettings, raw_dir: Path) -> List[Path]:
 
     first_mass, first_length = settings.grid.groups()[0]
     if settings.ethercat:
-        from actuator_drivers.erob_emulated import EmulatedJoint, emulated_erob
+        from actuator_drivers.erob.bench import ErobBench
+        from actuator_drivers.ethercat_emulator.emulated import EmulatedJoint, emulated_erob, set_bench
 
-        with emulated_erob([EmulatedJoint(settings.reference, first_mass, first_length)], cycle_time=0.002) as (_, erob):
-            record_all(driver_bench(erob, settings.actuator), settings.grid, settings.actuator, raw_dir, lambda m, l: erob.set_bench(1, m, l) is None,
-                       on_recording=finished, rate=200, prepare_time=1.0, return_time=1.0)
+        emulated, started = emulated_erob([EmulatedJoint(settings.reference, first_mass, first_length)], cycle_time=0.002), []
+        try:
+            with emulated as (emulator, erob):
+                started.append(emulator)
+                record_all(ErobBench.of(erob, settings.actuator), settings.grid, settings.actuator, raw_dir,
+                           lambda m, l: set_bench(erob, 1, m, l) is None,
+                           on_recording=finished, rate=200, prepare_time=1.0, return_time=1.0)
+        finally:  # the emulator's own record, once the line is down (also after Ctrl-C)
+            for emulator in started:
+                say(f"emulated drive when the line left OP: {emulator.op_exit.get(1, 'unknown')}")
         return done
     with emulated_dynamixel(settings.actuator, settings.reference, first_mass, first_length,
                             protocol=1, time_scale=settings.time_scale) as (emulator, driver):
@@ -64,8 +72,12 @@ def record_logs(settings: DemoSettings, raw_dir: Path) -> List[Path]:
             emulator.set_bench(mass, length, 0.0)
             return True
 
-        record_all(driver_bench(driver, settings.actuator), settings.grid, settings.actuator, raw_dir, change_bench,
-                   on_recording=finished, prepare_time=1.0, return_time=1.0)
+        try:
+            record_all(DynamixelBench.of(driver, settings.actuator), settings.grid, settings.actuator, raw_dir, change_bench,
+                       on_recording=finished, prepare_time=1.0, return_time=1.0)
+        finally:  # read back from the emulated servo once the driver released it (also after Ctrl-C)
+            driver.close()
+            say(f"emulated servo after the recordings: Torque Enable {emulator.servo(1).peek('torque_enable')}")
     return done
 
 
@@ -94,7 +106,7 @@ def figures(reports: Dict[str, ModelReport], logs: Sequence[Log], settings: Demo
     from actuator_sim.experiment import compare_arm
     from actuator_sim.arm import ARMS
     from actuator_sim.paths import PATHS
-    from actuator_sim.plots import plot_drive_backdrive, plot_mae_bars, plot_trajectory
+    from actuator_models.plots import plot_drive_backdrive, plot_mae_bars, plot_trajectory
 
     written = []
     best = min(reports, key=lambda m: reports[m].result.validation_mae)

@@ -44,10 +44,10 @@ def bench_config(context: object, launch_file: str) -> str:
     ``backend`` argument (``erob_bench.yaml`` for the eRob backends, else ``xl330_bench.yaml``)."""
     from launch.substitutions import LaunchConfiguration
 
-    from .backends import BACKENDS
+    from .backends import installed_backends
 
     name = LaunchConfiguration('config').perform(context)
-    return config_file(name or BACKENDS[LaunchConfiguration('backend').perform(context)].config, launch_file)
+    return config_file(name or installed_backends()[LaunchConfiguration('backend').perform(context)].config, launch_file)
 
 
 def launch_file(name: str, launch_file: str) -> str:

@@ -10,6 +10,7 @@ sample stream that recorders (MCAP bags, JSON logs) and publishers consume.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, replace
 from typing import Callable, Optional, Tuple, Union
 
@@ -17,6 +18,8 @@ from actuator_models.bench import Bench, Command, JointSample
 
 from .messages import BenchInfo
 from .player import Schedule, Step, TrajectoryPlayer
+
+LOG = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -82,7 +85,7 @@ class BenchLoop:
         (a recording refuses to go on after the command watchdog released the torque).
 
         On any exception (a fault, a limit, Ctrl-C) the torque is released before it propagates;
-        a release that fails too is added to the exception's notes."""
+        a release that fails too is logged (the first error is the one that propagates)."""
         if not rate > 0:
             raise ValueError(f"rate {rate!r}: must be positive Hz")
         _, started = self.start(trajectory, kp)
@@ -101,7 +104,7 @@ class BenchLoop:
                 try:  # not a release command: its goals may be the very ones that were refused
                     self.bench.release()
                 except Exception as failed:  # the bus may be what failed: keep the first error
-                    error.add_note(f"releasing the torque failed too: {failed}")
+                    LOG.error("releasing the torque failed too: %s (after: %s)", failed, error)
             raise
 
     def _run(self, start: float, period: float, sink: Sink, guard: Callable[[], None]) -> int:

@@ -6,7 +6,8 @@ in-process emulator with ``record-all --emulate``) or an eRob line (``--ethercat
     actuator-bench record-all --emulate mx64/m6 --actuator mx64 --out logs --unattended --lockstep
 
 The driver options (bus, servo, faults) are those of :mod:`actuator_drivers.cli`; an open driver
-becomes a bench with :func:`.driver_bench.driver_bench`.
+becomes a bench with ``DynamixelBench.of`` / ``ErobBench.of`` (:mod:`actuator_drivers.dynamixel.bench`,
+:mod:`actuator_drivers.erob.bench`).
 """
 
 from __future__ import annotations
@@ -20,14 +21,15 @@ from actuator_drivers import erob_cli
 from actuator_drivers.cli import (
     Command, add_bus_options, add_fault_options, add_servo_options, open_driver, positive,
 )
-from actuator_drivers.clock import Clock
-from actuator_drivers.driver_errors import UsageError
-from actuator_drivers.dynamixel_emulator import DynamixelEmulator, Faults
-from actuator_drivers.erob_driver import ErobDriver
+from actuator_models.bench import WallClock
+from actuator_drivers.common import UsageError
+from actuator_drivers.dynamixel_emulator.emulator import DynamixelEmulator, Faults
+from actuator_drivers.dynamixel.bench import DynamixelBench
+from actuator_drivers.erob.bench import ErobBench
+from actuator_drivers.erob.drive import ErobDriver
 from actuator_models.outputs import refuse_existing
 from actuator_models.trajectories import TRAJECTORIES
 
-from .driver_bench import driver_bench
 from .messages import BenchInfo
 from .record_grid import Grid, default_grid, parse_values, prompt_bench, record_all, split_names
 from .recording import Progress, Recording, record
@@ -78,13 +80,14 @@ def _configure_record(p: argparse.ArgumentParser) -> None:
 def _run_record(args: argparse.Namespace) -> int:
     line = ProgressLine()
     _check_source(args, args.ethercat)
-    opened = (erob_cli.erobopen_driver(args, args.ethercat, args.stepped) if args.ethercat
-              else open_driver(args, args.port, Clock(args.time_scale)))
+    opened = (erob_cli.erob_driver(args, args.ethercat, args.stepped) if args.ethercat
+              else open_driver(args, args.port, WallClock(args.time_scale)))
     info = BenchInfo(args.actuator, mass=args.mass, length=args.length, arm_mass=args.arm_mass, vin=args.vin or 0.0)
     if args.bag is not None:
         refuse_existing([args.bag], False)
     with opened as driver:
-        recording = record(driver_bench(driver, args.actuator), args.trajectory, info, args.kp, rate=args.rate,
+        bench = (ErobBench if args.ethercat else DynamixelBench).of(driver, args.actuator)
+        recording = record(bench, args.trajectory, info, args.kp, rate=args.rate,
                            logdir=args.logdir, bag=args.bag, progress=line)
     line.done(recording)
     return 0
@@ -156,12 +159,12 @@ def _run_record_all(args: argparse.Namespace) -> int:
         if args.unattended and len(grid.groups()) > 1:
             raise ValueError("--unattended with --port cannot change the mass/length of an external bench; "
                              "use --emulate MODEL, or a single --masses/--lengths group")
-        port, clock = args.port, Clock(args.time_scale)
+        port, clock = args.port, WallClock(args.time_scale)
         change = (lambda m, l: True) if args.unattended else prompt_bench
     print(f"{len(grid)} recordings in {len(grid.groups())} mass/length group(s) -> {args.logdir}", file=sys.stderr)
     try:
         with open_driver(args, port, clock) as driver:
-            done = record_all(driver_bench(driver, args.actuator), grid, args.actuator, args.logdir, change, arm_mass=args.arm_mass, vin=args.vin,
+            done = record_all(DynamixelBench.of(driver, args.actuator), grid, args.actuator, args.logdir, change, arm_mass=args.arm_mass, vin=args.vin,
                               rate=args.rate, progress=line, on_recording=line.done)
     finally:
         if emulator is not None:
@@ -179,7 +182,7 @@ def _report_done(done: Sequence[Recording], logdir: str) -> None:
 
 def _run_record_all_erob(args: argparse.Namespace, grid: Grid, line: ProgressLine) -> int:
     def run(driver: ErobDriver, change: Callable[[float, float], bool]) -> List[Recording]:
-        return record_all(driver_bench(driver, args.actuator), grid, args.actuator, args.logdir, change, arm_mass=args.arm_mass, vin=args.vin,
+        return record_all(ErobBench.of(driver, args.actuator), grid, args.actuator, args.logdir, change, arm_mass=args.arm_mass, vin=args.vin,
                           rate=args.rate, progress=line, on_recording=line.done)
 
     print(f"{len(grid)} recordings in {len(grid.groups())} mass/length group(s) -> {args.logdir}", file=sys.stderr)
@@ -189,7 +192,7 @@ def _run_record_all_erob(args: argparse.Namespace, grid: Grid, line: ProgressLin
         if args.unattended and len(grid.groups()) > 1:
             raise ValueError("--unattended with --ethercat cannot change the mass/length of an external bench; "
                              "use --emulate MODEL, or a single --masses/--lengths group")
-        with erob_cli.erobopen_driver(args, args.ethercat, args.stepped) as driver:
+        with erob_cli.erob_driver(args, args.ethercat, args.stepped) as driver:
             done = run(driver, (lambda m, l: True) if args.unattended else prompt_bench)
     _report_done(done, args.logdir)
     return 0

@@ -26,16 +26,16 @@ stalled), the recording stops instead of enabling the torque again.
 
 from __future__ import annotations
 
+import logging
 import math
-from dataclasses import dataclass, fields, replace
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Callable, List, Optional, Protocol, Union, runtime_checkable
+from typing import Callable, Iterator, List, Optional, Union
 
-from actuator_drivers.driver_errors import DriverError
-from actuator_drivers.dynamixel_bus import ErrorCounters
-from actuator_drivers.dynamixel_errors import WatchdogError
-from actuator_models.bench import Bench, Command
+from actuator_drivers.common import CommandTimeout, DriverError
+from actuator_models.bench import Bench, BusHealth, Command, ErrorCounters, bus_health
 from actuator_models.logs import Log, write_log
 from actuator_models.recording_quality import RecordingQuality, measure
 from actuator_models.trajectories import TRAJECTORIES, Trajectory, cubic
@@ -45,13 +45,7 @@ from .messages import BenchInfo
 from .player import TrajectoryPlayer, identification_schedule
 from .session import StreamSink, bag_sink, tee
 
-
-@runtime_checkable
-class BusBench(Protocol):
-    """A bench on a bus whose communication the recording reports (Dynamixel, eRob)."""
-
-    counters: ErrorCounters
-    watchdog_trips: int
+LOG = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -148,11 +142,11 @@ def record(
     joint = bench.joints[0] if joint is None else joint
     if joint not in bench.joints:
         raise ValueError(f"joint {joint!r}: not on this bench (joints {list(bench.joints)})")
-    counters = bench.counters if isinstance(bench, BusBench) else None
-    before = _copy(counters) if counters is not None else ErrorCounters()
+    before = bus_health(bench)  # None: a bench without a bus (a simulation)
     loop = BenchLoop(bench, TrajectoryPlayer((joint,), replace(info, trajectory="")))
     stream = StreamSink()
-    _move(bench, joint, float(traj.goal(0.0)), prepare_time, rate, kp, hold=settle_time)
+    with _released_on_error(bench):
+        _move(bench, joint, float(traj.goal(0.0)), prepare_time, rate, kp, hold=settle_time)
     clock = bench.clock  # the run's cycles start on a whole period of bench time: runs at one rate are in phase
     clock.sleep_until(math.ceil(clock.now() * rate - 1e-6) / rate)
     try:
@@ -172,7 +166,8 @@ def record(
     if result is None:
         raise RecordingError(f"{traj.name}: no cycle recorded (duration {traj.duration} s)", None)
     try:
-        _move(bench, joint, 0.0, return_time, rate, kp)
+        with _released_on_error(bench):
+            _move(bench, joint, 0.0, return_time, rate, kp)
         bench.release()
     except DriverError as error:
         raise RecordingError(f"{traj.name}: log complete in {result.path}, but the return to zero failed: {error}",
@@ -186,6 +181,20 @@ def _identification(trajectory: Union[str, Trajectory]) -> Trajectory:
     if trajectory not in TRAJECTORIES:
         raise ValueError(f"unknown trajectory {trajectory!r}; expected one of {', '.join(TRAJECTORIES)}")
     return TRAJECTORIES[trajectory]
+
+
+@contextmanager
+def _released_on_error(bench: Bench) -> Iterator[None]:
+    """Release the torque when the block fails (a fault, Ctrl-C), then let the error go on;
+    a release that fails too is logged."""
+    try:
+        yield
+    except BaseException as error:
+        try:
+            bench.release()
+        except Exception as failed:
+            LOG.error("releasing the torque failed too: %s (after: %s)", failed, error)
+        raise
 
 
 def _move(bench: Bench, joint: str, target: float, duration: float, rate: float, kp: float, hold: float = 0.0) -> None:
@@ -205,18 +214,19 @@ def _move(bench: Bench, joint: str, target: float, duration: float, rate: float,
 
 
 def _watchdog_guard(bench: Bench) -> Callable[[], None]:
-    if not isinstance(bench, BusBench):
+    health = bus_health(bench)
+    if health is None:
         return lambda: None
-    trips = bench.watchdog_trips
 
     def guard() -> None:  # before commanding: a command would enable the torque again
-        if bench.watchdog_trips != trips:
-            raise WatchdogError("the command watchdog released the torque: the control loop stalled "
+        now = bus_health(bench)
+        if now is not None and now.watchdog_trips != health.watchdog_trips:
+            raise CommandTimeout("the command watchdog released the torque: the control loop stalled "
                                 "for longer than the driver's command timeout")
     return guard
 
 
-def _progress(report: Callable[[Progress], None], traj: Trajectory, bench: Bench, before: ErrorCounters) -> Sink:
+def _progress(report: Callable[[Progress], None], traj: Trajectory, bench: Bench, before: Optional[BusHealth]) -> Sink:
     """A sink reporting every 0.1 s of the run."""
     start: List[float] = []
     state = {"next": 0.0, "cycles": 0}
@@ -229,19 +239,19 @@ def _progress(report: Callable[[Progress], None], traj: Trajectory, bench: Bench
         state["cycles"] += 1
         t = cycle.time - start[0]
         if t >= state["next"]:
-            errors = _minus(bench.counters, before).errors if isinstance(bench, BusBench) else 0
+            errors = _since(bench, before).errors
             report(Progress(traj.name, t, traj.duration, state["cycles"], errors))
             state["next"] = t + 0.1
     return sink
 
 
-def _finish(stream: StreamSink, bench: Bench, before: ErrorCounters, rate: float, logdir: Union[str, Path, None],
+def _finish(stream: StreamSink, bench: Bench, before: Optional[BusHealth], rate: float, logdir: Union[str, Path, None],
             name: Optional[str], bag: Optional[Path], complete: bool) -> Optional[Recording]:
     logs = stream.logs("run")
     if not logs:
         return None
     log = logs[0]
-    errors = _minus(bench.counters, before) if isinstance(bench, BusBench) else ErrorCounters()
+    errors = _since(bench, before)
     quality = measure(log.timestamp, rate, errors.retries, errors.errors)
     log.recording = quality.to_dict()
     path = None
@@ -262,9 +272,7 @@ def _unique(path: Path) -> Path:
     return candidate
 
 
-def _copy(counters: ErrorCounters) -> ErrorCounters:
-    return ErrorCounters(**{f.name: getattr(counters, f.name) for f in fields(counters)})
-
-
-def _minus(after: ErrorCounters, before: ErrorCounters) -> ErrorCounters:
-    return ErrorCounters(**{f.name: getattr(after, f.name) - getattr(before, f.name) for f in fields(after)})
+def _since(bench: Bench, before: Optional[BusHealth]) -> ErrorCounters:
+    """The bench's communication counters accumulated since ``before`` (zero without a bus)."""
+    now = bus_health(bench)
+    return now.counters - before.counters if now is not None and before is not None else ErrorCounters()

@@ -1,30 +1,41 @@
-"""The backend registry: a fourth backend plugs into the bench node core, the recorder and the
-CLI as one registry entry, and every backend publishes the same topics with the same types.
+"""The backend registry: a fifth family, written here as one module plus one entry point (a
+distribution's metadata in a temporary folder on ``sys.path``, as ``pip install`` would leave it),
+is picked up by the bench node core, the recorder and the CLI with no other change; every
+backend publishes the same topics with the same types.
 
-The fake backend is a first-order joint, ``dq/dt = (goal - q) / TAU`` while torque is on, solved
+The fake family is a first-order joint, ``dq/dt = (goal - q) / TAU`` while torque is on, solved
 exactly between cycles: the recorded logs must satisfy that closed form sample to sample.
 """
 
-import math
-from dataclasses import dataclass, field
-from typing import Tuple
+import importlib
 
 import numpy as np
 import pytest
 
 from actuator_bench import cli
-from actuator_bench.backends import BACKENDS, Backend, BenchParams
+from actuator_bench.backends import GROUP, installed_backends
 from actuator_bench.bag2json import bag_logs
 from actuator_bench.bench_core import BENCH_TOPICS, BenchCore
 from actuator_bench.messages import BenchInfo
 from actuator_bench.session import record_run
-from actuator_models.bench import Bench, Command, JointSample
+from actuator_models.bench import Bench, BenchParams
 from actuator_models.logs import read_log
+
+TAU = 0.05  # s
+BUILT_IN = ["dynamixel", "dynamixel_emulator", "erob", "erob_emulator", "mujoco"]
+
+#: the whole fifth family: its module ...
+MODULE = '''"""A fifth actuator family: a first-order joint, dq/dt = (goal - q) / TAU while torque is on."""
+
+import math
+from dataclasses import dataclass, field
+from typing import Tuple
+
+from actuator_models.bench import Backend, Command, JointSample
 
 TAU = 0.05  # s
 
 
-# ---------------------------------------------------------------- the fake backend (< 40 lines)
 @dataclass
 class FirstOrderJoint:
     """A joint reaching its goal with time constant TAU; its clock is itself (sleeping integrates)."""
@@ -62,8 +73,24 @@ class FirstOrderJoint:
         self.release()
 
 
-FAKE = Backend("first_order", "a first-order joint (test)", lambda p: FirstOrderJoint(p.joints))
-REGISTRY = BACKENDS.with_backend(FAKE)
+BACKEND = Backend("first_order", "a first-order joint (test)", lambda p: FirstOrderJoint(p.joints))
+'''
+#: ... and its one entry point, as ``pip install`` writes it for ``entry_points={GROUP: [...]}``
+ENTRY_POINTS = f"[{GROUP}]\nfirst_order = first_order_family:BACKEND\n"
+
+
+@pytest.fixture()
+def fifth_family(tmp_path, monkeypatch):
+    """Install the family: its module and a dist-info with its entry point on ``sys.path``."""
+    (tmp_path / "first_order_family.py").write_text(MODULE)
+    info = tmp_path / "first_order_family-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: first-order-family\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(ENTRY_POINTS)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    importlib.invalidate_caches()
+    yield
+    importlib.invalidate_caches()
 
 
 # ---------------------------------------------------------------- tests
@@ -76,15 +103,20 @@ def assert_first_order(log) -> None:
     np.testing.assert_allclose(q[1:][held], expected[held], atol=1e-9)
 
 
-def test_fake_backend_is_a_bench():
-    assert isinstance(REGISTRY.open("first_order", BenchParams()), Bench)
-    assert list(REGISTRY) == ["dynamixel", "dynamixel_emulator", "mujoco", "erob", "erob_emulator", "first_order"]
+def test_installed_backends_are_the_entry_points_of_the_installed_packages():
+    assert list(installed_backends()) == BUILT_IN
+
+
+def test_fifth_family_is_installed_as_one_module_and_one_entry_point(fifth_family):
+    registry = installed_backends()
+    assert list(registry) == sorted(BUILT_IN + ["first_order"])
+    assert isinstance(registry.open("first_order", BenchParams()), Bench)
     with pytest.raises(ValueError, match="unknown backend 'nope'.*first_order"):
-        REGISTRY["nope"]
+        registry["nope"]
 
 
-def test_bench_node_core_accepts_the_fake_backend():
-    core = BenchCore({"backend": "first_order", "rate": 50.0}, REGISTRY)
+def test_bench_node_core_picks_up_the_fifth_family(fifth_family):
+    core = BenchCore({"backend": "first_order", "rate": 50.0})
     schedule, started = core.start("up_and_down", 400.0)
     assert [p.topic for p in started] == ["bench_info"] and started[0].fields["trajectory"] == "up_and_down"
     cycles = [core.tick() for _ in range(3)]
@@ -93,8 +125,8 @@ def test_bench_node_core_accepts_the_fake_backend():
     assert core.loop.bench.enabled is False
 
 
-def test_recorder_accepts_the_fake_backend(tmp_path):
-    bench = REGISTRY.open("first_order", BenchParams())
+def test_recorder_picks_up_the_fifth_family(tmp_path, fifth_family):
+    bench = installed_backends().open("first_order", BenchParams())
     record = record_run(bench, BenchInfo("xl330", mass=0.49, length=0.1), "sin_sin", 400.0, rate=200.0,
                         bag=tmp_path / "bag", dt=None)
     (log,) = record.logs
@@ -105,25 +137,29 @@ def test_recorder_accepts_the_fake_backend(tmp_path):
         np.testing.assert_array_equal(getattr(from_bag, column), getattr(log, column))
 
 
-def test_cli_accepts_the_fake_backend(tmp_path, capsys):
+def test_cli_picks_up_the_fifth_family(tmp_path, capsys, fifth_family):
     argv = ["play", "--backend", "first_order", "--trajectory", "lift_and_drop", "--kp", "400", "--rate", "200",
             "--out", str(tmp_path / "logs"), "--raw", "--bag", str(tmp_path / "bag")]
-    assert cli.main(argv, REGISTRY) == 0
+    assert cli.main(argv) == 0
     (path,) = sorted((tmp_path / "logs").glob("*.json"))
     log = read_log(path)
     assert log.trajectory == "lift_and_drop" and log.motor == "xl330" and log.kp == 400.0
     assert_first_order(log)
     assert not log.torque_enable[-1]  # lift_and_drop releases at t > 2 s
-    with pytest.raises(SystemExit) as error:  # the plain CLI does not know it
+
+
+def test_cli_without_the_fifth_family_does_not_know_it(tmp_path):
+    argv = ["play", "--backend", "first_order", "--trajectory", "lift_and_drop", "--kp", "400", "--out", str(tmp_path)]
+    with pytest.raises(SystemExit) as error:
         cli.main(argv)
     assert error.value.code == 2
 
 
-def test_backends_publish_the_same_topics_and_types():
+def test_backends_publish_the_same_topics_and_types(fifth_family):
     """Dynamixel (emulated) and MuJoCo through the node core: same publications per cycle."""
     seen = {}
     for backend in ("dynamixel_emulator", "mujoco", "first_order"):
-        core = BenchCore({"backend": backend, "mass": 0.49, "length": 0.1, "time_scale": 4.0}, REGISTRY)
+        core = BenchCore({"backend": backend, "mass": 0.49, "length": 0.1, "time_scale": 4.0})
         try:
             _, started = core.start("sin_sin", 400.0)
             pubs = started + core.tick() + core.tick() + (core.close() or [])

@@ -9,7 +9,8 @@ are compared within the jitter those very runs measured (their largest sample ga
 import numpy as np
 import pytest
 
-from actuator_bench.backends import BACKENDS, BenchParams
+from actuator_bench.backends import installed_backends
+from actuator_models.bench import BenchParams
 from actuator_bench.bag2json import bag_logs
 from actuator_bench.messages import BenchInfo
 from actuator_bench.session import record_run
@@ -21,7 +22,7 @@ COLUMNS = ("timestamp", "position", "speed", "goal_position", "torque_enable")
 
 
 def emulated_run(tmp_path, name, bag=True):
-    bench = BACKENDS.open("dynamixel_emulator", PARAMS)
+    bench = installed_backends().open("dynamixel_emulator", PARAMS)
     try:
         return record_run(bench, INFO, "sin_sin", 400.0, rate=100.0, bag=tmp_path / name if bag else None, dt=None,
                           name=name)
@@ -68,12 +69,12 @@ def test_cli_recording_and_its_bag_are_the_same_log_and_match_a_played_run(tmp_p
     with a ``play`` run of the same trajectory on the same emulator seed (lockstep: no jitter
     but where each run started from)."""
     from actuator_bench.recording import record
-    from actuator_drivers.emulated import emulated_dynamixel
+    from actuator_drivers.dynamixel_emulator.emulated import emulated_dynamixel
 
     with emulated_dynamixel("xl330", "xl330/m6", 0.49, 0.1, time_scale=None, seed=7) as (_, driver):
-        from actuator_bench.driver_bench import driver_bench
+        from actuator_drivers.dynamixel.bench import DynamixelBench
 
-        recording = record(driver_bench(driver, "xl330"), "sin_sin", INFO, 400.0, rate=100.0, logdir=tmp_path,
+        recording = record(DynamixelBench.of(driver, "xl330"), "sin_sin", INFO, 400.0, rate=100.0, logdir=tmp_path,
                            bag=tmp_path / "bag", prepare_time=0.3, settle_time=0.1, return_time=0.3)
     (bag_log,) = bag_logs(tmp_path / "bag")
     for column in COLUMNS:
@@ -81,7 +82,7 @@ def test_cli_recording_and_its_bag_are_the_same_log_and_match_a_played_run(tmp_p
     assert recording.complete and len(recording.log) == 601  # 6 s at 100 Hz, both ends
 
     lockstep = BenchParams(mass=0.49, length=0.1, time_scale=None, seed=7)
-    bench = BACKENDS.open("dynamixel_emulator", lockstep)
+    bench = installed_backends().open("dynamixel_emulator", lockstep)
     try:
         played = record_run(bench, INFO, "sin_sin", 400.0, rate=100.0, dt=None, name="play").logs[0]
     finally:

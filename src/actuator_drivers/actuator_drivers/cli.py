@@ -34,13 +34,14 @@ from actuator_models.logs import LogError
 from actuator_models.model import ParamsError, load_model
 from actuator_models.outputs import OutputExistsError
 
-from . import erob_cli
-from .clock import Clock
-from .driver_errors import DriverError, UsageError
-from .dynamixel_bus import SDK_BAUDRATES
-from .dynamixel_driver import DynamixelDriver, ServoConfig
-from .dynamixel_emulator import DynamixelEmulator, Faults
-from .dynamixel_tables import table_actuators
+from actuator_drivers import erob_cli
+from actuator_models.bench import WallClock
+from actuator_drivers.common import DriverError, UsageError
+from actuator_drivers.dynamixel.bus import SDK_BAUDRATES
+from actuator_drivers.dynamixel.driver import DynamixelDriver, ServoConfig
+from actuator_drivers.dynamixel_emulator.emulator import DynamixelEmulator, Faults
+from actuator_drivers.dynamixel.tables import table_actuators
+from actuator_drivers.safe_stop import terminate_as_interrupt
 
 PROG = "actuator-bench"
 
@@ -111,7 +112,7 @@ def add_fault_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, help="random seed of the fault injection")
 
 
-def open_driver(args: argparse.Namespace, port: str, clock: Clock) -> DynamixelDriver:
+def open_driver(args: argparse.Namespace, port: str, clock: WallClock) -> DynamixelDriver:
     servo = ServoConfig(args.id, args.actuator, args.limits[0], args.limits[1])
     retries = args.retries if args.retries is not None else (10 if getattr(args, "emulate", None) else 3)
     return DynamixelDriver(port, servo, protocol=args.protocol, baudrate=args.baud, retries=retries,
@@ -203,9 +204,10 @@ def build_parser(commands: Sequence[Command] = COMMANDS) -> argparse.ArgumentPar
 
 def main(argv: Optional[List[str]] = None, commands: Sequence[Command] = COMMANDS) -> int:
     """Run a subcommand; expected failures print one ``error:`` line and return 2 (bad input)
-    or 1 (runtime fault), see :mod:`actuator_models.exit_codes`."""
+    or 1 (runtime fault), Ctrl-C and SIGTERM 130, see :mod:`actuator_models.exit_codes`."""
     args = build_parser(commands).parse_args(argv)
-    return run_command(lambda: args.run(args), PROG, BAD_INPUT_ERRORS, RUNTIME_ERRORS)
+    with terminate_as_interrupt():  # SIGTERM releases the torque and exits 130, like Ctrl-C
+        return run_command(lambda: args.run(args), PROG, BAD_INPUT_ERRORS, RUNTIME_ERRORS)
 
 
 if __name__ == "__main__":

@@ -17,12 +17,14 @@ import sys
 import threading
 from typing import List, Optional
 
-from .erob_driver import EMULATOR_RECEIVE_TIMEOUT, ErobDriver, ErobJoint
-from .erob_emulated import EmulatedJoint, EmulatorProcess
-from .erob_emulator import DriveFaults, EthercatServer, LinkFaults, chain, shaft
-from .driver_errors import UsageError
-from .erob_units import ErobUnits
-from .veth import VethError, create, remove, unique_names, veth_pair
+from actuator_drivers.common import UsageError
+from actuator_drivers.erob.drive import ErobDriver
+from actuator_drivers.erob.joint import ErobJoint
+from actuator_drivers.erob.pacing import Realtime, Stepped
+from actuator_drivers.erob.units import ErobUnits
+from actuator_drivers.ethercat_emulator.drive import DriveFaults, EthercatServer, LinkFaults, chain, shaft
+from actuator_drivers.ethercat_emulator.emulated import EMULATOR_RECEIVE_TIMEOUT, EmulatedJoint, EmulatorProcess, set_bench
+from actuator_drivers.ethercat_emulator.veth import VethError, create, remove, unique_names, veth_pair
 
 EROB_ACTUATORS = ("erob80_50", "erob80_100")
 
@@ -100,6 +102,9 @@ def run_emulate(args: argparse.Namespace) -> int:
         except KeyboardInterrupt:
             pass
         c = server.counters
+        for i, drive in enumerate(drives):
+            left = drive.op_exit_state.value if drive.op_exit_state else "never in OP"
+            print(f"slave {i + 1} left OP in: {left}", file=sys.stderr)
         print(f"counters: frames={c.frames} process_frames={c.process_frames} dropped={c.dropped} "
               f"corrupted={c.corrupted} wrong_wkc={c.wrong_wkc} malformed={c.malformed}", file=sys.stderr, flush=True)
     return 0
@@ -121,7 +126,7 @@ def add_driver_options(p: argparse.ArgumentParser) -> None:
 def erob_driver(args: argparse.Namespace, iface: str, stepped: bool) -> ErobDriver:
     units = ErobUnits(rated_current=args.rated_current) if args.rated_current else None
     joint = ErobJoint("joint1", args.actuator, args.limits[0], args.limits[1], units=units)
-    return ErobDriver(iface, [joint], cycle_time=args.cycle_time, mode="stepped" if stepped else "realtime",
+    return ErobDriver(iface, [joint], cycle_time=args.cycle_time, pacing=Stepped() if stepped else Realtime(),
                       dc=not args.no_dc, max_lost=args.max_lost, receive_timeout=EMULATOR_RECEIVE_TIMEOUT if stepped else 0.002)
 
 
@@ -140,7 +145,7 @@ def emulated_record_all(args: argparse.Namespace, grid, run) -> List:
         with EmulatorProcess(slave_end, [EmulatedJoint(args.emulate, mass, length, args.arm_mass)], options):
             with erob_driver(args, master_end, stepped=True) as driver:
                 def change(m: float, l: float) -> bool:
-                    driver.set_bench(1, m, l, args.arm_mass)
+                    set_bench(driver, 1, m, l, args.arm_mass)
                     print(f"emulator load: {m:g} kg at {l:g} m", file=sys.stderr)
                     return True
                 return run(driver, change)

@@ -9,15 +9,24 @@ Above the seam only :class:`Command` goes down and :class:`JointSample` comes up
 Units: SI at the joint: positions [rad], velocities [rad/s], torques [N m], voltages [V],
 temperatures [degC], times [s] on the bench's own clock (:attr:`Bench.clock`).
 
-Implementations: ``actuator_bench.driver_bench.DriverBench`` (Dynamixel, real or emulated bus),
-``actuator_bench.sim_bench.SimBench`` (MuJoCo).
+Every family opens its bench from one :class:`BenchParams` (a :class:`Backend`'s ``open``).
+Implementations: ``actuator_drivers.dynamixel.bench.DynamixelBench`` (a Dynamixel bus, real or
+emulated), ``actuator_drivers.erob.bench.ErobBench`` (eRob drives over EtherCAT),
+``actuator_sim.bench.SimBench`` (MuJoCo).
+
+Bus health is an optional part of the contract: a bench on a bus has ``counters``
+(:class:`ErrorCounters`) and ``watchdog_trips``; :func:`bus_health` reads them (None for a bench
+without a bus, such as a simulation).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Dict, Mapping, Optional, Protocol, Sequence, Tuple, runtime_checkable
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Dict, Mapping, Optional, Protocol, Sequence, Tuple, runtime_checkable
+
+from .actuators import actuator
 
 
 @dataclass(frozen=True)
@@ -127,6 +136,42 @@ class Clock(Protocol):
     def sleep_until(self, t: float) -> None: ...  # noqa: E704
 
 
+@dataclass
+class WallClock:
+    """Monotonic bench time [s] since construction, ``scale`` times faster than the wall clock."""
+
+    scale: float = 1.0
+    _origin: float = field(default_factory=time.monotonic, repr=False)
+
+    lockstep = False  # (a LockstepClock of an in-process emulator says True)
+
+    def __post_init__(self) -> None:
+        if not self.scale > 0:
+            raise ValueError(f"clock scale {self.scale!r}: must be a positive number")
+
+    def now(self) -> float:
+        """Bench time [s]."""
+        return (time.monotonic() - self._origin) * self.scale
+
+    def sleep(self, seconds: float) -> None:
+        """Sleep ``seconds`` of bench time (no-op if not positive)."""
+        if seconds > 0:
+            time.sleep(seconds / self.scale)
+
+    def sleep_until(self, t: float) -> None:
+        """Sleep until bench time ``t`` [s]."""
+        self.sleep(t - self.now())
+
+    def wall(self, seconds: float) -> float:
+        """Wall-clock seconds that ``seconds`` of bench time take."""
+        return seconds / self.scale
+
+    def watchdog_time(self) -> float:
+        """Seconds the command watchdog counts: wall-clock seconds, so that an emulator running
+        faster than real time has the same tolerance to a stalled host as hardware."""
+        return time.monotonic()
+
+
 @runtime_checkable
 class Bench(Protocol):
     """The hardware contract: the joints of one bench, addressed by name.
@@ -154,6 +199,59 @@ class Bench(Protocol):
 
     def close(self) -> None:
         """Release the torque and free the hardware (or stop the emulator / simulation)."""
+
+    # Optional members (bus health; absent on a bench without a bus):
+    #   counters: ErrorCounters  -- cumulative communication counters of the bus or line
+    #   watchdog_trips: int      -- times the command watchdog released the torque
+
+
+@dataclass
+class ErrorCounters:
+    """Cumulative communication counters of a bus or EtherCAT line.
+
+    Attributes:
+        transactions: transactions attempted (a block read of several servos, one process-data
+        cycle, counts once). timeouts: attempts that got no reply. corrupt: attempts that got a
+        bad one (checksum/CRC, truncated, wrong working counter). other: other failures (port
+        busy, transmit failure). retries: attempts repeated after a failure. failures:
+        transactions that failed every attempt.
+    """
+
+    transactions: int = 0
+    timeouts: int = 0
+    corrupt: int = 0
+    other: int = 0
+    retries: int = 0
+    failures: int = 0
+
+    @property
+    def errors(self) -> int:
+        """Failed attempts of every kind."""
+        return self.timeouts + self.corrupt + self.other
+
+    def copy(self) -> "ErrorCounters":
+        return ErrorCounters(self.transactions, self.timeouts, self.corrupt, self.other, self.retries, self.failures)
+
+    def __sub__(self, before: "ErrorCounters") -> "ErrorCounters":
+        return ErrorCounters(self.transactions - before.transactions, self.timeouts - before.timeouts,
+                             self.corrupt - before.corrupt, self.other - before.other,
+                             self.retries - before.retries, self.failures - before.failures)
+
+
+@dataclass(frozen=True)
+class BusHealth:
+    """A snapshot of a bench's bus health: its counters (copied) and watchdog trips."""
+
+    counters: ErrorCounters
+    watchdog_trips: int
+
+
+def bus_health(bench: Bench) -> Optional[BusHealth]:
+    """The bus health of ``bench`` now, None for a bench without a bus (the optional members)."""
+    counters = getattr(bench, "counters", None)
+    if counters is None:
+        return None
+    return BusHealth(counters.copy(), int(getattr(bench, "watchdog_trips", 0)))
 
 
 class IdAddressedDriver(Protocol):
@@ -188,3 +286,75 @@ class CommandRouter:
             self.sent_kp.update(gains)
         enable = dict(zip(ids, command.torque_enable)) if command.torque_enable else None
         driver.command(dict(zip(ids, command.goal_position)), enable)
+
+
+@dataclass(frozen=True)
+class BenchParams:
+    """A bench, whatever its backend (each backend reads the fields it needs).
+
+    Attributes:
+        joints: joint names. actuators: actuator per joint (``actuator_models`` registry name).
+        models: servo model per joint (params file or library name such as ``xl330/m6``; ``""``:
+        ``<actuator>/m6``): the torque estimate, and the emulated or simulated physics.
+        ids: bus IDs. min_position, max_position: joint limits [rad]. kp: initial gain per joint
+        (actuator units). vin: supply voltage per joint [V], 0 = the actuator's default.
+        port: device (serial port, network interface). baudrate [bit/s]. protocol: bus protocol.
+        latency_ms: USB latency timer [ms]. command_timeout: watchdog [s].
+        mjcf: simulated model (``pendulum`` or an MJCF). timestep: physics step [s].
+        mass [kg], length [m], arm_mass [kg]: the pendulum. time_scale: bench time per wall
+        second (emulators, simulation); None: lockstep, bench time moves only with the control
+        loop (an in-process Dynamixel emulator; eRob: process-data cycles run back to back). seed:
+        random seed of emulators.
+    """
+
+    joints: Tuple[str, ...] = ("pendulum",)
+    actuators: Tuple[str, ...] = ("xl330",)
+    models: Tuple[str, ...] = ("",)
+    ids: Tuple[int, ...] = (1,)
+    min_position: Tuple[float, ...] = (-2.8,)
+    max_position: Tuple[float, ...] = (2.8,)
+    kp: Tuple[float, ...] = (400.0,)
+    vin: Tuple[float, ...] = (0.0,)
+    port: str = "/dev/ttyUSB0"
+    baudrate: int = 57600
+    protocol: int = 2
+    latency_ms: float = 16.0
+    command_timeout: float = 0.5
+    mjcf: str = "pendulum"
+    timestep: float = 0.005
+    mass: float = 1.0
+    length: float = 0.15
+    arm_mass: float = 0.0
+    time_scale: Optional[float] = 1.0
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        n = len(self.joints)
+        for name in ("actuators", "models", "ids", "min_position", "max_position", "kp", "vin"):
+            values = getattr(self, name)
+            if len(values) == 1 and n > 1:  # one value for every joint
+                object.__setattr__(self, name, tuple(values) * n)
+            elif len(values) != n:
+                raise ValueError(f"{name}: {len(values)} values for {n} joints {list(self.joints)}")
+        for name in self.actuators:
+            actuator(name)  # ValueError naming the registry's actuators for an unknown one
+        object.__setattr__(self, "models", tuple(m or f"{a}/m6" for m, a in zip(self.models, self.actuators)))
+
+
+@dataclass(frozen=True)
+class Backend:
+    """One way to open a bench: ``name`` (the ``backend`` parameter), a one-line ``help``,
+    ``open`` (parameters -> an open bench) and ``config``, the bench YAML of
+    ``share/actuator_bench/config`` that the launch files use when none is given.
+
+    A family registers its backends as entry points of group ``actuator_bench.backends``, one
+    per backend, named as the backend and pointing at its :class:`Backend` (see
+    ``actuator_bench.backends.installed_backends``)::
+
+        entry_points={"actuator_bench.backends": ["dynamixel = actuator_drivers.dynamixel.bench:BACKEND"]}
+    """
+
+    name: str
+    help: str
+    open: Callable[[BenchParams], Bench]
+    config: str = "xl330_bench.yaml"

@@ -270,7 +270,7 @@ def _cmd_transfer(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------------- figures
 def _cmd_plot_diagram(args: argparse.Namespace) -> int:
     from .drive_backdrive import drive_backdrive, stall_torque
-    from .plots import plot_drive_backdrive
+    from actuator_models.plots import plot_drive_backdrive
 
     refuse_existing([args.out], args.force)
     labels = source_labels(args.params)
@@ -288,7 +288,7 @@ def _cmd_plot_diagram(args: argparse.Namespace) -> int:
 def _cmd_plot_trajectory(args: argparse.Namespace) -> int:
     from actuator_models.simulation import simulate_logs
 
-    from .plots import plot_trajectory
+    from actuator_models.plots import plot_trajectory
     from .replay import mujoco_positions
 
     refuse_existing([args.out], args.force)
@@ -347,7 +347,7 @@ def _models_named(row: Dict[str, float]) -> List[Model]:
 
 
 def _cmd_plot_mae(args: argparse.Namespace) -> int:
-    from .plots import plot_mae_bars
+    from actuator_models.plots import plot_mae_bars
 
     refuse_existing([args.out], args.force)
     if args.eval:

@@ -11,20 +11,21 @@ of a run and shutdown release the torque. The logic is :class:`actuator_bench.be
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Optional
 
 from actuator_interfaces.srv import RunTrajectory
 from rclpy.node import Node
 
-from ..backends import BACKENDS, BackendRegistry
+from ..backends import BackendRegistry, installed_backends
 from ..bench_core import BENCH_TOPICS, BenchCore, Publication, bench_parameters
 from .common import QOS, MESSAGE_CLASSES, message, read_only, spin
 
 
 class BenchNode(Node):
 
-    def __init__(self, registry: BackendRegistry = BACKENDS, **kwargs) -> None:
+    def __init__(self, registry: Optional[BackendRegistry] = None, **kwargs) -> None:
         super().__init__('bench', **kwargs)
+        registry = registry if registry is not None else installed_backends()  # every installed family
         values = {p.name: self.declare_parameter(p.name, p.default, read_only(p.description)).value
                   for p in bench_parameters(registry)}
         self.core = BenchCore(values, registry)

@@ -17,8 +17,8 @@ from typing import Iterator, Optional, Tuple, Union
 
 from actuator_models.model import Model
 
-from .dynamixel_driver import DynamixelDriver, ServoConfig
-from .dynamixel_emulator import DynamixelEmulator, Faults
+from actuator_drivers.dynamixel.driver import DynamixelDriver, ServoConfig
+from actuator_drivers.dynamixel_emulator.emulator import DynamixelEmulator, Faults
 
 
 @contextmanager

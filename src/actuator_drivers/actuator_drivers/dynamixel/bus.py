@@ -2,9 +2,9 @@
 
 :class:`DynamixelBus` wraps one ``PortHandler`` and one ``PacketHandler``. Every transaction is
 retried on a timeout or a corrupt status packet (and counted in :class:`ErrorCounters`); a
-status packet whose error field is set becomes a :class:`~.dynamixel_errors.HardwareError`
+status packet whose error field is set becomes a :class:`~actuator_drivers.dynamixel.errors.HardwareError`
 (Protocol 1.0 voltage/overheating/overload bits, Protocol 2.0 Alert bit: the bits of Hardware
-Error Status(70) are read and named) or a :class:`~.dynamixel_errors.StatusError` (a refused
+Error Status(70) are read and named) or a :class:`~actuator_drivers.dynamixel.errors.StatusError` (a refused
 instruction), each naming the servo ID.
 
 The block read of every cycle is one SYNC READ (Protocol 2.0), one BULK READ (Protocol 1.0, two
@@ -32,8 +32,9 @@ from dynamixel_sdk import (
     PortHandler,
 )
 
-from .clock import LOCKSTEP_WALL_TIMEOUT, LockstepClock
-from .dynamixel_errors import (
+from actuator_drivers.common import LOCKSTEP_WALL_TIMEOUT, ErrorCounters, LockstepClock
+from actuator_drivers.safe_stop import InterruptShield
+from actuator_drivers.dynamixel.errors import (
     HARDWARE_ERROR_BITS,
     P1_ERROR_BITS,
     P1_HARDWARE_BITS,
@@ -52,30 +53,6 @@ SDK_BAUDRATES = (9600, 19200, 38400, 57600, 115200, 230400, 460800, 500000, 5760
 HARDWARE_ERROR_STATUS = 70  # Protocol 2.0 address of Hardware Error Status (MX(2.0), X series)
 
 
-@dataclass
-class ErrorCounters:
-    """Cumulative communication counters.
-
-    Attributes:
-        transactions: transactions attempted (a block read of several servos counts once).
-        timeouts: attempts that got no status packet. corrupt: attempts that got a bad one
-        (checksum/CRC, truncated). other: other SDK failures (port busy, transmit failure).
-        retries: attempts repeated after a failure. failures: transactions that failed every attempt.
-    """
-
-    transactions: int = 0
-    timeouts: int = 0
-    corrupt: int = 0
-    other: int = 0
-    retries: int = 0
-    failures: int = 0
-
-    @property
-    def errors(self) -> int:
-        """Failed attempts of every kind."""
-        return self.timeouts + self.corrupt + self.other
-
-
 class BusPort(PortHandler):
     """``PortHandler`` that sleeps until bytes arrive instead of spinning, with a configurable
     latency timer, and that follows a lockstep emulator's bus turn.
@@ -87,7 +64,7 @@ class BusPort(PortHandler):
     * The SDK's receive timeout is ``tx_time + 2 * LATENCY_TIMER + 2`` ms with LATENCY_TIMER
       fixed at 16 ms (the FTDI default); ``latency_ms`` replaces it (1 ms for adapters set to
       low latency).
-    * With a :class:`~.clock.LockstepClock` the packet deadline is in bench time: each read
+    * With a :class:`~actuator_drivers.common.LockstepClock` the packet deadline is in bench time: each read
       waits (wall clock, without a deadline) until the emulator has executed every byte written
       and every status byte it wrote has arrived; a packet still incomplete then will never
       complete, so the receive times out at once and bench time moves on to the deadline, as
@@ -151,6 +128,14 @@ class BusPort(PortHandler):
         self.clock.sleep_until((self.packet_start_time + self.packet_timeout) / 1000.0)
         return True
 
+    def recover(self) -> None:
+        """Make the port usable after a transaction that did not finish: the SDK marks the port
+        busy (its public ``is_using`` flag) from ``txPacket`` to the end of ``rxPacket``, and
+        refuses every transaction while it is set; late status bytes are discarded."""
+        self.is_using = False
+        if self.is_open:
+            self.clearPort()
+
     def _late(self) -> bool:
         return self.getCurrentTime() - self.packet_start_time > self.packet_timeout
 
@@ -173,7 +158,7 @@ class DynamixelBus:
         baudrate: bits/s, one of :data:`SDK_BAUDRATES`.
         retries: extra attempts after a timeout/corrupt packet.
         latency_ms: USB latency timer assumed in receive timeouts [ms] (SDK default 16).
-        clock: the bench clock; a :class:`~.clock.LockstepClock` shared with an in-process
+        clock: the bench clock; a :class:`~actuator_drivers.common.LockstepClock` shared with an in-process
             emulator makes receive timeouts bench-time events (see :class:`BusPort`).
     """
 
@@ -192,6 +177,8 @@ class DynamixelBus:
         self.port = BusPort(port, latency_ms, clock)
         self.handler = PacketHandler(float(protocol))
         self.is_open = False
+        #: defers Ctrl-C / SIGTERM to the end of a transaction (the driver holds it around whole operations)
+        self.shield = InterruptShield()
 
     def open(self) -> None:
         """Open the port at the configured baud rate."""
@@ -211,7 +198,13 @@ class DynamixelBus:
     # ------------------------------------------------------------------ transactions
     def _attempts(self, servo_id: int, operation: str, attempt: Callable[[], Tuple[object, int, int]],
                   tries: int) -> Tuple[object, int]:
-        """Run ``attempt() -> (data, comm_result, error)`` until it succeeds; return ``(data, error)``."""
+        """Run ``attempt() -> (data, comm_result, error)`` until it succeeds; return ``(data, error)``.
+        An interrupt arriving meanwhile is raised once the transaction is over."""
+        with self.shield:
+            return self._attempt_all(servo_id, operation, attempt, tries)
+
+    def _attempt_all(self, servo_id: int, operation: str, attempt: Callable[[], Tuple[object, int, int]],
+                     tries: int) -> Tuple[object, int]:
         self.counters.transactions += 1
         result = COMM_SUCCESS
         for index in range(tries):
@@ -232,16 +225,22 @@ class DynamixelBus:
         self.counters.failures += 1
         raise CommunicationError(servo_id, operation, self.handler.getTxRxResult(result).replace("[TxRxResult] ", ""), tries)
 
-    def check_status(self, servo_id: int, operation: str, error: int) -> None:
-        """Raise for a status packet's error field (hardware errors first)."""
+    def check_status(self, servo_id: int, operation: str, error: int, hardware_ok: bool = False) -> None:
+        """Raise for a status packet's error field (hardware errors first). ``hardware_ok``: a
+        hardware error alone (the instruction was executed; the servo is in alarm) is no error
+        (the torque release of a servo in alarm)."""
         if not error:
             return
         if self.protocol == 1:
             names = bit_names(error, P1_ERROR_BITS)
             hardware = [n for n in names if n in P1_HARDWARE_BITS]
+            if hardware_ok and hardware and len(hardware) == len(names):
+                return
             if hardware:
                 raise HardwareError(servo_id, hardware)
             raise StatusError(servo_id, operation, names)
+        if hardware_ok and error == P2_ALERT:
+            return
         if error & P2_ALERT:
             status, _ = self._attempts(
                 servo_id, "read Hardware Error Status",
@@ -257,8 +256,9 @@ class DynamixelBus:
         self.check_status(servo_id, "ping", error)
         return int(model)
 
-    def read(self, servo_id: int, address: int, size: int, operation: str = "read") -> int:
-        """Unsigned value of ``size`` (1, 2 or 4) bytes at ``address``."""
+    def read(self, servo_id: int, address: int, size: int, operation: str = "read", hardware_ok: bool = False) -> int:
+        """Unsigned value of ``size`` (1, 2 or 4) bytes at ``address`` (``hardware_ok``: see
+        :meth:`check_status`)."""
         def attempt() -> Tuple[object, int, int]:
             data, result, error = self.handler.readTxRx(self.port, servo_id, address, size)
             if result == COMM_SUCCESS and len(data) < size and not error:
@@ -266,16 +266,18 @@ class DynamixelBus:
             return data, result, error
 
         data, error = self._attempts(servo_id, operation, attempt, 1 + self.retries)
-        self.check_status(servo_id, operation, error)  # a refused read has an error and no data
+        self.check_status(servo_id, operation, error, hardware_ok)  # a refused read has an error and no data
         return int.from_bytes(bytes(data[:size]), "little")  # type: ignore[index]
 
-    def write(self, servo_id: int, address: int, size: int, raw: int, operation: str = "write", tries: int = 0) -> None:
-        """Write ``size`` (1, 2 or 4) bytes and check the status packet."""
+    def write(self, servo_id: int, address: int, size: int, raw: int, operation: str = "write", tries: int = 0,
+              hardware_ok: bool = False) -> None:
+        """Write ``size`` (1, 2 or 4) bytes and check the status packet (``hardware_ok``: see
+        :meth:`check_status`)."""
         call = {1: self.handler.write1ByteTxRx, 2: self.handler.write2ByteTxRx, 4: self.handler.write4ByteTxRx}[size]
         _, error = self._attempts(
             servo_id, operation, lambda: (None, *call(self.port, servo_id, address, raw)), tries or 1 + self.retries
         )
-        self.check_status(servo_id, operation, error)
+        self.check_status(servo_id, operation, error, hardware_ok)
 
     def sync_write(self, address: int, size: int, values: Dict[int, int]) -> None:
         """One SYNC WRITE of ``size``-byte values ``{id: raw}`` (no status packets)."""

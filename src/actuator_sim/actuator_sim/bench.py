@@ -1,4 +1,4 @@
-"""A MuJoCo simulation as a bench (ROS-free core of the sim node).
+"""A MuJoCo simulation as a bench (ROS-free core of the bench node's ``mujoco`` backend).
 
 Wraps :class:`actuator_sim.joint_sim.JointSimulation` with the semantics of the real driver
 (a :class:`actuator_models.bench.Bench`): commands by joint name (goal [rad], torque enable,
@@ -14,62 +14,33 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional, Tuple
+from typing import TYPE_CHECKING, Optional, Tuple
 
 import numpy as np
 from actuator_models.model import load_model
-from actuator_sim.joint_sim import JointSimulation, Servo
-from actuator_sim.models import models_dir, read_model
-from actuator_sim.pendulum import PendulumBench, pendulum_mjcf
 
-from actuator_drivers.clock import Clock as WallClock
-from actuator_models.bench import Clock, Command, JointSample
+from actuator_models.bench import Backend, BenchParams, Clock, Command, JointSample, WallClock
+
+if TYPE_CHECKING:
+    from actuator_sim.joint_sim import JointSimulation
 
 #: Most physics steps one :meth:`SimBench.advance` takes (a slow host drops behind instead of
 #: stalling the caller).
 MAX_STEPS_PER_ADVANCE = 1000
 
 
-@dataclass(frozen=True)
-class SimConfig:
-    """A simulated bench (the sim node's parameters).
+def mjcf_text(params: BenchParams, q_offset: float = 0.0) -> str:
+    """The MJCF of ``params.mjcf``: ``pendulum`` (the pendulum bench generated from mass, length,
+    arm mass, the model's ``q_offset`` [rad] and ``timestep``), a shipped model file
+    (``arm_mx.xml``, ``arm_erob.xml``) or a path."""
+    from actuator_sim.models import models_dir, read_model  # MuJoCo: only when a bench opens
+    from actuator_sim.pendulum import PendulumBench, pendulum_mjcf
 
-    Attributes:
-        mjcf: ``pendulum`` (the pendulum bench generated from mass, length, arm mass and the
-        model's q_offset), a shipped model file (``arm_mx.xml``, ``arm_erob.xml``) or a path.
-        joints: servo joints of the MJCF. models: servo model per joint (params file or library
-        name such as ``xl330/m6``). kp: initial firmware gain per joint. vin: supply voltage per
-        joint [V], 0 for the actuator's default. mass [kg], length [m], arm_mass [kg]: pendulum.
-        timestep: physics step [s] of a generated pendulum. command_timeout [s].
-        realtime: the clock is the wall clock (times ``time_scale``), else simulated time.
-    """
-
-    joints: Tuple[str, ...] = ("pendulum",)
-    models: Tuple[str, ...] = ("xl330/m6",)
-    kp: Tuple[float, ...] = (400.0,)
-    vin: Tuple[float, ...] = (0.0,)
-    mjcf: str = "pendulum"
-    mass: float = 1.0
-    length: float = 0.15
-    arm_mass: float = 0.0
-    timestep: float = 0.005
-    command_timeout: float = 0.5
-    realtime: bool = False
-    time_scale: float = 1.0
-
-    def __post_init__(self) -> None:
-        n = len(self.joints)
-        for name in ("models", "kp", "vin"):
-            if len(getattr(self, name)) != n:
-                raise ValueError(f"{name}: {len(getattr(self, name))} values for {n} joints")
-
-    def xml(self, q_offset: float = 0.0) -> str:
-        """The MJCF text."""
-        if self.mjcf == "pendulum":
-            return pendulum_mjcf(PendulumBench(self.mass, self.length, self.arm_mass, q_offset, self.timestep))
-        if (models_dir() / self.mjcf).is_file():
-            return read_model(self.mjcf)
-        return Path(self.mjcf).read_text()
+    if params.mjcf == "pendulum":
+        return pendulum_mjcf(PendulumBench(params.mass, params.length, params.arm_mass, q_offset, params.timestep))
+    if (models_dir() / params.mjcf).is_file():
+        return read_model(params.mjcf)
+    return Path(params.mjcf).read_text()
 
 
 class SimBench:
@@ -80,7 +51,7 @@ class SimBench:
             base; None: simulated time (:class:`SimClock`).
     """
 
-    def __init__(self, sim: JointSimulation, command_timeout: float = 0.5, clock: Optional[Clock] = None) -> None:
+    def __init__(self, sim: "JointSimulation", command_timeout: float = 0.5, clock: Optional[Clock] = None) -> None:
         if not command_timeout > 0:
             raise ValueError(f"command_timeout {command_timeout!r}: must be positive seconds")
         self.sim = sim
@@ -92,11 +63,16 @@ class SimBench:
         sim.release()
 
     @classmethod
-    def from_config(cls, config: SimConfig) -> "SimBench":
-        models = [load_model(m) for m in config.models]
-        servos = [Servo(j, m, k, v or None) for j, m, k, v in zip(config.joints, models, config.kp, config.vin)]
-        sim = JointSimulation.from_xml(config.xml(models[0].values.get("q_offset", 0.0)), servos)
-        return cls(sim, config.command_timeout, WallClock(config.time_scale) if config.realtime else None)
+    def open(cls, params: BenchParams, realtime: bool = False) -> "SimBench":
+        """The simulated bench of ``params`` (joints, models, kp, vin, mjcf, pendulum, timestep,
+        command timeout); its clock is the wall clock times ``params.time_scale`` when
+        ``realtime``, else the simulated time."""
+        from actuator_sim.joint_sim import JointSimulation, Servo  # MuJoCo: only when a bench opens
+
+        models = [load_model(m) for m in params.models]
+        servos = [Servo(j, m, k, v or None) for j, m, k, v in zip(params.joints, models, params.kp, params.vin)]
+        sim = JointSimulation.from_xml(mjcf_text(params, models[0].values.get("q_offset", 0.0)), servos)
+        return cls(sim, params.command_timeout, WallClock(params.time_scale or 1.0) if realtime else None)
 
     @property
     def time(self) -> float:
@@ -165,3 +141,12 @@ class SimClock:
 
     def sleep_until(self, t: float) -> None:
         self.bench.advance(t)
+
+
+def open_realtime(params: BenchParams) -> SimBench:
+    """The simulated bench paced by the wall clock (times ``time_scale``), like hardware."""
+    return SimBench.open(params, realtime=True)
+
+
+#: The ``mujoco`` backend (entry point of group ``actuator_bench.backends``).
+BACKEND = Backend("mujoco", "MuJoCo simulation", open_realtime)

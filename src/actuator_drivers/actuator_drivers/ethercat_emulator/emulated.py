@@ -6,7 +6,7 @@
 A uniquely named veth pair is created (root or CAP_NET_ADMIN), the emulator runs as a separate
 process on one end (``actuator-bench emulate --ethercat``: pysoem holds the GIL while it waits
 for a frame, so an emulator thread in the same process could not answer), and an
-:class:`~.erob_driver.ErobDriver` in stepped mode opens the other end through pysoem. Everything
+:class:`~actuator_drivers.erob.drive.ErobDriver` with stepped pacing opens the other end through pysoem. Everything
 is torn down on exit, the veth pair included.
 """
 
@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+import struct
 import subprocess
 import sys
 import threading
@@ -23,8 +24,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
-from .erob_driver import EMULATOR_RECEIVE_TIMEOUT, ErobDriver, ErobJoint
-from .veth import veth_pair
+from actuator_drivers.erob.drive import ErobDriver, ErobJoint
+from actuator_drivers.erob.pacing import Stepped
+from actuator_drivers.ethercat_emulator.veth import veth_pair
+
+
+#: receive timeout [s] against an emulator sharing a loaded host: a frame later than this would be
+#: a lost cycle, and the recording would depend on the host's load
+EMULATOR_RECEIVE_TIMEOUT = 0.5
 
 
 @dataclass(frozen=True)
@@ -55,7 +62,8 @@ class EmulatorProcess:
     ``options``: extra command-line options (fault injection: ``["--drop", "0.01"]``, ...).
     ``fifo_priority``: run the emulator with SCHED_FIFO at this priority (what ``chrt -f`` does;
     root only; benchmarks). After :meth:`stop`, :attr:`counters` holds the emulator's final
-    counters (frames, dropped, ...).
+    counters (frames, dropped, ...) and :attr:`op_exit` the CiA 402 state each drive was in
+    when the line last left OP (``{1: "switched on"}``: the master had released the torque).
     """
 
     def __init__(self, iface: str, joints: Sequence[EmulatedJoint], options: Sequence[str] = (),
@@ -66,6 +74,7 @@ class EmulatorProcess:
         self.options = list(options)
         self.start_timeout = start_timeout
         self.counters: Dict[str, int] = {}
+        self.op_exit: Dict[int, str] = {}
         self.stderr = ""
         self._process: Optional[subprocess.Popen] = None
         self._stderr_lines: List[str] = []
@@ -114,6 +123,7 @@ class EmulatorProcess:
         time.sleep(0.05)
         self.stderr = "".join(self._stderr_lines)
         self.counters = parse_counters(self.stderr)
+        self.op_exit = parse_op_exit(self.stderr)
 
     def __enter__(self) -> "EmulatorProcess":
         return self.start()
@@ -128,6 +138,18 @@ def parse_counters(text: str) -> Dict[str, int]:
     if not match:
         return {}
     return {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", match.group(1))}
+
+
+def set_bench(driver: ErobDriver, slave_id: int, mass: float, length: float, arm_mass: float = 0.0) -> None:
+    """Change an emulated drive's pendulum [kg, m, kg] (object 0x2F00:01-03, which real drives
+    lack): the load change between groups of an emulated recording grid."""
+    for sub, value in ((1, mass), (2, length), (3, arm_mass)):
+        driver.sdo_write(slave_id, 0x2F00, sub, struct.pack("<f", value))
+
+
+def parse_op_exit(text: str) -> Dict[int, str]:
+    """``{slave: CiA 402 state}`` from the emulator's closing ``slave N left OP in: STATE`` lines."""
+    return {int(n): state.strip() for n, state in re.findall(r"slave (\d+) left OP in: (.*)", text)}
 
 
 @contextmanager
@@ -145,7 +167,7 @@ def emulated_erob(
     the receive timeout defaults to 500 ms (the emulator shares a loaded host).
     """
     driver_options.setdefault("receive_timeout", EMULATOR_RECEIVE_TIMEOUT)
-    driver_options.setdefault("mode", "stepped")
+    driver_options.setdefault("pacing", Stepped())
     with veth_pair(names) as (master_end, slave_end):
         with EmulatorProcess(slave_end, joints, options) as emulator:
             erob_joints = [ErobJoint(f"joint{i + 1}", j.actuator, *limits) for i, j in enumerate(joints)]

@@ -1,7 +1,7 @@
 """The firmware of one emulated Dynamixel: control-table memory, READ/WRITE rules and its shaft.
 
 :class:`EmulatedServo` holds the servo's control table as bytes (real addresses, sizes and
-power-up values from :mod:`dynamixel_tables`), applies the servo's write rules (read-only items,
+power-up values from :mod:`actuator_drivers.dynamixel.tables`), applies the servo's write rules (read-only items,
 ranges, position limits, EEPROM lock) and moves its shaft with the core simulator
 (:class:`actuator_models.simulation.PendulumSimulator`): every ``physics_dt`` of bench time the
 firmware's control law tracks Goal Position with the P gain register as the core ``kp``, and the
@@ -25,8 +25,8 @@ from typing import Dict, Optional, Tuple
 from actuator_models.model import Model
 from actuator_models.simulation import Pendulum, PendulumSimulator
 
-from .dynamixel_errors import HARDWARE_ERROR_BITS, P1_ERROR_BITS, P2_ALERT, P2_ERROR_NUMBERS, bits_of
-from .dynamixel_tables import ControlTable, Register
+from actuator_drivers.dynamixel.errors import HARDWARE_ERROR_BITS, P1_ERROR_BITS, P2_ALERT, P2_ERROR_NUMBERS, bits_of
+from actuator_drivers.dynamixel.tables import ControlTable, Register
 
 #: Protocol 1.0 error bit for each fault name.
 _P1_FAULT_BITS = {

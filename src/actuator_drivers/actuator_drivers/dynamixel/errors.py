@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Sequence
 
-from .driver_errors import CommandTimeout, DriverError, LimitError
+from actuator_drivers.common import CommandTimeout, DriverError, LimitError
 
 P1_ERROR_BITS: Dict[int, str] = {
     0: "input_voltage",
@@ -110,3 +110,7 @@ class JointLimitError(DynamixelError, LimitError):
 
 class WatchdogError(DynamixelError, CommandTimeout):
     """Torque was released because no command arrived within the command timeout."""
+
+
+class ReleaseError(DynamixelError):
+    """A servo still reports torque on (or did not answer) after the torque release."""

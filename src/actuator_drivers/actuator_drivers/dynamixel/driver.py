@@ -17,7 +17,7 @@ Safety:
   ``command_timeout`` seconds of wall-clock time (checked every :meth:`read`, before every
   :meth:`command` and by a background thread; wall time, so that an emulator running faster
   than real time gets the same tolerance to a stalled host as hardware). With a lockstep
-  emulator (:class:`~.clock.LockstepClock`) the watchdog counts bench time and has no thread:
+  emulator (:class:`~actuator_drivers.common.LockstepClock`) the watchdog counts bench time and has no thread:
   bench time only passes when the control loop lets it.
 """
 
@@ -30,10 +30,11 @@ import threading
 from dataclasses import dataclass
 from typing import Dict, List, Mapping, Optional, Sequence, Union
 
-from .clock import Clock, LockstepClock
-from .dynamixel_bus import DynamixelBus, ErrorCounters
-from .dynamixel_errors import DynamixelError, JointLimitError, ModelMismatchError
-from .dynamixel_tables import ControlTable, control_table, table_for_model_number
+from actuator_drivers.common import LockstepClock
+from actuator_models.bench import WallClock
+from actuator_drivers.dynamixel.bus import DynamixelBus, ErrorCounters
+from actuator_drivers.dynamixel.errors import DynamixelError, JointLimitError, ModelMismatchError, ReleaseError
+from actuator_drivers.dynamixel.tables import ControlTable, control_table, table_for_model_number
 
 LOG = logging.getLogger(__name__)
 
@@ -122,7 +123,7 @@ class DynamixelDriver:
         retries: int = 3,
         command_timeout: Optional[float] = 0.5,
         latency_ms: float = 16.0,
-        clock: Union[Clock, LockstepClock, None] = None,
+        clock: Union[WallClock, LockstepClock, None] = None,
     ) -> None:
         configs = [servos] if isinstance(servos, ServoConfig) else list(servos)
         if not configs:
@@ -134,7 +135,7 @@ class DynamixelDriver:
             raise ValueError(f"command_timeout {command_timeout!r}: must be positive seconds or None")
         self.configs: Dict[int, ServoConfig] = {c.servo_id: c for c in configs}
         self.tables: Dict[int, ControlTable] = {c.servo_id: control_table(c.actuator, protocol) for c in configs}
-        self.clock = clock or Clock()
+        self.clock = clock or WallClock()
         self.bus = DynamixelBus(port, protocol, baudrate, retries, latency_ms, clock=self.clock)
         self.protocol = protocol
         self.command_timeout = command_timeout
@@ -162,7 +163,7 @@ class DynamixelDriver:
         self.bus.open()
         atexit.register(self.close)
         try:
-            with self._lock:
+            with self._lock, self.bus.shield:
                 for servo_id in self.ids:
                     self._setup(servo_id)
         except BaseException:
@@ -183,7 +184,7 @@ class DynamixelDriver:
             self._watchdog.join(timeout=2.0)
         self._watchdog = None
         if self.bus.is_open:
-            with self._lock:
+            with self._lock, self.bus.shield:
                 self._release_all()
                 self.bus.close()
         atexit.unregister(self.close)
@@ -235,7 +236,7 @@ class DynamixelDriver:
         'Position P Gain' value); one value for every servo or ``{id: kp}``."""
         gains = self._per_servo(kp, "kp")
         raws = {i: self.tables[i].kp_to_raw(float(k)) for i, k in gains.items()}
-        with self._lock:
+        with self._lock, self.bus.shield:
             self._guarded(lambda: [self._write(i, self.tables[i].gain_register, raw) for i, raw in raws.items()])
 
     def command(self, goals: Goals, torque_enable: Optional[Flags] = None) -> None:
@@ -267,19 +268,22 @@ class DynamixelDriver:
                 self.bus.sync_write(goal.address, goal.size, raws)
             self._set_torque(on, True)
 
-        with self._lock:
+        with self._lock, self.bus.shield:
             self._check_watchdog()  # a command after the timeout finds the torque released, whoever checks first
             self._last_command = self.clock.watchdog_time()
             self._guarded(send)
 
     def release(self) -> None:
-        """Torque off on every servo."""
-        with self._lock:
-            self._guarded(lambda: self._set_torque(self.ids, False))
+        """Torque off on every servo, each one read back; :class:`ReleaseError` names the servos
+        that still report torque on (or could not be reached) after the bus's retries."""
+        with self._lock, self.bus.shield:
+            failed = self._release_all()
+        if failed:
+            raise ReleaseError("torque release failed: " + "; ".join(failed))
 
     def read(self) -> Dict[int, ServoState]:
         """One synchronised read of every servo (checks the watchdog first)."""
-        with self._lock:
+        with self._lock, self.bus.shield:
             self._check_watchdog()
             return self._guarded(self._read_states)
 
@@ -300,16 +304,30 @@ class DynamixelDriver:
             self._release_all()
             raise
 
-    def _release_all(self) -> None:
-        """Best-effort torque off on every servo, with the bus's retries (a lost packet must not
-        leave a servo powered); a servo that still fails is logged and the others are released."""
+    def _release_all(self) -> List[str]:
+        """Torque off on every servo, verified by reading Torque Enable back, with the bus's
+        retries (a lost packet must not leave a servo powered); first the port is made usable
+        again (a transaction cut short leaves it marked busy). A servo that still fails is
+        logged and the others are released; returns what failed, one line per servo."""
+        failed = []
+        if self.bus.is_open:
+            self.bus.port.recover()
         for servo_id in self.ids:
             try:
-                reg = self.tables[servo_id]["torque_enable"]
-                self.bus.write(servo_id, reg.address, reg.size, 0, "torque off")
+                self._release_verified(servo_id)
             except DynamixelError as error:
                 LOG.warning("servo %d: torque release failed: %s", servo_id, error)
+                failed.append(str(error))
             self.torque[servo_id] = False
+        return failed
+
+    def _release_verified(self, servo_id: int, attempts: int = 3) -> None:
+        reg = self.tables[servo_id]["torque_enable"]
+        for _ in range(attempts):
+            self.bus.write(servo_id, reg.address, reg.size, 0, "torque off", hardware_ok=True)
+            if self.bus.read(servo_id, reg.address, reg.size, "read back torque_enable", hardware_ok=True) == 0:
+                return
+        raise ReleaseError(f"servo {servo_id}: Torque Enable still reads 1 after {attempts} torque-off writes")
 
     def _set_torque(self, servo_ids: Sequence[int], on: bool) -> None:
         for servo_id in servo_ids:

@@ -3,10 +3,10 @@
 :class:`DynamixelEmulator` opens a pty (``os.openpty``), gives the slave path (:attr:`port`,
 e.g. ``/dev/pts/5``) for ``dynamixel_sdk.PortHandler`` and, in a background thread, decodes the
 instruction packets written there (Protocol 1.0 checksum or Protocol 2.0 CRC-16 with byte
-stuffing), executes them on its :class:`~.dynamixel_firmware.EmulatedServo` objects and writes
+stuffing), executes them on its :class:`~.firmware.EmulatedServo` objects and writes
 the status packets back after each servo's Return Delay Time. The same thread advances every
 servo's shaft in bench time: ``time_scale`` times faster than the wall clock, or, with
-``time_scale=None``, in lockstep with the driver (a :class:`~.clock.LockstepClock` shared with
+``time_scale=None``, in lockstep with the driver (a :class:`~actuator_drivers.common.LockstepClock` shared with
 the driver: the shaft advances by exactly the bench time the control loop lets pass, so
 recordings are deterministic whatever the host's load).
 
@@ -28,63 +28,18 @@ import random
 import select
 import threading
 import tty
-from dataclasses import dataclass, fields, replace
+from dataclasses import fields, replace
 from typing import Iterator, List, Optional, Sequence, Tuple, Union
 
 from actuator_models.model import Model, load_model
 from actuator_models.simulation import Pendulum
 
-from . import dynamixel_packets as pk
-from .clock import Clock, LockstepClock, make_clock
-from .dynamixel_firmware import EmulatedServo
-from .dynamixel_tables import control_table
-
-
-@dataclass(frozen=True)
-class Faults:
-    """Faults the emulated bus injects into its status packets.
-
-    Attributes:
-        drop: probability [0, 1] that a status packet is not sent.
-        corrupt: probability [0, 1] that a status packet's last checksum/CRC byte is altered.
-        delay: extra delay [s of bench time] before every status packet.
-        dead: never answer anything.
-        stalls: ``(start, duration)`` windows [s of bench time]: a status packet due inside a
-            window is held back until the window ends (a bus or host hiccup).
-    """
-
-    drop: float = 0.0
-    corrupt: float = 0.0
-    delay: float = 0.0
-    dead: bool = False
-    stalls: Tuple[Tuple[float, float], ...] = ()
-
-    def __post_init__(self) -> None:
-        for name in ("drop", "corrupt"):
-            value = getattr(self, name)
-            if not 0.0 <= value <= 1.0:
-                raise ValueError(f"faults.{name} = {value!r}: must be a probability in [0, 1]")
-        if not self.delay >= 0:
-            raise ValueError(f"faults.delay = {self.delay!r}: must be >= 0 seconds")
-        for window in self.stalls:
-            if len(window) != 2 or not (window[0] >= 0 and window[1] > 0):
-                raise ValueError(f"faults.stalls window {window!r}: expected (start >= 0, duration > 0) seconds")
-
-    def hold(self, t: float) -> float:
-        """Bench seconds a status packet due at bench time ``t`` waits for its stall window to end."""
-        return max([start + duration - t for start, duration in self.stalls if start <= t < start + duration],
-                   default=0.0)
-
-
-@dataclass
-class BusCounters:
-    """What the emulated bus saw: instruction packets, bad ones, status packets sent/dropped/corrupted."""
-
-    received: int = 0
-    bad_crc: int = 0
-    sent: int = 0
-    dropped: int = 0
-    corrupted: int = 0
+from actuator_drivers.dynamixel_emulator import packets as pk
+from actuator_drivers.common import LockstepClock, make_clock
+from actuator_models.bench import WallClock
+from actuator_drivers.dynamixel_emulator.faults import BusCounters, Faults
+from actuator_drivers.dynamixel_emulator.firmware import EmulatedServo
+from actuator_drivers.dynamixel.tables import control_table
 
 
 class DynamixelEmulator:
@@ -123,7 +78,7 @@ class DynamixelEmulator:
         self.servos = list(servos)
         self.protocol = protocols.pop()
         self.faults = faults
-        self.clock: Union[Clock, LockstepClock] = make_clock(time_scale)
+        self.clock: Union[WallClock, LockstepClock] = make_clock(time_scale)
         self.counters = BusCounters()
         self.trace: Optional[List[Tuple[str, bytes]]] = [] if trace else None
         self._random = random.Random(seed)

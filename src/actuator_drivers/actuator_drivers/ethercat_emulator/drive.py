@@ -1,7 +1,7 @@
 """An emulated eRob on an EtherCAT link: CoE object dictionary, CiA 402 drive in CST mode, and a
 shaft that is the core pendulum simulator, advanced one cycle per process-data frame.
 
-:class:`ErobDrive` is the application behind one :class:`~.esc_emulator.Esc`; an
+:class:`ErobDrive` is the application behind one :class:`~.esc.Esc`; an
 :class:`EthercatServer` answers the frames arriving on one end of a veth pair for a chain of
 drives (auto-increment order = list order). Run it with
 ``actuator-bench emulate --actuator erob80_100 --ethercat IFACE`` or :func:`serve` (root, or
@@ -37,12 +37,12 @@ from typing import List, Optional, Sequence
 from actuator_models.model import Model, load_model
 from actuator_models.simulation import Pendulum, PendulumSimulator
 
-from . import cia402
-from .coe import Entry, ObjectDictionary, SdoAbort, add_pdo_objects, pdo_word, sdo_reply
-from .erob_units import ErobUnits
-from .esc_emulator import (AL_INVALID_DC_SYNC, AL_INVALID_INPUT_SM, AL_INVALID_OUTPUT_SM, AL_SYNC_ERROR, OP, PREOP,
+from actuator_drivers.erob import cia402
+from actuator_drivers.ethercat_emulator.coe import Entry, ObjectDictionary, SdoAbort, add_pdo_objects, pdo_word, sdo_reply
+from actuator_drivers.erob.units import ErobUnits
+from actuator_drivers.ethercat_emulator.esc import (AL_INVALID_DC_SYNC, AL_INVALID_INPUT_SM, AL_INVALID_OUTPUT_SM, AL_SYNC_ERROR, OP, PREOP,
                            SAFEOP, Esc, Segment, SiiInfo)
-from .ethercat_frames import ETHERTYPE, LOGICAL, Frame, FrameError, decode, encode
+from actuator_drivers.ethercat_emulator.frames import ETHERTYPE, LOGICAL, Frame, FrameError, decode, encode
 
 EROB_VENDOR = 0x5A65726F
 EROB_PRODUCT = 0x00029252
@@ -156,6 +156,10 @@ class ErobDrive:
             self.od[(0x2F00, sub)] = value
             self.od.hooks[(0x2F00, sub)] = self._bench_changed
         self.state = cia402.State.SWITCH_ON_DISABLED
+        #: the CiA 402 state the drive was in when the line last left OP (None: never in OP); a
+        #: master that released the torque leaves it "switched on", never "operation enabled"
+        self.op_exit_state: Optional[cia402.State] = None
+        self._in_op = False
         self.previous_cw = 0
         self.op_cycles = 0
         self.sim = self._simulator(0.0, 0.0)
@@ -201,6 +205,9 @@ class ErobDrive:
         return 0
 
     def entered(self, esc: Esc, state: int) -> None:
+        if state < OP and self._in_op:
+            self.op_exit_state = self.state
+        self._in_op = state == OP
         if state < OP and cia402.torque_on(self.state):
             self.state = cia402.State.SWITCH_ON_DISABLED  # outputs invalid: the power stage is off
         self._publish(0.0)

@@ -8,7 +8,7 @@ in 0x080D bit 3 until its last byte is read), FMMUs mapping logical addresses to
 and the distributed-clock registers (receive-time latch, 64-bit system time, SYNC0 activation).
 
 An :class:`Esc` holds no application: a :class:`SlaveApplication` (the CoE drive of
-:mod:`.erob_emulator`) answers mailbox requests, approves state transitions and exchanges the
+:mod:`.drive`) answers mailbox requests, approves state transitions and exchanges the
 process data. A :class:`Segment` passes each datagram through its slaves in order, as a frame
 travels down a line: auto-increment addresses are incremented by every slave, broadcast reads
 are ORed, working counters add up.
@@ -26,7 +26,10 @@ import time
 from dataclasses import dataclass
 from typing import Callable, List, Optional, Protocol, Sequence, Tuple
 
-from .ethercat_frames import BROADCAST, LOGICAL, NODE, POSITION, Cmd, Datagram, Frame
+from actuator_drivers.common import (AL_ACK, AL_CODES, AL_ERROR_FLAG, AL_INVALID_DC_SYNC, AL_INVALID_INPUT_SM,  # noqa: F401
+                                     AL_INVALID_OUTPUT_SM, AL_INVALID_TRANSITION, AL_SYNC_ERROR, AL_UNKNOWN_STATE,
+                                     BOOT, INIT, OP, PREOP, SAFEOP, STATE_NAMES, state_name)
+from actuator_drivers.ethercat_emulator.frames import BROADCAST, LOGICAL, NODE, POSITION, Cmd, Datagram, Frame
 
 MEMORY = 0x10000
 
@@ -43,35 +46,9 @@ REG_SM = 0x0800
 REG_DC_RECEIVE, REG_DC_SYSTEM_TIME, REG_DC_RECEIVE_PU = 0x0900, 0x0910, 0x0918
 REG_DC_OFFSET, REG_DC_ACTIVATION, REG_DC_START0, REG_DC_CYCLE0 = 0x0920, 0x0981, 0x0990, 0x09A0
 
-# AL states and status codes (ETG.1000.6)
-INIT, PREOP, BOOT, SAFEOP, OP = 1, 2, 3, 4, 8
-AL_ERROR_FLAG, AL_ACK = 0x10, 0x10
-AL_INVALID_TRANSITION = 0x0011
-AL_UNKNOWN_STATE = 0x0012
-AL_SYNC_ERROR = 0x001A
-AL_INVALID_OUTPUT_SM = 0x001D
-AL_INVALID_INPUT_SM = 0x001E
-AL_INVALID_DC_SYNC = 0x0030
-AL_CODES = {
-    0x0000: "no error",
-    0x0011: "invalid requested state change",
-    0x0012: "unknown requested state",
-    0x001A: "synchronization error",
-    0x001B: "sync manager watchdog",
-    0x001D: "invalid output configuration",
-    0x001E: "invalid input configuration",
-    0x0030: "invalid DC SYNC configuration",
-}
-STATE_NAMES = {INIT: "INIT", PREOP: "PRE-OP", BOOT: "BOOT", SAFEOP: "SAFE-OP", OP: "OP"}
 
 EEP_READ = 0x0100
 MAILBOX_FULL = 0x08
-
-
-def state_name(state: int) -> str:
-    """``"SAFE-OP + ERROR"`` for an AL status value."""
-    name = STATE_NAMES.get(state & 0x0F, f"0x{state & 0x0F:X}")
-    return name + (" + ERROR" if state & AL_ERROR_FLAG else "")
 
 
 # ---------------------------------------------------------------------- SII EEPROM

@@ -1,0 +1,111 @@
+"""Safe stops: an interrupt (Ctrl-C, SIGTERM) can never leave a bus transaction half done.
+
+A ``KeyboardInterrupt`` raised between dynamixel-sdk's ``txPacket`` and ``rxPacket`` leaves its
+``PortHandler`` marked busy, and every later transaction (the torque release included) is
+refused with "Port is in use!"; one raised between an EtherCAT frame's send and its receive
+leaves a frame in flight. :class:`InterruptShield` defers SIGINT and SIGTERM while a driver
+operation runs and delivers them when it ends, at the control loop's boundary, where the loop
+releases the torque:
+
+    shield = InterruptShield()
+    with shield:           # reentrant; a no-op outside the main thread (signals go to the main thread)
+        bus.transaction()  # a Ctrl-C arriving here is raised when the outermost block ends
+
+:func:`terminate_as_interrupt` makes SIGTERM behave like Ctrl-C (a ``KeyboardInterrupt``) for
+the duration of a command, so ``kill PID`` releases the torque like Ctrl-C does (exit 130).
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from contextlib import contextmanager
+from types import FrameType
+from typing import Callable, Dict, Iterator, Optional, Union
+
+#: The signals a shield defers.
+DEFERRED = (signal.SIGINT, signal.SIGTERM)
+
+Handler = Union[Callable[[int, Optional[FrameType]], object], int, None]
+
+
+class InterruptShield:
+    """Defers :data:`DEFERRED` signals inside ``with`` blocks (reentrant, main thread only).
+
+    On leaving the outermost block the previous handlers are restored and a signal that came
+    meanwhile is delivered to its previous handler (Python's Ctrl-C handler raises
+    ``KeyboardInterrupt`` there; a default SIGTERM ends the process as it would have). Two
+    signals are delivered once: the first one counts.
+    """
+
+    def __init__(self) -> None:
+        self._depth = 0
+        self._pending: Optional[int] = None
+        self._previous: Dict[int, Handler] = {}
+
+    @property
+    def pending(self) -> Optional[int]:
+        """The signal waiting for the end of the block (None: none)."""
+        return self._pending
+
+    def _defer(self, signum: int, frame: Optional[FrameType]) -> None:
+        if self._pending is None:
+            self._pending = signum
+
+    def __enter__(self) -> "InterruptShield":
+        if threading.current_thread() is not threading.main_thread():
+            return self
+        if self._depth == 0:
+            # a handler installed outside Python (None: rclpy's, for one) could not be put back: left alone
+            self._previous = {s: h for s in DEFERRED if (h := signal.getsignal(s)) is not None}
+            try:
+                for s in self._previous:
+                    signal.signal(s, self._defer)
+            except BaseException:  # a signal delivered while installing: put everything back
+                self._restore()
+                raise
+        self._depth += 1
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if threading.current_thread() is not threading.main_thread() or self._depth == 0:
+            return
+        self._depth -= 1
+        if self._depth:
+            return
+        self._restore()
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            _deliver(pending, self._previous.get(pending))
+
+    def _restore(self) -> None:
+        for s, handler in self._previous.items():
+            signal.signal(s, handler)
+
+
+def _deliver(signum: int, handler: Handler) -> None:
+    """What ``signum`` would have done had it not been deferred."""
+    if callable(handler):
+        handler(signum, None)
+    elif handler == signal.SIG_DFL:
+        if signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        signal.raise_signal(signum)  # the default action (SIGTERM: the process ends)
+
+
+def _interrupt(signum: int, frame: Optional[FrameType]) -> None:
+    raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")
+
+
+@contextmanager
+def terminate_as_interrupt() -> Iterator[None]:
+    """Within the block (main thread), SIGTERM raises ``KeyboardInterrupt`` like Ctrl-C: the
+    torque is released and the command exits 130 with its partial log. Elsewhere a no-op."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)

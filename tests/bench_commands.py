@@ -1,0 +1,90 @@
+"""Helpers of the end-to-end command tests: the README's bench commands as child processes
+against the stand-alone emulators, interrupted on cue, and the emulated servo read back."""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator, List, Optional, Sequence, Tuple
+
+from actuator_drivers.dynamixel.bus import DynamixelBus
+from actuator_drivers.dynamixel.tables import control_table
+
+BIN = Path(sys.executable).parent
+ENV = dict(os.environ, PYTHONUNBUFFERED="1")
+
+
+@contextmanager
+def ctrl_c_raises() -> Iterator[None]:
+    """Within the block Ctrl-C raises KeyboardInterrupt, here and in the children started
+    meanwhile, as in a terminal: a shell that runs the tests in the background (``make test &``)
+    ignores SIGINT, and an ignored signal stays ignored in the children it starts."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@contextmanager
+def dynamixel_emulator(*options: str) -> Iterator[str]:
+    """``actuator-bench emulate`` (the README's stand-alone emulator) as a child process; yields
+    its pty (the second line it prints)."""
+    process = subprocess.Popen([str(BIN / "actuator-bench"), "emulate", *options], stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, text=True, env=ENV)
+    try:
+        process.stdout.readline()
+        yield process.stdout.readline().strip()
+    finally:
+        process.send_signal(signal.SIGTERM)  # its own stop signal
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def torque_enable(port: str, actuator: str = "mx64", protocol: int = 2, servo_id: int = 1) -> int:
+    """Torque Enable read from the servo on ``port`` through a new bus (another program)."""
+    register = control_table(actuator, protocol)["torque_enable"]
+    bus = DynamixelBus(port, protocol, retries=5)
+    bus.open()
+    try:
+        return bus.read(servo_id, register.address, register.size)
+    finally:
+        bus.close()
+
+
+def interrupted(command: Sequence[str], cue: bytes, signum: int = signal.SIGINT, after: float = 0.0,
+                timeout: float = 300.0) -> Tuple[int, str]:
+    """Run an ``actuator-bench`` command; send it ``signum`` ``after`` seconds after ``cue``
+    first shows on its stderr (never, if the command ended first); ``(exit status, stderr)``."""
+    process = subprocess.Popen([str(BIN / "actuator-bench"), *command], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, env=ENV)
+    deadline = time.monotonic() + timeout
+    cued: Optional[float] = None
+    sent = False
+    chunks: List[bytes] = []
+    fd = process.stderr.fileno()
+    while True:
+        ready, _, _ = select.select([fd], [], [], 0.02)
+        data = os.read(fd, 65536) if ready else b""
+        if ready and not data:  # the command ended
+            break
+        chunks.append(data)
+        if cued is None and cue in b"".join(chunks):
+            cued = time.monotonic()
+        if not sent and cued is not None and time.monotonic() >= cued + after:
+            process.send_signal(signum)
+            sent = True
+        if time.monotonic() > deadline:
+            process.kill()
+            break
+    code = process.wait()
+    return code, b"".join(chunks).decode(errors="replace")

@@ -1,0 +1,42 @@
+"""The README's bench commands that no other test runs: ``play`` on the emulated Dynamixel backend
+(as written, sped up 4x), and the demo's recording stage on an emulated eRob (``demo --quick
+--actuator erob80_100``, one recording of its grid; root). ``record`` and ``record-all`` on
+both families, and the Dynamixel demo, are run by test_recording_cli, test_safe_stop_commands,
+test_erob_commands, test_erob_cli and test_demo."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from actuator_bench import cli
+from actuator_bench.bag2json import bag_logs
+from actuator_bench.demo import record_logs
+from actuator_bench.demo_settings import SETTINGS
+from actuator_bench.record_grid import Grid
+from actuator_models.logs import read_log
+
+from test_erob_driver import REASON
+
+
+def test_readme_play_on_the_emulated_dynamixel_writes_a_log_and_the_same_bag(tmp_path, capsys):
+    argv = ["play", "--backend", "dynamixel_emulator", "--trajectory", "sin_sin", "--kp", "400", "--time-scale", "4",
+            "--out", str(tmp_path / "logs"), "--bag", str(tmp_path / "bags"), "--raw"]
+    assert cli.main(argv) == 0, capsys.readouterr().err
+    (path,) = (tmp_path / "logs").glob("*.json")
+    log = read_log(path)
+    assert (log.motor, log.trajectory, log.kp) == ("xl330", "sin_sin", 400.0)
+    assert 5.5 < log.timestamp[-1] < 6.5 and np.ptp(log.position) > 1.0  # the 6 s trajectory, swinging
+    (from_bag,) = bag_logs(tmp_path / "bags")
+    np.testing.assert_array_equal(from_bag.position, log.position)
+
+
+@pytest.mark.skipif(REASON is not None, reason=REASON or "")
+def test_demo_records_on_an_emulated_erob_and_reads_the_drive_back(tmp_path, capsys):
+    settings = replace(SETTINGS["erob80_100"][1], grid=Grid((3.1,), (0.5,), (25,), ("lift_and_drop",)))
+    (path,) = record_logs(settings, tmp_path)
+    log = read_log(path)
+    assert (log.motor, log.mass, log.kp, len(log)) == ("erob80_100", 3.1, 25, 1201)  # 6 s at 200 Hz
+    assert "emulated drive when the line left OP: switched on" in capsys.readouterr().err  # torque was off

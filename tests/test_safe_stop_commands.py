@@ -1,0 +1,42 @@
+"""Ctrl-C and SIGTERM during the README's ``actuator-bench record`` against the stand-alone
+emulator (``actuator-bench emulate``, another process): exit 130, the partial log kept, no
+failed release, and the emulated servo reads back torque off afterwards (through a new bus).
+
+The signal is sent on cue (the progress line of the run, or the run half done), not after a
+wall-clock delay, so what is asserted does not depend on the machine's speed. The 10-run
+acceptance loop (record and demo at spread moments) is ``benchmarks/safe_stop.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+
+import pytest
+
+from bench_commands import ctrl_c_raises, dynamixel_emulator, interrupted, torque_enable
+
+SCALE = "4"  # bench seconds per wall second, emulator and recorder alike: a 6 s trajectory in 1.5 s
+
+
+@pytest.fixture(autouse=True)
+def _ctrl_c_raises():
+    """Ctrl-C raises KeyboardInterrupt as in a terminal (see bench_commands.ctrl_c_raises)."""
+    with ctrl_c_raises():
+        yield
+
+
+@pytest.mark.parametrize("signum, cue", [(signal.SIGINT, b" 0.5"), (signal.SIGINT, b" 3.0"),
+                                         (signal.SIGTERM, b" 1.0")])
+def test_interrupted_record_exits_130_keeps_the_partial_log_and_releases(tmp_path, signum, cue):
+    with dynamixel_emulator("--actuator", "mx64", "--params", "mx64/m6", "--mass", "1.0", "--length", "0.15",
+                            "--protocol", "2", "--time-scale", SCALE) as port:
+        code, err = interrupted(["record", "--port", port, "--actuator", "mx64", "--protocol", "2",
+                                 "--trajectory", "sin_sin", "--mass", "1.0", "--length", "0.15", "--kp", "32",
+                                 "--time-scale", SCALE, "--out", str(tmp_path)], cue, signum)
+        assert torque_enable(port) == 0
+    assert code == 130, err
+    assert "interrupted" in err and "release failed" not in err and "Traceback" not in err
+    (partial,) = (tmp_path / "partial").glob("*.json")
+    entries = json.loads(partial.read_text())["entries"]
+    assert 0 < len(entries) < 1200 and not list(tmp_path.glob("*.json"))
