@@ -136,7 +136,7 @@ BENCH_COMMANDS = (
 
 
 def main(argv: Optional[List[str]] = None, registry: BackendRegistry = BACKENDS) -> int:
-    return run_commands(argv, commands(registry))
+    return run_commands(argv, commands(registry), prog="actuator-bench")
 
 
 if __name__ == "__main__":

@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import math
 import sys
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Dict, Optional, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, Iterable, Optional, Sequence, Tuple
 
 from .actuators import actuator, actuator_names
 from .friction import DYNAMIC_FRICTION_MODELS, FRICTION_MODELS
 from .identification import DEFAULT_TRIALS, PATIENCE  # light: optuna, cmaes and numba load when a fit runs
-from .logs import check_motor, read_logs
+from .logs import check_motor, read_logs, require_processed
+from .model import new_model
 from .outputs import new_run_folder, refuse_existing
 
 ALL_MODELS = tuple(FRICTION_MODELS)  # m1..m6 (report.ALL_MODELS; report imports matplotlib, so not here)
@@ -59,6 +61,32 @@ def read_bounds(path: Optional[str]) -> Dict[str, Tuple[float, float]]:
             raise FitUsageError(f"{path}: field {name!r}: expected [lower, upper], got {pair!r}")
         bounds[str(name)] = (float(pair[0]), float(pair[1]))
     return bounds
+
+
+def check_parameter_names(names: Iterable[str], source: str, actuator_name: str, models: Sequence[str]) -> None:
+    """Every name of ``--set`` or of a ``--bounds`` file (``source`` says which) must be a
+    parameter of each model fitted; the error names the source and suggests the closest name."""
+    for model_name in models:
+        known = sorted(p.name for p in new_model(actuator_name, model_name).parameters)
+        for name in names:
+            if name not in known:
+                close = difflib.get_close_matches(name, known, n=1)
+                hint = f"did you mean {close[0]!r}?" if close else f"its parameters: {', '.join(known)}"
+                raise FitUsageError(f"{source}: {name!r} is not a parameter of {actuator(actuator_name).name}/"
+                                    f"{model_name}; {hint}")
+
+
+def count(minimum: int) -> Callable[[str], int]:
+    """An argparse type: an integer of at least ``minimum``."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = minimum - 1
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer >= {minimum}")
+        return value
+    return parse
 
 
 def _summary(name: str, result: "FitResult") -> str:
@@ -114,14 +142,17 @@ def run_fit(args: argparse.Namespace) -> int:
 
     models = list(ALL_MODELS) if args.model == "all" else [args.model]
     single = len(models) == 1 and not (args.out and not args.out.endswith(".json"))
-    logs = read_logs(args.logs)
+    fixed, bounds = parse_set(args.set), read_bounds(args.bounds)
+    check_parameter_names(fixed, "--set", args.actuator, models)
+    check_parameter_names(bounds, f"--bounds {args.bounds}", args.actuator, models)
+    logs = require_processed(read_logs(args.logs), args.logs)
     check_motor(logs, actuator(args.actuator).name, f"--actuator {args.actuator}", args.allow_mismatch)
     try:
         dataset = Dataset.split(logs, args.validation_fraction, args.validation_logs, args.validation_kp, args.seed)
         settings = FitSettings(
             trials=args.trials, seed=args.seed, popsize=args.popsize, patience=args.patience or None,
             restarts=args.restarts, polish=not args.no_polish, workers=args.workers, worker=args.worker,
-            fixed=parse_set(args.set), bounds=read_bounds(args.bounds), force=args.force,
+            fixed=fixed, bounds=bounds, force=args.force,
         )
     except ValueError as error:
         raise FitUsageError(str(error)) from None
@@ -201,13 +232,13 @@ def add_fit_command(sub: "argparse._SubParsersAction") -> None:
                         "logs than one per two free parameters (both refused otherwise)")
     p.add_argument("--model", required=True, choices=[*ALL_MODELS, *DYNAMIC_FRICTION_MODELS, "all"],
                    help="friction model, or all of M1-M6")
-    p.add_argument("--trials", type=int, default=DEFAULT_TRIALS,
+    p.add_argument("--trials", type=count(1), default=DEFAULT_TRIALS,
                    help="trial budget per model, search and polish together, never exceeded (default %(default)s)")
     split = p.add_mutually_exclusive_group()
     split.add_argument("--validation-fraction", type=float, metavar="F",
                        help="hold out exactly round(F x logs) logs, stratified by gain and trajectory (0 = fit on all); "
                             "default: a quarter, at least one per gain and trajectory")
-    split.add_argument("--validation-logs", type=int, metavar="N", help="hold out exactly N logs, stratified")
+    split.add_argument("--validation-logs", type=count(0), metavar="N", help="hold out exactly N logs, stratified")
     split.add_argument("--validation-kp", type=float, metavar="K", help="hold out the logs recorded at gain K instead")
     p.add_argument("--seed", type=int, default=0, help="random seed (split and CMA-ES), default 0")
     p.add_argument("--out", metavar="PATH",
@@ -218,15 +249,15 @@ def add_fit_command(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--storage", metavar="URL",
                    help="optuna storage: a journal file (runs.journal) or an RDB URL (postgresql://...)")
     p.add_argument("--study", metavar="NAME", help="study name prefix in the storage (the model name is appended)")
-    p.add_argument("--workers", type=int, default=1, help="processes working on each study (default 1)")
-    p.add_argument("--worker", type=int, default=0, metavar="I",
+    p.add_argument("--workers", type=count(1), default=1, help="processes working on each study (default 1)")
+    p.add_argument("--worker", type=count(0), default=0, metavar="I",
                    help="this process's worker index on a shared study (default 0); re-run with it to resume its CMA-ES")
     p.add_argument("--integrator", choices=("bam", "semi-implicit"), default="bam",
                    help="simulation step to fit with, recorded in the params files (default bam)")
-    p.add_argument("--popsize", type=int, help="CMA-ES population (default: up to 4 x (4 + 3 ln parameters), 48 for M6, less on a small --trials budget)")
-    p.add_argument("--patience", type=int, default=PATIENCE, metavar="G",
+    p.add_argument("--popsize", type=count(2), help="CMA-ES population (default: up to 4 x (4 + 3 ln parameters), 48 for M6, less on a small --trials budget)")
+    p.add_argument("--patience", type=count(0), default=PATIENCE, metavar="G",
                    help=f"stop after G generations without a 0.1%% improvement (default {PATIENCE}; 0 = never)")
-    p.add_argument("--restarts", type=int, default=0, metavar="R",
+    p.add_argument("--restarts", type=count(0), default=0, metavar="R",
                    help="R more CMA-ES runs, each with twice the population (IPOP); the best is kept (default 0)")
     p.add_argument("--no-polish", action="store_true",
                    help="skip the final local CMA-ES run around the best point (a quarter of the budget)")
