@@ -110,3 +110,18 @@ def test_trajectory_legend_names_a_library_model_once(tmp_path, xl330_processed)
     lines = {line.split(": MAE")[0]: line for line in result.stdout.splitlines() if ": MAE" in line}
     assert lines["xl330/m1"].endswith("rad (reference simulator)") and lines["xl330/m1"].count("xl330/m1") == 1
     assert lines["mine.json"].endswith("rad (xl330/m6, reference simulator)")
+
+
+@pytest.mark.parametrize("url, expected", [("postgresql://host/db", "postgresql+psycopg2://"),
+                                           ("nosuch://x", "not a journal file nor a usable database URL")])
+def test_a_storage_url_no_driver_serves_is_bad_input(url, expected, xl330_processed, tmp_path):
+    """Found by tests/test_fuzz_cli.py: the fit help's own example was an ImportError traceback."""
+    result = run("fit", "--logs", xl330_processed, *XL330, "--storage", url, cwd=tmp_path)
+    line = error_line(result)
+    assert result.returncode == 2 and f"--storage {url}" in line and expected in line
+
+
+def test_a_database_that_cannot_be_reached_is_a_runtime_fault(xl330_processed, tmp_path):
+    result = run("fit", "--logs", xl330_processed, *XL330, "--storage", f"sqlite:///{tmp_path}/no/such/dir/f.db",
+                 cwd=tmp_path)
+    assert result.returncode == 1 and "cannot connect" in error_line(result)

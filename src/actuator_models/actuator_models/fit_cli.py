@@ -157,6 +157,13 @@ def run_fit(args: argparse.Namespace) -> int:
     except ValueError as error:
         raise FitUsageError(str(error)) from None
     out_dir = _outputs(args, models, single)
+    if args.storage:
+        from .studies import StorageError, open_storage
+
+        try:
+            open_storage(args.storage)  # a URL nothing can open is one error line, before any warning
+        except StorageError as error:
+            raise FitUsageError(str(error)) from None
     for warning in dataset.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     stop = threading.Event()
@@ -214,7 +221,7 @@ def add_fit_command(sub: "argparse._SubParsersAction") -> None:
                "  actuator-models fit --logs logs/ --actuator xl330 --model m3 --set q_offset=0 \\\n"
                "      --storage runs.journal --study xl330-m3 --workers 2\n"
                "  # one more worker on the same study, from another shell or machine sharing the RDB:\n"
-               "  actuator-models fit --logs logs/ --actuator xl330 --model m6 --storage postgresql://host/db \\\n"
+               "  actuator-models fit --logs logs/ --actuator xl330 --model m6 --storage postgresql+psycopg2://host/db \\\n"
                "      --study xl330 --worker 1\n"
                "  actuator-models fit --logs xm430_logs/ --actuator xm430.yaml --model m1   # a servo of your own\n\n"
                "Without --out each run writes a new folder (fit-xl330/, fit-xl330-2/, ...); an --out that holds\n"
@@ -247,7 +254,7 @@ def add_fit_command(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--set", metavar="NAME=VALUE,...", help="fix parameters, e.g. --set q_offset=0,R=2.5")
     p.add_argument("--bounds", metavar="FILE", help="YAML/JSON file {name: [lower, upper]} overriding search bounds")
     p.add_argument("--storage", metavar="URL",
-                   help="optuna storage: a journal file (runs.journal) or an RDB URL (postgresql://...)")
+                   help="optuna storage: a journal file (runs.journal) or an RDB URL (postgresql+psycopg2://...)")
     p.add_argument("--study", metavar="NAME", help="study name prefix in the storage (the model name is appended)")
     p.add_argument("--workers", type=count(1), default=1, help="processes working on each study (default 1)")
     p.add_argument("--worker", type=count(0), default=0, metavar="I",
