@@ -240,6 +240,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = build_parser().parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # as typed: an interrupted fit prints how to resume
     return run_command(lambda: args.run(args), "actuator-models", BAD_INPUT_ERRORS)
 
 

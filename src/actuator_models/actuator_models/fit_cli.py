@@ -17,7 +17,7 @@ from .friction import DYNAMIC_FRICTION_MODELS, FRICTION_MODELS
 from .identification import DEFAULT_TRIALS, PATIENCE  # light: optuna, cmaes and numba load when a fit runs
 from .logs import check_motor, read_logs, require_processed
 from .model import new_model
-from .outputs import new_run_folder, refuse_existing
+from .fit_outputs import budget_warning, interrupted_message, plan_outputs, resume_command
 
 ALL_MODELS = tuple(FRICTION_MODELS)  # m1..m6 (report.ALL_MODELS; report imports matplotlib, so not here)
 
@@ -99,18 +99,19 @@ def _summary(name: str, result: "FitResult") -> str:
 
 
 class ProgressPrinter:
-    """Prints a fit's :class:`~.identification.Progress` to stderr, at most every ``every`` s."""
+    """Prints a fit's :class:`~.identification.Progress` to stderr: at the first generation of
+    each model, then at most every ``every`` s."""
 
-    def __init__(self, actuator: str, every: float = 1.0) -> None:
-        self.actuator, self.every, self.last = actuator, every, -math.inf
+    def __init__(self, actuator: str, every: float = 1.0, prefix: str = "") -> None:
+        self.actuator, self.every, self.prefix, self.last, self.model = actuator, every, prefix, -math.inf, ""
 
     def __call__(self, p: "Progress") -> None:
         now = time.monotonic()
-        if now - self.last < self.every and p.trials < p.budget:
+        if now - self.last < self.every and p.trials < p.budget and p.model == self.model:
             return
-        self.last = now
+        self.last, self.model = now, p.model
         eta = f"{p.eta:5.0f}s" if math.isfinite(p.eta) else "    ?"
-        print(f"[{self.actuator}/{p.model} {p.phase}] {p.trials:>6}/{p.budget} trials  {p.rate:7.1f} trials/s  "
+        print(f"{self.prefix}[{self.actuator}/{p.model} {p.phase}] {p.trials:>6}/{p.budget} trials  {p.rate:7.1f} trials/s  "
               f"best MAE {p.best:.5f} rad  ETA {eta}", file=sys.stderr, flush=True)
 
 
@@ -123,16 +124,13 @@ def _actuator_arg(text: str) -> str:
     return text
 
 
-def _outputs(args: argparse.Namespace, models: list, single: bool) -> Path:
-    """The output folder: a new run folder by default; an explicit --out must not hold outputs
-    of an earlier run unless --force, or --storage (a resumed study updates its own outputs:
-    every earlier trial is kept in the storage)."""
-    if not args.out:
-        return new_run_folder(f"fit-{actuator(args.actuator).name}")
-    out_dir = Path(args.out).parent if single else Path(args.out)
-    written = [out_dir / f"{m}.json" for m in models] + [out_dir / "report"]
-    refuse_existing(written + ([Path(args.out)] if single else []), args.force or bool(args.storage))
-    return out_dir
+def _warn_small_budget(args: argparse.Namespace, models: Sequence[str], fixed: Dict[str, float]) -> None:
+    for name in models:
+        free = [p for p in new_model(args.actuator, name).parameters if p.name not in fixed]
+        warning = budget_warning(name, args.trials, len(free), args.popsize, args.patience)
+        if warning:
+            print(f"warning: {warning}", file=sys.stderr)
+            return  # one line: the simplest model has the fewest parameters
 
 
 def run_fit(args: argparse.Namespace) -> int:
@@ -141,7 +139,6 @@ def run_fit(args: argparse.Namespace) -> int:
     from .splits import Dataset
 
     models = list(ALL_MODELS) if args.model == "all" else [args.model]
-    single = len(models) == 1 and not (args.out and not args.out.endswith(".json"))
     fixed, bounds = parse_set(args.set), read_bounds(args.bounds)
     check_parameter_names(fixed, "--set", args.actuator, models)
     check_parameter_names(bounds, f"--bounds {args.bounds}", args.actuator, models)
@@ -156,7 +153,7 @@ def run_fit(args: argparse.Namespace) -> int:
         )
     except ValueError as error:
         raise FitUsageError(str(error)) from None
-    out_dir = _outputs(args, models, single)
+    outputs = plan_outputs(args.out, actuator(args.actuator).name, models, args.force or bool(args.storage))
     if args.storage:
         from .studies import StorageError, open_storage
 
@@ -166,23 +163,22 @@ def run_fit(args: argparse.Namespace) -> int:
             raise FitUsageError(str(error)) from None
     for warning in dataset.warnings:
         print(f"warning: {warning}", file=sys.stderr)
+    _warn_small_budget(args, models, fixed)
     stop = threading.Event()
     try:
         with stop_on_sigint(stop):
-            reports = fit_models(dataset, args.actuator, models, out_dir, settings, args.integrator, args.storage,
-                                 args.study, stop, None if args.quiet else ProgressPrinter(args.actuator))
+            reports = fit_models(dataset, args.actuator, models, outputs.folder, settings, args.integrator, args.storage,
+                                 args.study, stop, None if args.quiet else ProgressPrinter(args.actuator),
+                                 outputs.params, outputs.report)
     except FitInterrupted as stopped:
         r = stopped.result
-        print(
-            f"interrupted: best so far {_summary(r.model.friction.name, r)}; parameters kept in "
-            f"{out_dir}. Re-run with the same --storage and --study to continue.",
-            file=sys.stderr,
-        )
+        name = r.model.friction.name
+        command = resume_command(getattr(args, "argv", []), outputs.folder, args.out, args.storage)
+        print(interrupted_message(models[:models.index(name)], name, _summary(name, r), outputs, command, args.storage),
+              file=sys.stderr)
         return 130
     except ValueError as error:
         raise FitUsageError(str(error)) from None
-    if single and args.out and Path(args.out).name != f"{models[0]}.json":
-        (out_dir / f"{models[0]}.json").replace(args.out)
     for name, rep in reports.items():
         print(_summary(name, rep.result))
         for s in rep.spreads:
@@ -190,14 +186,14 @@ def run_fit(args: argparse.Namespace) -> int:
                                      ("at a search bound", s.name in rep.result.at_bounds)) if on]
             flag = f"  ({', '.join(flags)})" if flags else ""
             print(f"    {s.name:<32} {s.value:>11.5g} ± {s.half_width:<9.2g} {s.unit}{flag}")
-    report = out_dir / "report" / "report.json"
-    content = json.loads(report.read_text())
+    content = json.loads((outputs.report / "report.json").read_text())
     print(f"best model by validation MAE: {content['best_model'].upper()}", end="")
     if content["improvement_over_m1"] and content["best_model"] != "m1":
         print(f" ({content['improvement_over_m1']:.2f}x better than M1)")
     else:
         print()
-    print(f"params and report written to {out_dir} (report: {report.parent / 'report.md'})")
+    params = ", ".join(str(path) for path in outputs.params.values()) if len(models) == 1 else f"{outputs.folder}/"
+    print(f"params written to {params} (report: {outputs.report / 'report.md'})")
     return 0
 
 
@@ -224,10 +220,12 @@ def add_fit_command(sub: "argparse._SubParsersAction") -> None:
                "  actuator-models fit --logs logs/ --actuator xl330 --model m6 --storage postgresql+psycopg2://host/db \\\n"
                "      --study xl330 --worker 1\n"
                "  actuator-models fit --logs xm430_logs/ --actuator xm430.yaml --model m1   # a servo of your own\n\n"
-               "Without --out each run writes a new folder (fit-xl330/, fit-xl330-2/, ...); an --out that holds\n"
-               "an earlier run's params or report is refused unless --force (or --storage: a resumed study\n"
-               "updates its outputs). Logs recorded on another motor\n"
-               "than --actuator are refused unless --allow-mismatch.",
+               "Without --out each run writes a new folder (fit-xl330/, fit-xl330-2/, ...). One model's report\n"
+               "goes beside its params file, named after it (m6.json, m6.report/); --model all writes\n"
+               "m1.json .. m6.json and report/. Params or a report of an earlier run are not overwritten\n"
+               "unless --force (or --storage: a resumed study updates its outputs). Ctrl-C keeps the best\n"
+               "parameters so far, reports the finished models and prints the command that resumes.\n"
+               "Logs recorded on another motor than --actuator are refused unless --allow-mismatch.",
     )
     p.add_argument("--logs", required=True, metavar="DIR", help="folder of processed JSON logs")
     p.add_argument("--actuator", required=True, type=_actuator_arg, metavar="NAME|FILE",

@@ -43,6 +43,7 @@ from .cma_run import CONVERGED, Counter, RunSpec, cma_run, converged, default_po
 from .friction import embed, nests
 from .logs import Log, read_logs
 from .model import Model, new_model, save_model
+from .outputs import refuse_existing
 from .objective import FAILED_COST, Objective, SearchSpace  # noqa: F401 (re-exported)
 from .fit_data import (  # noqa: F401 (re-exported: the fit's data lives there)
     DEFAULT_TRIALS, PATIENCE, FitInterrupted, FitResult, FitSettings, PhaseFigures, Progress, ProgressCallback,
@@ -262,11 +263,15 @@ def fit(
     """Identify ``model`` (m1..m6) of ``actuator`` on processed logs: a convenience over
     :class:`Identification` (see it and :class:`FitSettings` for the arguments). ``logs``: a
     folder, loaded logs (split here, see :class:`~actuator_models.splits.Dataset`) or a
-    dataset; ``out``: params file written with the best parameters (also when stopped).
+    dataset; ``out``: params file written with the best parameters (also when stopped); an
+    existing one is refused (:class:`~.outputs.OutputExistsError`) unless ``force``, as by the
+    command line.
 
     Raises:
         FitInterrupted: on Ctrl-C, after saving the best parameters so far.
     """
+    if out is not None:
+        refuse_existing([out], force)
     if isinstance(logs, Dataset):
         dataset = logs
     else:
