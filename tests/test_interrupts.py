@@ -132,3 +132,10 @@ def test_demo_stops_on_sigterm_and_says_what_it_kept(tmp_path):
                                  "recorded 1/16", signal.SIGTERM)
     assert status == 130 and "[demo] interrupted; kept in d: " in err, err
     assert "Traceback" not in err
+
+
+def test_python_fit_with_workers_writes_nothing_in_the_current_folder(tmp_path, xl330_processed, monkeypatch):
+    """Before: fit(..., workers=2) without out left xl330_m1.journal in the current folder."""
+    monkeypatch.chdir(tmp_path)
+    result = fit(xl330_processed, "xl330", "m1", trials=64, popsize=8, workers=2, polish=False)
+    assert 64 <= result.trials <= 64 + 2 * 8 and not any(tmp_path.iterdir())  # a generation per worker may pass the budget

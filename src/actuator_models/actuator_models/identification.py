@@ -29,6 +29,7 @@ import math
 import multiprocessing
 import os
 import signal
+import tempfile
 import threading
 import time
 from contextlib import contextmanager
@@ -277,15 +278,21 @@ def fit(
     else:
         loaded = read_logs(logs) if isinstance(logs, (str, Path)) else list(logs)
         dataset = Dataset.split(loaded, validation_fraction, validation_logs, validation_kp, seed)
+    # workers share a study through a storage: beside `out`, else a scratch one (nothing lands in the current folder)
+    scratch = tempfile.TemporaryDirectory() if workers > 1 and storage is None and out is None else None
     if workers > 1 and storage is None:
-        storage = str(Path(out).with_suffix(".journal") if out else Path(f"{actuator}_{model}.journal"))
-        study_name = study_name or f"{actuator}-{model}-{integrator}"
+        storage = str(Path(out).with_suffix(".journal") if out else Path(scratch.name) / "fit.journal")
+        study_name = study_name or f"{Path(actuator).stem}-{model}-{integrator}"
     settings = FitSettings(trials, seed, popsize, patience, restarts, polish, workers, 0, dict(fixed or {}),
                            dict(bounds or {}), force)
     identification = Identification(new_model(actuator, model, integrator), dataset, settings, storage, study_name, start)
     stop = threading.Event()
-    with stop_on_sigint(stop):
-        result = identification.run(stop, progress)
+    try:
+        with stop_on_sigint(stop):
+            result = identification.run(stop, progress)
+    finally:
+        if scratch is not None:
+            scratch.cleanup()
     if out is not None:
         save_model(result.model, out)
     if result.stopped:
