@@ -78,7 +78,7 @@ def _configure_record(p: argparse.ArgumentParser) -> None:
 def _run_record(args: argparse.Namespace) -> int:
     line = ProgressLine()
     _check_source(args, args.ethercat)
-    opened = (erob_cli.erobopen_driver(args, args.ethercat, args.stepped) if args.ethercat
+    opened = (erob_cli.erob_driver(args, args.ethercat, args.stepped) if args.ethercat
               else open_driver(args, args.port, Clock(args.time_scale)))
     info = BenchInfo(args.actuator, mass=args.mass, length=args.length, arm_mass=args.arm_mass, vin=args.vin or 0.0)
     if args.bag is not None:
@@ -189,7 +189,7 @@ def _run_record_all_erob(args: argparse.Namespace, grid: Grid, line: ProgressLin
         if args.unattended and len(grid.groups()) > 1:
             raise ValueError("--unattended with --ethercat cannot change the mass/length of an external bench; "
                              "use --emulate MODEL, or a single --masses/--lengths group")
-        with erob_cli.erobopen_driver(args, args.ethercat, args.stepped) as driver:
+        with erob_cli.erob_driver(args, args.ethercat, args.stepped) as driver:
             done = run(driver, (lambda m, l: True) if args.unattended else prompt_bench)
     _report_done(done, args.logdir)
     return 0
