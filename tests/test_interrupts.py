@@ -118,6 +118,7 @@ def test_demo_honours_sigint_under_a_parent_that_ignores_it_and_starts_clean(tmp
     (out / "logs" / "raw").mkdir(parents=True)
     (out / "logs" / "raw" / "old_recording.json").write_text("{}")
     (out / "notes.txt").write_text("mine")
+    (out / ".actuator-bench-demo").write_text("")  # an earlier demo wrote this folder
     process = start(["actuator-bench", "demo", "--quick", "--out", out, "--force"], tmp_path, ignore_sigint=True)
     err, status = interrupt_when(process, "recorded 1/16")
     assert status == 130, err
@@ -127,11 +128,14 @@ def test_demo_honours_sigint_under_a_parent_that_ignores_it_and_starts_clean(tmp
     assert kept.startswith(f"[demo] interrupted; kept in {out}: {len(raw)} raw log(s) in logs/raw"), err
 
 
-def test_demo_stops_on_sigterm_and_says_what_it_kept(tmp_path):
-    err, status = interrupt_when(start(["actuator-bench", "demo", "--quick", "--out", "d"], tmp_path),
+def test_demo_stops_on_sigterm_and_removes_nothing_of_a_folder_it_did_not_write(tmp_path):
+    (tmp_path / "d" / "logs").mkdir(parents=True)
+    (tmp_path / "d" / "logs" / "my_log.json").write_text("{}")  # a user's folder, given with --force
+    err, status = interrupt_when(start(["actuator-bench", "demo", "--quick", "--out", "d", "--force"], tmp_path),
                                  "recorded 1/16", signal.SIGTERM)
     assert status == 130 and "[demo] interrupted; kept in d: " in err, err
-    assert "Traceback" not in err
+    assert "Traceback" not in err and "not written by a demo: nothing in it is removed" in err
+    assert (tmp_path / "d" / "logs" / "my_log.json").read_text() == "{}"
 
 
 def test_python_fit_with_workers_writes_nothing_in_the_current_folder(tmp_path, xl330_processed, monkeypatch):

@@ -27,7 +27,7 @@ from actuator_models.trajectories import TRAJECTORIES
 
 from .backends import BACKENDS, BackendRegistry, BenchParams
 from .bag2json import DEFAULT_DT, convert
-from .demo_settings import DEMO_OUTPUTS, SETTINGS, interrupts_raise, kept
+from .demo_settings import DEMO_MARKER, DEMO_OUTPUTS, SETTINGS, interrupts_raise, kept
 from .messages import BenchInfo
 from .player import ARM_PATHS
 from .record_cli import RECORD_COMMANDS
@@ -66,10 +66,17 @@ def _configure_demo(p: argparse.ArgumentParser) -> None:
 
 
 def _run_demo(args: argparse.Namespace) -> int:
+    marker = args.out / DEMO_MARKER
     if args.out.exists() and any(args.out.iterdir()):
         refuse_existing([args.out], args.force)
-        for name in DEMO_OUTPUTS:  # a fresh start: no raw logs of an earlier demo in the new fit
-            shutil.rmtree(args.out / name, ignore_errors=True)
+        if marker.is_file():  # a fresh start: no raw logs of an earlier demo in the new fit
+            for name in DEMO_OUTPUTS:
+                shutil.rmtree(args.out / name, ignore_errors=True)
+        else:
+            print(f"note: {args.out} was not written by a demo: nothing in it is removed, the demo's files are "
+                  "replaced", file=sys.stderr)
+    args.out.mkdir(parents=True, exist_ok=True)
+    marker.write_text("written by actuator-bench demo: --force replaces its logs/, params/ and plots/\n")
     from .demo import run_demo  # imports MuJoCo and optuna: only when asked
 
     with interrupts_raise():

@@ -50,8 +50,10 @@ EROB_QUICK = replace(EROB_FULL, grid=Grid((3.1, 14.6), (0.5,), (25, 100)), trial
 SETTINGS = {"mx64": (FULL, QUICK), "erob80_100": (EROB_FULL, EROB_QUICK)}
 
 
-#: What the demo writes in its output folder (and ``--force`` removes before a new run).
+#: What the demo writes in its output folder (and ``--force`` removes before a new run, in a
+#: folder that holds :data:`DEMO_MARKER`: one a demo wrote).
 DEMO_OUTPUTS = ("logs", "params", "plots")
+DEMO_MARKER = ".actuator-bench-demo"
 
 
 @contextmanager
