@@ -54,12 +54,15 @@ SKIPPED: Dict[str, str] = {
 #: Long lines run with a smaller budget (a piece of their text -> (what is replaced, by what, why)).
 REDUCED: Dict[str, Tuple[str, str, str]] = {
     "benchmarks/": ("", " --help", "a measurement run by hand (minutes): here its --help only, which imports it"),
-    **{piece: ("", " --trials 2000", "the default budget, 15000 trials per model, is a minute or more of CPU per "
-                                     "command: the same command with 2000")
+    **{piece: ("", " --trials 1000", "the default budget, 15000 trials per model, is a minute or more of CPU per "
+                                     "command: the same command with 1000")
        for piece in ("--model all --out fit-xl330/", "--model m6 --validation-kp 800", "--study xl330 --workers 2")},
     "record-all --emulate erob80_100/m6 --actuator erob80_100 --masses 3.1,14.6 --kps 25,100": (
         "--masses 3.1,14.6 --kps 25,100", "--masses 3.1 --kps 25 --trajectories sin_sin",
         "16 recordings at 1 kHz are minutes: here one of them"),
+    'record --port "$(sed -n 2p emulator.txt)"': (
+        "", " --latency-ms 200 --retries 10", "the emulator is another process in real time: on a loaded CI machine "
+        "it may answer later than a USB adapter would, so generous receive timeouts"),
     "record-all --emulate mx64/m6 --actuator mx64 --out logs --unattended": (
         "", " --masses 1 --lengths 0.15 --kps 32 --trajectories sin_sin",
         "the whole Table I grid is 2 minutes of recordings: here one configuration of it"),
