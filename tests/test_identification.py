@@ -266,7 +266,7 @@ def test_fit_rejects_unknown_fixed_parameter(xl330_processed):
     result = subprocess.run(
         [sys.executable, "-m", "actuator_models.cli", "fit", "--logs", str(xl330_processed), "--actuator", "xl330",
          "--model", "m1", "--set", "alpha=2"], capture_output=True, text=True)
-    assert result.returncode == 2 and "'alpha' is not one of model xl330/m1" in result.stderr
+    assert result.returncode == 2 and "--set: 'alpha' is not a parameter of xl330/m1" in result.stderr
 
 
 def test_convergence_rule():
