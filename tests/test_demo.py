@@ -12,6 +12,8 @@ def test_quick_demo_records_fits_and_plots(tmp_path):
     assert result.returncode == 0, result.stderr[-3000:]
     assert "Validation MAE [rad]" in result.stdout and "best model:" in result.stdout
     assert "recorded 16/16" in result.stderr  # progress, through the real driver
+    for model in ("m1", "m2", "m3", "m4", "m5", "m6"):  # and of each fit (issue 24: 45 s in silence before)
+        assert f"[demo] [mx64/{model} " in result.stderr, model
     raw = sorted((out / "logs" / "raw").glob("*.json"))
     assert len(raw) == 16 and len(list((out / "logs" / "processed").glob("*.json"))) == 16
     report = json.loads((out / "params" / "report" / "report.json").read_text())

@@ -213,7 +213,7 @@ def test_cli_split_warning_and_bound_flags(tmp_path, xl330_processed):
         capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert "warning: holding out 4 of 12 logs, not a quarter (3)" in result.stderr
-    report = json.loads((tmp_path / "fit" / "report" / "report.json").read_text())
+    report = json.loads((tmp_path / "fit" / "m1.report" / "report.json").read_text())
     m1 = report["models"]["m1"]
     assert m1["trials"] == 800 and report["split"]["warnings"]
     flagged = {p["name"] for p in m1["parameters"] if p["at_bound"]}
@@ -224,7 +224,7 @@ def test_cli_split_warning_and_bound_flags(tmp_path, xl330_processed):
     for name, (low, high) in bounds.items():  # flagged exactly when within 1 % of its range from a bound
         near = min(fitted.values[name] - low, high - fitted.values[name]) <= 0.01 * (high - low)
         assert near == (name in flagged), name
-    row = next(line for line in (tmp_path / "fit" / "report" / "report.md").read_text().splitlines()
+    row = next(line for line in (tmp_path / "fit" / "m1.report" / "report.md").read_text().splitlines()
                if line.startswith("| armature |"))
     assert row.endswith("at bound |")
     assert any(line.split()[0] == "armature" and "at a search bound" in line for line in result.stdout.splitlines()
@@ -266,7 +266,7 @@ def test_fit_rejects_unknown_fixed_parameter(xl330_processed):
     result = subprocess.run(
         [sys.executable, "-m", "actuator_models.cli", "fit", "--logs", str(xl330_processed), "--actuator", "xl330",
          "--model", "m1", "--set", "alpha=2"], capture_output=True, text=True)
-    assert result.returncode == 2 and "'alpha' is not one of model xl330/m1" in result.stderr
+    assert result.returncode == 2 and "--set: 'alpha' is not a parameter of xl330/m1" in result.stderr
 
 
 def test_convergence_rule():

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 from pathlib import Path
 from typing import Callable, List, Optional, Tuple
@@ -20,6 +21,7 @@ from actuator_drivers.cli import DYNAMIXEL_COMMANDS, Command
 from actuator_drivers.cli import main as run_commands
 
 from actuator_models.actuators import ACTUATORS
+from actuator_models.exit_codes import INTERRUPTED
 from actuator_models.outputs import refuse_existing
 from actuator_models.trajectories import TRAJECTORIES
 
@@ -27,7 +29,7 @@ from actuator_models.bench import BenchParams
 
 from .backends import BackendRegistry, installed_backends
 from .bag2json import DEFAULT_DT, convert
-from .demo_settings import SETTINGS
+from .demo_settings import DEMO_MARKER, DEMO_OUTPUTS, SETTINGS, interrupts_raise, kept
 from .messages import BenchInfo
 from .player import ARM_PATHS
 from .record_cli import RECORD_COMMANDS
@@ -59,17 +61,32 @@ def _run_bag2json(args: argparse.Namespace) -> int:
 def _configure_demo(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quick", action="store_true", help="a smaller grid and search: about a minute")
     p.add_argument("--out", type=Path, default=Path("demo-out"), help="output folder [demo-out]")
-    p.add_argument("--force", action="store_true", help="replace the content of a non-empty --out (refused otherwise)")
+    p.add_argument("--force", action="store_true",
+                   help=f"replace an earlier demo's {', '.join(DEMO_OUTPUTS)} in a non-empty --out (refused otherwise)")
     p.add_argument("--actuator", choices=tuple(SETTINGS), default="mx64",
                    help="emulated servo: a Dynamixel on a pty, or an eRob over EtherCAT on a veth pair (root) [mx64]")
 
 
 def _run_demo(args: argparse.Namespace) -> int:
+    marker = args.out / DEMO_MARKER
     if args.out.exists() and any(args.out.iterdir()):
         refuse_existing([args.out], args.force)
+        if marker.is_file():  # a fresh start: no raw logs of an earlier demo in the new fit
+            for name in DEMO_OUTPUTS:
+                shutil.rmtree(args.out / name, ignore_errors=True)
+        else:
+            print(f"note: {args.out} was not written by a demo: nothing in it is removed, the demo's files are "
+                  "replaced", file=sys.stderr)
+    args.out.mkdir(parents=True, exist_ok=True)
+    marker.write_text("written by actuator-bench demo: --force replaces its logs/, params/ and plots/\n")
     from .demo import run_demo  # imports MuJoCo and optuna: only when asked
 
-    return run_demo(args.out, args.quick, args.actuator)
+    with interrupts_raise():
+        try:
+            return run_demo(args.out, args.quick, args.actuator)
+        except KeyboardInterrupt:
+            print(f"\n[demo] interrupted; kept in {args.out}: {kept(args.out)}", file=sys.stderr)
+            return INTERRUPTED
 
 
 def _configure_play(registry: BackendRegistry) -> Callable[[argparse.ArgumentParser], None]:
@@ -140,7 +157,7 @@ BENCH_COMMANDS = (
 
 
 def main(argv: Optional[List[str]] = None, registry: Optional[BackendRegistry] = None) -> int:
-    return run_commands(argv, commands(registry))
+    return run_commands(argv, commands(registry), prog="actuator-bench")
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ from typing import Dict, List, Optional, Sequence, Union
 from actuator_drivers.dynamixel.bench import DynamixelBench
 from actuator_drivers.dynamixel_emulator.emulated import emulated_dynamixel
 from actuator_models.actuators import actuator
+from actuator_models.fit_cli import ProgressPrinter
 from actuator_models.identification import FitSettings, Objective
 from actuator_models.logs import Log, read_log, resample, write_log
 from actuator_models.recording_quality import RecordingQuality
@@ -175,7 +176,8 @@ def run_demo(out: Path, quick: bool = False, actuator: str = "mx64") -> int:
     logs = process(raw, out / "logs" / "processed")
     say(f"processed {len(logs)} logs at 5 ms ({time.perf_counter() - start:.0f} s so far); identifying M1-M6")
     dataset = Dataset.split(logs, seed=0)
-    reports = fit_models(dataset, settings.actuator, out_dir=out / "params", settings=FitSettings(settings.trials, seed=0))
+    reports = fit_models(dataset, settings.actuator, out_dir=out / "params", settings=FitSettings(settings.trials, seed=0),
+                         progress=ProgressPrinter(settings.actuator, every=5.0, prefix="[demo] "))
     reference = load_model(settings.reference)
     floor = true_validation_mae(reference, dataset)
     say("drawing figures")

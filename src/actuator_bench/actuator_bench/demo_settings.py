@@ -3,8 +3,11 @@
 
 from __future__ import annotations
 
+import signal
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from typing import Optional, Sequence
+from pathlib import Path
+from typing import Iterator, Optional, Sequence
 
 from .record_grid import Grid
 
@@ -45,3 +48,42 @@ EROB_FULL = DemoSettings("erob80_100/m6", "erob80_100", Grid((3.1, 8.2, 14.6), (
                          partner="erob80_50", fitted_joint=0, ethercat=True)
 EROB_QUICK = replace(EROB_FULL, grid=Grid((3.1, 14.6), (0.5,), (25, 100)), trials=1500, paths=("circle",))
 SETTINGS = {"mx64": (FULL, QUICK), "erob80_100": (EROB_FULL, EROB_QUICK)}
+
+
+#: What the demo writes in its output folder (and ``--force`` removes before a new run, in a
+#: folder that holds :data:`DEMO_MARKER`: one a demo wrote).
+DEMO_OUTPUTS = ("logs", "params", "plots")
+DEMO_MARKER = ".actuator-bench-demo"
+
+
+@contextmanager
+def interrupts_raise() -> Iterator[None]:
+    """Within the block, SIGINT and SIGTERM raise KeyboardInterrupt, whatever the parent set: a
+    shell without job control starts background commands with SIGINT ignored, and Python keeps
+    it so. Main thread only (signal handlers live there); elsewhere the block runs unchanged."""
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        previous = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def kept(out: Path) -> str:
+    """What a demo left in ``out``: raw and processed logs, params files, report, plots."""
+    def count(folder: str, pattern: str = "*") -> int:
+        return sum(1 for path in (out / folder).glob(pattern) if path.is_file())
+
+    parts = [f"{count('logs/raw', '*.json')} raw log(s) in logs/raw", f"{count('logs/processed', '*.json')} processed "
+             f"in logs/processed", f"{count('params', '*.json')} params file(s) in params"]
+    if (out / "params" / "report" / "report.md").is_file():
+        parts.append("the report in params/report")
+    parts.append(f"{count('plots')} plot(s) in plots")
+    return ", ".join(parts)

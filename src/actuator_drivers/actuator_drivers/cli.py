@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Callable, List, Optional, Sequence
 
 from actuator_models.actuator_file import ActuatorFileError
-from actuator_models.exit_codes import run_command
+from actuator_models.exit_codes import ArgumentParser, run_command
 from actuator_models.logs import LogError
 from actuator_models.model import ParamsError, load_model
 from actuator_models.outputs import OutputExistsError
@@ -43,7 +43,7 @@ from actuator_drivers.dynamixel_emulator.emulator import DynamixelEmulator, Faul
 from actuator_drivers.dynamixel.tables import table_actuators
 from actuator_drivers.safe_stop import terminate_as_interrupt
 
-PROG = "actuator-bench"
+PROG = "actuator-bench"  #: the program the commands' examples are written for
 
 
 @dataclass(frozen=True)
@@ -187,14 +187,18 @@ Exit status: 0 done, 2 bad input (an unusable argument or file), 1 a runtime fau
 the servo or the disk failed), 130 interrupted. Each subcommand's --help shows examples."""
 
 
-def build_parser(commands: Sequence[Command] = COMMANDS) -> argparse.ArgumentParser:
-    first = [f"  {command.examples[0]}" for command in commands if command.examples]
+def build_parser(commands: Sequence[Command] = COMMANDS, prog: str = "actuator-drivers") -> argparse.ArgumentParser:
+    """The parser of ``prog``; the commands' examples (written for ``actuator-bench``) name ``prog``."""
+    def examples(command: Command) -> List[str]:
+        return [line.replace(PROG, prog, 1) if line.startswith(PROG) else line for line in command.examples]
+
+    first = [f"  {examples(command)[0]}" for command in commands if command.examples]
     epilog = "\n".join(["examples:", *first, "", EPILOG]) if first else EPILOG
-    parser = argparse.ArgumentParser(prog=PROG, description="Servo actuator bench tools (no ROS needed).",
-                                     epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = ArgumentParser(prog=prog, description="Servo actuator bench tools (no ROS needed).",
+                            epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in commands:
-        epilog = "examples:\n" + "\n".join(f"  {line}" for line in command.examples) if command.examples else None
+        epilog = "examples:\n" + "\n".join(f"  {line}" for line in examples(command)) if command.examples else None
         p = sub.add_parser(command.name, help=command.help, description=command.help, epilog=epilog,
                            formatter_class=argparse.RawDescriptionHelpFormatter)
         command.configure(p)
@@ -202,12 +206,13 @@ def build_parser(commands: Sequence[Command] = COMMANDS) -> argparse.ArgumentPar
     return parser
 
 
-def main(argv: Optional[List[str]] = None, commands: Sequence[Command] = COMMANDS) -> int:
-    """Run a subcommand; expected failures print one ``error:`` line and return 2 (bad input)
-    or 1 (runtime fault), Ctrl-C and SIGTERM 130, see :mod:`actuator_models.exit_codes`."""
-    args = build_parser(commands).parse_args(argv)
+def main(argv: Optional[List[str]] = None, commands: Sequence[Command] = COMMANDS, prog: str = "actuator-drivers") -> int:
+    """Run a subcommand of ``prog`` (``actuator-drivers``, or ``actuator-bench`` with more
+    commands); expected failures print one ``error:`` line and return 2 (bad input) or 1
+    (runtime fault), Ctrl-C and SIGTERM 130, see :mod:`actuator_models.exit_codes`."""
+    args = build_parser(commands, prog).parse_args(argv)
     with terminate_as_interrupt():  # SIGTERM releases the torque and exits 130, like Ctrl-C
-        return run_command(lambda: args.run(args), PROG, BAD_INPUT_ERRORS, RUNTIME_ERRORS)
+        return run_command(lambda: args.run(args), prog, BAD_INPUT_ERRORS, RUNTIME_ERRORS)
 
 
 if __name__ == "__main__":

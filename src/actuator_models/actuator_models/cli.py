@@ -20,9 +20,9 @@ from .actuator_file import ActuatorFileError
 from .dahl_cli import add_dahl_command
 from .dahl_identification import DahlDataError
 from .evaluation import evaluate_model
-from .exit_codes import run_command
+from .exit_codes import ArgumentParser, run_command
 from .fit_cli import FitUsageError, add_fit_command
-from .logs import LogError, check_motor, log_files, read_log, read_logs, resample, write_log
+from .logs import LogError, check_motor, log_files, read_log, read_logs, require_processed, resample, write_log
 from .model import ParamsError, library_names, load_model
 from .recording_quality import processing_warning
 from .outputs import OutputExistsError, refuse_existing, refuse_inside
@@ -52,6 +52,7 @@ PROCESS_EPILOG = """\
 examples:
   actuator-models process --logs data/xl330/raw --out processed/
   actuator-models process --logs logs/raw --out logs/processed --dt 0.002
+  actuator-models process logs/raw logs/processed      # the same folders, given by position
 
 The output folder must not be the input folder or inside it, and existing files are not
 overwritten without --force."""
@@ -92,10 +93,13 @@ def _warn_sparse(log, dt: float, name: str):
 
 
 def _cmd_process(args: argparse.Namespace) -> int:
+    for option, named, positional in (("--logs", args.logs, args.raw_dir), ("--out", args.out, args.out_dir)):
+        if named and positional and named != positional:
+            raise UsageError(f"process: {option} {named} and the positional {positional} disagree; give one")
     raw_dir = args.logs or args.raw_dir
     out_arg = args.out or args.out_dir
     if not (raw_dir and out_arg):
-        raise UsageError("process: give --logs RAW_DIR and --out OUT_DIR")
+        raise UsageError("process: give --logs RAW_DIR and --out OUT_DIR (or RAW_DIR OUT_DIR)")
     out_dir = Path(out_arg)
     files = log_files(raw_dir)
     refuse_inside(out_dir, raw_dir)
@@ -140,7 +144,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 
 
 def _cmd_evaluate(args: argparse.Namespace) -> int:
-    logs = read_logs(args.logs)
+    logs = require_processed(read_logs(args.logs), args.logs)
     notes: List[str] = []
     models = {name: load_model(name, notes.append) for name in args.params}
     for name, model in models.items():
@@ -175,8 +179,8 @@ def _add_core_commands(sub: "argparse._SubParsersAction") -> None:
                 "Resample every raw JSON log of --logs at a fixed dt and write them to --out.", PROCESS_EPILOG)
     p.add_argument("--logs", metavar="DIR", help="folder of raw JSON logs (irregular timestamps)")
     p.add_argument("--out", metavar="DIR", help="folder for the processed logs (created; not inside --logs)")
-    p.add_argument("raw_dir", nargs="?", help=argparse.SUPPRESS)  # the former positional form
-    p.add_argument("out_dir", nargs="?", help=argparse.SUPPRESS)
+    p.add_argument("raw_dir", nargs="?", metavar="RAW_DIR", help="the same as --logs RAW_DIR")
+    p.add_argument("out_dir", nargs="?", metavar="OUT_DIR", help="the same as --out OUT_DIR")
     p.add_argument("--dt", type=float, default=0.005, help="time step in seconds (default 0.005)")
     p.add_argument("--force", action="store_true", help=FORCE_HELP)
     p.set_defaults(run=_cmd_process)
@@ -221,7 +225,7 @@ COMMAND_GROUPS: List[Callable[["argparse._SubParsersAction"], None]] = [_add_cor
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="actuator-models",
         description="Friction models M1-M6 for servo actuators: process bench logs, simulate them, "
                     "evaluate and fit models.",
@@ -236,6 +240,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = build_parser().parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # as typed: an interrupted fit prints how to resume
     return run_command(lambda: args.run(args), "actuator-models", BAD_INPUT_ERRORS)
 
 

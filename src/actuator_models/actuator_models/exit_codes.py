@@ -12,8 +12,9 @@ Each problem prints one ``<prog>: error: ...`` line on stderr, without a traceba
 
 from __future__ import annotations
 
+import argparse
 import sys
-from typing import Callable, Tuple, Type
+from typing import Callable, NoReturn, Tuple, Type
 
 DONE, RUNTIME_FAULT, BAD_INPUT, INTERRUPTED = 0, 1, 2, 130
 
@@ -21,6 +22,15 @@ DONE, RUNTIME_FAULT, BAD_INPUT, INTERRUPTED = 0, 1, 2, 130
 BAD_PATH_ERRORS: Tuple[Type[BaseException], ...] = (FileNotFoundError, IsADirectoryError, NotADirectoryError)
 
 Errors = Tuple[Type[BaseException], ...]
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse's parser with a usage error as one line, ``prog: error: message (see 'prog
+    --help')``, exit status 2, instead of the whole usage block before it. Subparsers made by
+    ``add_subparsers`` inherit the class."""
+
+    def error(self, message: str) -> "NoReturn":  # type: ignore[override]
+        self.exit(BAD_INPUT, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
 
 def run_command(

@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import math
 import sys
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Dict, Optional, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, Iterable, Optional, Sequence, Tuple
 
 from .actuators import actuator, actuator_names
 from .friction import DYNAMIC_FRICTION_MODELS, FRICTION_MODELS
 from .identification import DEFAULT_TRIALS, PATIENCE  # light: optuna, cmaes and numba load when a fit runs
-from .logs import check_motor, read_logs
-from .outputs import new_run_folder, refuse_existing
+from .logs import check_motor, read_logs, require_processed
+from .model import new_model
+from .fit_outputs import budget_warning, interrupted_message, plan_outputs, resume_command
 
 ALL_MODELS = tuple(FRICTION_MODELS)  # m1..m6 (report.ALL_MODELS; report imports matplotlib, so not here)
 
@@ -61,6 +63,32 @@ def read_bounds(path: Optional[str]) -> Dict[str, Tuple[float, float]]:
     return bounds
 
 
+def check_parameter_names(names: Iterable[str], source: str, actuator_name: str, models: Sequence[str]) -> None:
+    """Every name of ``--set`` or of a ``--bounds`` file (``source`` says which) must be a
+    parameter of each model fitted; the error names the source and suggests the closest name."""
+    for model_name in models:
+        known = sorted(p.name for p in new_model(actuator_name, model_name).parameters)
+        for name in names:
+            if name not in known:
+                close = difflib.get_close_matches(name, known, n=1)
+                hint = f"did you mean {close[0]!r}?" if close else f"its parameters: {', '.join(known)}"
+                raise FitUsageError(f"{source}: {name!r} is not a parameter of {actuator(actuator_name).name}/"
+                                    f"{model_name}; {hint}")
+
+
+def count(minimum: int) -> Callable[[str], int]:
+    """An argparse type: an integer of at least ``minimum``."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = minimum - 1
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer >= {minimum}")
+        return value
+    return parse
+
+
 def _summary(name: str, result: "FitResult") -> str:
     val = "—" if result.validation_mae is None else f"{result.validation_mae:.5f}"
     phases = ", ".join(f"{p.phase} {p.trials}" for p in result.phases)
@@ -71,18 +99,19 @@ def _summary(name: str, result: "FitResult") -> str:
 
 
 class ProgressPrinter:
-    """Prints a fit's :class:`~.identification.Progress` to stderr, at most every ``every`` s."""
+    """Prints a fit's :class:`~.identification.Progress` to stderr: at the first generation of
+    each model, then at most every ``every`` s."""
 
-    def __init__(self, actuator: str, every: float = 1.0) -> None:
-        self.actuator, self.every, self.last = actuator, every, -math.inf
+    def __init__(self, actuator: str, every: float = 1.0, prefix: str = "") -> None:
+        self.actuator, self.every, self.prefix, self.last, self.model = actuator, every, prefix, -math.inf, ""
 
     def __call__(self, p: "Progress") -> None:
         now = time.monotonic()
-        if now - self.last < self.every and p.trials < p.budget:
+        if now - self.last < self.every and p.trials < p.budget and p.model == self.model:
             return
-        self.last = now
+        self.last, self.model = now, p.model
         eta = f"{p.eta:5.0f}s" if math.isfinite(p.eta) else "    ?"
-        print(f"[{self.actuator}/{p.model} {p.phase}] {p.trials:>6}/{p.budget} trials  {p.rate:7.1f} trials/s  "
+        print(f"{self.prefix}[{self.actuator}/{p.model} {p.phase}] {p.trials:>6}/{p.budget} trials  {p.rate:7.1f} trials/s  "
               f"best MAE {p.best:.5f} rad  ETA {eta}", file=sys.stderr, flush=True)
 
 
@@ -95,16 +124,13 @@ def _actuator_arg(text: str) -> str:
     return text
 
 
-def _outputs(args: argparse.Namespace, models: list, single: bool) -> Path:
-    """The output folder: a new run folder by default; an explicit --out must not hold outputs
-    of an earlier run unless --force, or --storage (a resumed study updates its own outputs:
-    every earlier trial is kept in the storage)."""
-    if not args.out:
-        return new_run_folder(f"fit-{actuator(args.actuator).name}")
-    out_dir = Path(args.out).parent if single else Path(args.out)
-    written = [out_dir / f"{m}.json" for m in models] + [out_dir / "report"]
-    refuse_existing(written + ([Path(args.out)] if single else []), args.force or bool(args.storage))
-    return out_dir
+def _warn_small_budget(args: argparse.Namespace, models: Sequence[str], fixed: Dict[str, float]) -> None:
+    for name in models:
+        free = [p for p in new_model(args.actuator, name).parameters if p.name not in fixed]
+        warning = budget_warning(name, args.trials, len(free), args.popsize, args.patience)
+        if warning:
+            print(f"warning: {warning}", file=sys.stderr)
+            return  # one line: the simplest model has the fewest parameters
 
 
 def run_fit(args: argparse.Namespace) -> int:
@@ -113,38 +139,46 @@ def run_fit(args: argparse.Namespace) -> int:
     from .splits import Dataset
 
     models = list(ALL_MODELS) if args.model == "all" else [args.model]
-    single = len(models) == 1 and not (args.out and not args.out.endswith(".json"))
-    logs = read_logs(args.logs)
+    fixed, bounds = parse_set(args.set), read_bounds(args.bounds)
+    check_parameter_names(fixed, "--set", args.actuator, models)
+    check_parameter_names(bounds, f"--bounds {args.bounds}", args.actuator, models)
+    logs = require_processed(read_logs(args.logs), args.logs)
     check_motor(logs, actuator(args.actuator).name, f"--actuator {args.actuator}", args.allow_mismatch)
     try:
         dataset = Dataset.split(logs, args.validation_fraction, args.validation_logs, args.validation_kp, args.seed)
         settings = FitSettings(
             trials=args.trials, seed=args.seed, popsize=args.popsize, patience=args.patience or None,
             restarts=args.restarts, polish=not args.no_polish, workers=args.workers, worker=args.worker,
-            fixed=parse_set(args.set), bounds=read_bounds(args.bounds), force=args.force,
+            fixed=fixed, bounds=bounds, force=args.force,
         )
     except ValueError as error:
         raise FitUsageError(str(error)) from None
-    out_dir = _outputs(args, models, single)
+    outputs = plan_outputs(args.out, actuator(args.actuator).name, models, args.force or bool(args.storage))
+    if args.storage:
+        from .studies import StorageError, open_storage
+
+        try:
+            open_storage(args.storage)  # a URL nothing can open is one error line, before any warning
+        except StorageError as error:
+            raise FitUsageError(str(error)) from None
     for warning in dataset.warnings:
         print(f"warning: {warning}", file=sys.stderr)
+    _warn_small_budget(args, models, fixed)
     stop = threading.Event()
     try:
         with stop_on_sigint(stop):
-            reports = fit_models(dataset, args.actuator, models, out_dir, settings, args.integrator, args.storage,
-                                 args.study, stop, None if args.quiet else ProgressPrinter(args.actuator))
+            reports = fit_models(dataset, args.actuator, models, outputs.folder, settings, args.integrator, args.storage,
+                                 args.study, stop, None if args.quiet else ProgressPrinter(args.actuator),
+                                 outputs.params, outputs.report)
     except FitInterrupted as stopped:
         r = stopped.result
-        print(
-            f"interrupted: best so far {_summary(r.model.friction.name, r)}; parameters kept in "
-            f"{out_dir}. Re-run with the same --storage and --study to continue.",
-            file=sys.stderr,
-        )
+        name = r.model.friction.name
+        command = resume_command(getattr(args, "argv", []), outputs.folder, args.out, args.storage)
+        print(interrupted_message(models[:models.index(name)], name, _summary(name, r), outputs, command, args.storage),
+              file=sys.stderr)
         return 130
     except ValueError as error:
         raise FitUsageError(str(error)) from None
-    if single and args.out and Path(args.out).name != f"{models[0]}.json":
-        (out_dir / f"{models[0]}.json").replace(args.out)
     for name, rep in reports.items():
         print(_summary(name, rep.result))
         for s in rep.spreads:
@@ -152,14 +186,14 @@ def run_fit(args: argparse.Namespace) -> int:
                                      ("at a search bound", s.name in rep.result.at_bounds)) if on]
             flag = f"  ({', '.join(flags)})" if flags else ""
             print(f"    {s.name:<32} {s.value:>11.5g} ± {s.half_width:<9.2g} {s.unit}{flag}")
-    report = out_dir / "report" / "report.json"
-    content = json.loads(report.read_text())
+    content = json.loads((outputs.report / "report.json").read_text())
     print(f"best model by validation MAE: {content['best_model'].upper()}", end="")
     if content["improvement_over_m1"] and content["best_model"] != "m1":
         print(f" ({content['improvement_over_m1']:.2f}x better than M1)")
     else:
         print()
-    print(f"params and report written to {out_dir} (report: {report.parent / 'report.md'})")
+    params = ", ".join(str(path) for path in outputs.params.values()) if len(models) == 1 else f"{outputs.folder}/"
+    print(f"params written to {params} (report: {outputs.report / 'report.md'})")
     return 0
 
 
@@ -183,13 +217,15 @@ def add_fit_command(sub: "argparse._SubParsersAction") -> None:
                "  actuator-models fit --logs logs/ --actuator xl330 --model m3 --set q_offset=0 \\\n"
                "      --storage runs.journal --study xl330-m3 --workers 2\n"
                "  # one more worker on the same study, from another shell or machine sharing the RDB:\n"
-               "  actuator-models fit --logs logs/ --actuator xl330 --model m6 --storage postgresql://host/db \\\n"
+               "  actuator-models fit --logs logs/ --actuator xl330 --model m6 --storage postgresql+psycopg2://host/db \\\n"
                "      --study xl330 --worker 1\n"
                "  actuator-models fit --logs xm430_logs/ --actuator xm430.yaml --model m1   # a servo of your own\n\n"
-               "Without --out each run writes a new folder (fit-xl330/, fit-xl330-2/, ...); an --out that holds\n"
-               "an earlier run's params or report is refused unless --force (or --storage: a resumed study\n"
-               "updates its outputs). Logs recorded on another motor\n"
-               "than --actuator are refused unless --allow-mismatch.",
+               "Without --out each run writes a new folder (fit-xl330/, fit-xl330-2/, ...). One model's report\n"
+               "goes beside its params file, named after it (m6.json, m6.report/); --model all writes\n"
+               "m1.json .. m6.json and report/. Params or a report of an earlier run are not overwritten\n"
+               "unless --force (or --storage: a resumed study updates its outputs). Ctrl-C keeps the best\n"
+               "parameters so far, reports the finished models and prints the command that resumes.\n"
+               "Logs recorded on another motor than --actuator are refused unless --allow-mismatch.",
     )
     p.add_argument("--logs", required=True, metavar="DIR", help="folder of processed JSON logs")
     p.add_argument("--actuator", required=True, type=_actuator_arg, metavar="NAME|FILE",
@@ -201,13 +237,13 @@ def add_fit_command(sub: "argparse._SubParsersAction") -> None:
                         "logs than one per two free parameters (both refused otherwise)")
     p.add_argument("--model", required=True, choices=[*ALL_MODELS, *DYNAMIC_FRICTION_MODELS, "all"],
                    help="friction model, or all of M1-M6")
-    p.add_argument("--trials", type=int, default=DEFAULT_TRIALS,
+    p.add_argument("--trials", type=count(1), default=DEFAULT_TRIALS,
                    help="trial budget per model, search and polish together, never exceeded (default %(default)s)")
     split = p.add_mutually_exclusive_group()
     split.add_argument("--validation-fraction", type=float, metavar="F",
                        help="hold out exactly round(F x logs) logs, stratified by gain and trajectory (0 = fit on all); "
                             "default: a quarter, at least one per gain and trajectory")
-    split.add_argument("--validation-logs", type=int, metavar="N", help="hold out exactly N logs, stratified")
+    split.add_argument("--validation-logs", type=count(0), metavar="N", help="hold out exactly N logs, stratified")
     split.add_argument("--validation-kp", type=float, metavar="K", help="hold out the logs recorded at gain K instead")
     p.add_argument("--seed", type=int, default=0, help="random seed (split and CMA-ES), default 0")
     p.add_argument("--out", metavar="PATH",
@@ -216,17 +252,17 @@ def add_fit_command(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--set", metavar="NAME=VALUE,...", help="fix parameters, e.g. --set q_offset=0,R=2.5")
     p.add_argument("--bounds", metavar="FILE", help="YAML/JSON file {name: [lower, upper]} overriding search bounds")
     p.add_argument("--storage", metavar="URL",
-                   help="optuna storage: a journal file (runs.journal) or an RDB URL (postgresql://...)")
+                   help="optuna storage: a journal file (runs.journal) or an RDB URL (postgresql+psycopg2://...)")
     p.add_argument("--study", metavar="NAME", help="study name prefix in the storage (the model name is appended)")
-    p.add_argument("--workers", type=int, default=1, help="processes working on each study (default 1)")
-    p.add_argument("--worker", type=int, default=0, metavar="I",
+    p.add_argument("--workers", type=count(1), default=1, help="processes working on each study (default 1)")
+    p.add_argument("--worker", type=count(0), default=0, metavar="I",
                    help="this process's worker index on a shared study (default 0); re-run with it to resume its CMA-ES")
     p.add_argument("--integrator", choices=("bam", "semi-implicit"), default="bam",
                    help="simulation step to fit with, recorded in the params files (default bam)")
-    p.add_argument("--popsize", type=int, help="CMA-ES population (default: up to 4 x (4 + 3 ln parameters), 48 for M6, less on a small --trials budget)")
-    p.add_argument("--patience", type=int, default=PATIENCE, metavar="G",
+    p.add_argument("--popsize", type=count(2), help="CMA-ES population (default: up to 4 x (4 + 3 ln parameters), 48 for M6, less on a small --trials budget)")
+    p.add_argument("--patience", type=count(0), default=PATIENCE, metavar="G",
                    help=f"stop after G generations without a 0.1%% improvement (default {PATIENCE}; 0 = never)")
-    p.add_argument("--restarts", type=int, default=0, metavar="R",
+    p.add_argument("--restarts", type=count(0), default=0, metavar="R",
                    help="R more CMA-ES runs, each with twice the population (IPOP); the best is kept (default 0)")
     p.add_argument("--no-polish", action="store_true",
                    help="skip the final local CMA-ES run around the best point (a quarter of the budget)")

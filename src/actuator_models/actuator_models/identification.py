@@ -29,6 +29,7 @@ import math
 import multiprocessing
 import os
 import signal
+import tempfile
 import threading
 import time
 from contextlib import contextmanager
@@ -43,6 +44,7 @@ from .cma_run import CONVERGED, Counter, RunSpec, cma_run, converged, default_po
 from .friction import embed, nests
 from .logs import Log, read_logs
 from .model import Model, new_model, save_model
+from .outputs import refuse_existing
 from .objective import FAILED_COST, Objective, SearchSpace  # noqa: F401 (re-exported)
 from .fit_data import (  # noqa: F401 (re-exported: the fit's data lives there)
     DEFAULT_TRIALS, PATIENCE, FitInterrupted, FitResult, FitSettings, PhaseFigures, Progress, ProgressCallback,
@@ -262,25 +264,35 @@ def fit(
     """Identify ``model`` (m1..m6) of ``actuator`` on processed logs: a convenience over
     :class:`Identification` (see it and :class:`FitSettings` for the arguments). ``logs``: a
     folder, loaded logs (split here, see :class:`~actuator_models.splits.Dataset`) or a
-    dataset; ``out``: params file written with the best parameters (also when stopped).
+    dataset; ``out``: params file written with the best parameters (also when stopped); an
+    existing one is refused (:class:`~.outputs.OutputExistsError`) unless ``force``, as by the
+    command line.
 
     Raises:
         FitInterrupted: on Ctrl-C, after saving the best parameters so far.
     """
+    if out is not None:
+        refuse_existing([out], force)
     if isinstance(logs, Dataset):
         dataset = logs
     else:
         loaded = read_logs(logs) if isinstance(logs, (str, Path)) else list(logs)
         dataset = Dataset.split(loaded, validation_fraction, validation_logs, validation_kp, seed)
+    # workers share a study through a storage: beside `out`, else a scratch one (nothing lands in the current folder)
+    scratch = tempfile.TemporaryDirectory() if workers > 1 and storage is None and out is None else None
     if workers > 1 and storage is None:
-        storage = str(Path(out).with_suffix(".journal") if out else Path(f"{actuator}_{model}.journal"))
-        study_name = study_name or f"{actuator}-{model}-{integrator}"
+        storage = str(Path(out).with_suffix(".journal") if out else Path(scratch.name) / "fit.journal")
+        study_name = study_name or f"{Path(actuator).stem}-{model}-{integrator}"
     settings = FitSettings(trials, seed, popsize, patience, restarts, polish, workers, 0, dict(fixed or {}),
                            dict(bounds or {}), force)
     identification = Identification(new_model(actuator, model, integrator), dataset, settings, storage, study_name, start)
     stop = threading.Event()
-    with stop_on_sigint(stop):
-        result = identification.run(stop, progress)
+    try:
+        with stop_on_sigint(stop):
+            result = identification.run(stop, progress)
+    finally:
+        if scratch is not None:
+            scratch.cleanup()
     if out is not None:
         save_model(result.model, out)
     if result.stopped:

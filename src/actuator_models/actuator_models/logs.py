@@ -256,6 +256,16 @@ def read_logs(directory: Union[str, Path]) -> List[Log]:
     return [read_log(path) for path in log_files(directory)]
 
 
+def require_processed(logs: Sequence[Log], folder: Union[str, Path]) -> List[Log]:
+    """``logs`` if every one is processed (has a ``dt``); else a :class:`LogError` naming the
+    first raw one and the command that processes the ``folder`` they came from."""
+    for log in logs:
+        if log.dt is None:
+            raise LogError(f"{log.source}: raw log (no 'dt'); process it first: "
+                           f"actuator-models process --logs {folder} --out PROCESSED_DIR")
+    return list(logs)
+
+
 def write_log(log: Log, path: Union[str, Path]) -> None:
     """Write a log in the published JSON format."""
     path = Path(path)

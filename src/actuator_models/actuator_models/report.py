@@ -74,24 +74,29 @@ def fit_models(
     study_prefix: Optional[str] = None,
     stop: Optional[threading.Event] = None,
     progress: Optional[ProgressCallback] = None,
+    params_files: Optional[Mapping[str, Path]] = None,
+    report_dir: Optional[Path] = None,
 ) -> Dict[str, ModelReport]:
-    """Fit each model on ``dataset`` (one split for all), save ``<out_dir>/<model>.json`` and the
-    report under ``<out_dir>/report``. Returns the reports by model name.
+    """Fit each model on ``dataset`` (one split for all), save ``<out_dir>/<model>.json`` (or
+    ``params_files[model]``) and the report under ``<out_dir>/report`` (or ``report_dir``).
+    Returns the reports by model name.
 
     Raises:
         FitInterrupted: when ``stop`` is set, once the model being fitted has its best
-        parameters so far saved.
+        parameters so far saved and the models finished before it their report.
     """
     out_dir = Path(out_dir)
     stop = stop or threading.Event()
     reports: Dict[str, ModelReport] = {}
     for name in models:
-        params_file = out_dir / f"{name}.json"
+        params_file = Path((params_files or {}).get(name, out_dir / f"{name}.json"))
         identification = Identification(new_model(actuator, name, integrator), dataset, settings, storage,
                                         study_name(study_prefix, name, storage), nested_start(reports, name))
         result = identification.run(stop, progress)
         save_model(result.model, params_file)
         if result.stopped:
+            if reports:  # the finished models keep their report
+                write_report(reports, dataset, actuator, integrator, report_dir or out_dir / "report")
             raise FitInterrupted(result)
         spreads = loss_slices(result.model, identification.objective, result.space)
         reports[name] = ModelReport(
@@ -101,7 +106,7 @@ def fit_models(
             grouped_mae(result.validation_logs, dataset.validation, "trajectory"),
             grouped_mae(result.validation_logs, dataset.validation, "kp"),
         )
-    write_report(reports, dataset, actuator, integrator, out_dir / "report")
+    write_report(reports, dataset, actuator, integrator, report_dir or out_dir / "report")
     return reports
 
 

@@ -20,6 +20,10 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from .objective import SearchSpace
 
+class StorageError(ValueError):
+    """A ``--storage`` that names no storage optuna can open (bad input)."""
+
+
 PHASE, RUN, WORKER, GENERATION, MEMBER = "phase", "run", "worker", "generation", "member"
 
 
@@ -35,7 +39,15 @@ def open_storage(url: Optional[str]) -> Any:
         path.parent.mkdir(parents=True, exist_ok=True)
         backend = optuna.storages.journal.JournalFileBackend(str(path))
         return optuna.storages.journal.JournalStorage(backend)
-    return optuna.storages.RDBStorage(url, heartbeat_interval=None)
+    import sqlalchemy.exc
+
+    try:
+        return optuna.storages.RDBStorage(url, heartbeat_interval=None)
+    except (ImportError, sqlalchemy.exc.ArgumentError) as error:  # a URL no installed driver serves
+        hint = "; with psycopg2, postgresql+psycopg2://..." if url.startswith("postgresql://") else ""
+        raise StorageError(f"--storage {url}: not a journal file nor a usable database URL ({error}{hint})") from None
+    except sqlalchemy.exc.OperationalError as error:  # a server down or unreachable: a runtime fault
+        raise ConnectionError(f"--storage {url}: cannot connect ({str(error.orig).strip().splitlines()[0]})") from None
 
 
 def open_study(storage: Any, name: Optional[str]) -> Any:

@@ -16,7 +16,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from actuator_models.exit_codes import run_command
+from actuator_models.exit_codes import ArgumentParser, run_command
 from actuator_models.logs import Log, check_motor, read_log, read_logs
 from actuator_models.model import Model, load_model
 from actuator_models.outputs import refuse_existing
@@ -237,10 +237,11 @@ def _cmd_arm_compare(args: argparse.Namespace) -> int:
 
 def _print_table(maes: Dict[str, Dict[str, float]], labels: Sequence[str]) -> None:
     width = max(12, *(len(label) + 2 for label in labels))
-    print(f"{'path':<18}" + "".join(f"{label:>{width}}" for label in labels))
+    first = max(len("path"), *(len(group) for group in maes))  # the longest path name sets the first column
+    print(f"{'path':<{first}}" + "".join(f"{label:>{width}}" for label in labels))
     for group, row in maes.items():
-        print(f"{group:<18}" + "".join(f"{row[label]:>{width}.5f}" for label in labels))
-    print(f"{'mean':<18}" + "".join(f"{np.mean([r[label] for r in maes.values()]):>{width}.5f}" for label in labels))
+        print(f"{group:<{first}}" + "".join(f"{row[label]:>{width}.5f}" for label in labels))
+    print(f"{'mean':<{first}}" + "".join(f"{np.mean([r[label] for r in maes.values()]):>{width}.5f}" for label in labels))
 
 
 def _cmd_transfer(args: argparse.Namespace) -> int:
@@ -299,9 +300,10 @@ def _cmd_plot_trajectory(args: argparse.Namespace) -> int:
     simulated = {}
     for label, model in zip(labels, models):
         positions = mujoco_positions(model, log) if args.engine == "mujoco" else simulate_logs(model, [log])[0]
-        simulated[f"{label} ({model.name}, {args.engine} sim.)"] = positions
+        named = "" if label == model.name else f"{model.name}, "  # a library name is said once
+        simulated[f"{label} ({named}{args.engine} sim.)"] = positions
         mae = float(np.mean(np.abs(np.asarray(positions) - log.position)))
-        print(f"{label}: MAE {mae:.6f} rad ({model.name}, {args.engine} simulator)")
+        print(f"{label}: MAE {mae:.6f} rad ({named}{args.engine} simulator)")
     bench = f"{log.trajectory}, m={log.mass:g} kg, l={log.length:g} m, kp={log.kp:g}"
     title = args.title or (f"data: {Path(args.log).name} ({bench}, motor {log.motor or 'not logged'})\n"
                            f"{_models_title(models, labels)}")
@@ -399,7 +401,7 @@ def build_parser() -> argparse.ArgumentParser:
     from .arm import ARMS, GAIN_LEVELS
     from .paths import PATHS
 
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="actuator-sim",
         description="MuJoCo simulation of servo joints with the extended friction models M1-M6: "
                     "pendulum replays, 2R arm paths and figures.",

@@ -14,7 +14,7 @@ import argparse
 import sys
 from typing import Callable, List, Optional, Sequence
 
-from actuator_models.exit_codes import run_command
+from actuator_models.exit_codes import ArgumentParser, run_command
 
 from .errors import SimulationError
 
@@ -39,7 +39,7 @@ def _subcommands() -> List[Callable[[argparse._SubParsersAction], None]]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="hybrid-sim", description=__doc__.splitlines()[0], epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
