@@ -101,7 +101,7 @@ def test_fit_recovers_a_known_model():
 
 def test_resume_continues_the_study(tmp_path, xl330_logs):
     storage = str(tmp_path / "study.journal")
-    options = dict(trials=96, popsize=32, storage=storage, study_name="s", polish=False, validation_logs=1)
+    options = dict(trials=96, popsize=32, starts=1, storage=storage, study_name="s", polish=False, validation_logs=1)
     first = fit(xl330_logs[:4], "xl330", "m1", **options)
     assert first.trials == 96 and [p.trials for p in first.phases] == [96]
     second = fit(xl330_logs[:4], "xl330", "m1", **{**options, "trials": 160})
@@ -115,8 +115,8 @@ def test_resume_continues_the_study(tmp_path, xl330_logs):
 
 def test_two_workers_share_one_journal(tmp_path, xl330_logs):
     storage = str(tmp_path / "shared.journal")
-    result = fit(xl330_logs[:3], "xl330", "m1", trials=192, popsize=32, storage=storage, study_name="w", workers=2,
-                 polish=False, validation_logs=0)
+    result = fit(xl330_logs[:3], "xl330", "m1", trials=192, popsize=32, starts=1, storage=storage, study_name="w",
+                 workers=2, polish=False, validation_logs=0)
     complete = load_study(storage, "w").get_trials(states=(TrialState.COMPLETE,))
     # workers count the study's trials together: at most one generation in flight beyond the budget
     assert 192 <= len(complete) <= 192 + 32 and result.trials == len(complete)
@@ -209,7 +209,7 @@ def test_cli_split_warning_and_bound_flags(tmp_path, xl330_processed):
     bounds.write_text("armature: [0.03, 0.05]\n")  # 800 trials at population 16: 50 generations, enough to settle
     result = subprocess.run(
         [sys.executable, "-m", "actuator_models.cli", "fit", "--logs", str(xl330_processed), "--actuator", "xl330",
-         "--model", "m1", "--trials", "800", "--popsize", "16", "--bounds", str(bounds), "--out", str(tmp_path / "fit"), "--quiet"],
+         "--model", "m1", "--trials", "800", "--popsize", "16", "--starts", "1", "--bounds", str(bounds), "--out", str(tmp_path / "fit"), "--quiet"],
         capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert "warning: holding out 4 of 12 logs, not a quarter (3)" in result.stderr

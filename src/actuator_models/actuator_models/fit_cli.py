@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Dict, Optional, Tuple
 
 from .actuators import actuator, actuator_names
 from .friction import DYNAMIC_FRICTION_MODELS, FRICTION_MODELS
-from .identification import DEFAULT_TRIALS, PATIENCE  # light: optuna, cmaes and numba load when a fit runs
+from .identification import DEFAULT_STARTS, DEFAULT_TRIALS, PATIENCE  # light: optuna, cmaes and numba load when a fit runs
 from .logs import check_motor, read_logs
 from .outputs import new_run_folder, refuse_existing
 
@@ -117,10 +117,11 @@ def run_fit(args: argparse.Namespace) -> int:
     logs = read_logs(args.logs)
     check_motor(logs, actuator(args.actuator).name, f"--actuator {args.actuator}", args.allow_mismatch)
     try:
-        dataset = Dataset.split(logs, args.validation_fraction, args.validation_logs, args.validation_kp, args.seed)
+        dataset = Dataset.split(logs, args.validation_fraction, args.validation_logs, args.validation_kp, args.seed,
+                                args.validation_logs_match)
         settings = FitSettings(
             trials=args.trials, seed=args.seed, popsize=args.popsize, patience=args.patience or None,
-            restarts=args.restarts, polish=not args.no_polish, workers=args.workers, worker=args.worker,
+            restarts=args.restarts, starts=args.starts, prior=args.prior, polish=not args.no_polish, workers=args.workers, worker=args.worker,
             fixed=parse_set(args.set), bounds=read_bounds(args.bounds), force=args.force,
         )
     except ValueError as error:
@@ -154,7 +155,9 @@ def run_fit(args: argparse.Namespace) -> int:
             print(f"    {s.name:<32} {s.value:>11.5g} ± {s.half_width:<9.2g} {s.unit}{flag}")
     report = out_dir / "report" / "report.json"
     content = json.loads(report.read_text())
-    print(f"best model by validation MAE: {content['best_model'].upper()}", end="")
+    for warning in content["warnings"]:
+        print(f"warning: {warning}", file=sys.stderr)
+    print(f"best model by {content['chosen_by']}: {content['best_model'].upper()}", end="")
     if content["improvement_over_m1"] and content["best_model"] != "m1":
         print(f" ({content['improvement_over_m1']:.2f}x better than M1)")
     else:
@@ -209,6 +212,9 @@ def add_fit_command(sub: "argparse._SubParsersAction") -> None:
                             "default: a quarter, at least one per gain and trajectory")
     split.add_argument("--validation-logs", type=int, metavar="N", help="hold out exactly N logs, stratified")
     split.add_argument("--validation-kp", type=float, metavar="K", help="hold out the logs recorded at gain K instead")
+    split.add_argument("--validation-logs-match", metavar="PATTERN",
+                       help="hold out the logs whose file name or trajectory matches this regular expression, "
+                            "e.g. lift_and_drop")
     p.add_argument("--seed", type=int, default=0, help="random seed (split and CMA-ES), default 0")
     p.add_argument("--out", metavar="PATH",
                    help="params file (.json) for one model, else a folder for params and report "
@@ -228,6 +234,13 @@ def add_fit_command(sub: "argparse._SubParsersAction") -> None:
                    help=f"stop after G generations without a 0.1%% improvement (default {PATIENCE}; 0 = never)")
     p.add_argument("--restarts", type=int, default=0, metavar="R",
                    help="R more CMA-ES runs, each with twice the population (IPOP); the best is kept (default 0)")
+    p.add_argument("--starts", type=int, default=DEFAULT_STARTS, metavar="S",
+                   help="independent CMA-ES starts of the search, simulated together; the best by training MAE is "
+                        "polished, the spread across starts is reported (default %(default)s)")
+    p.add_argument("--prior", type=float, default=0.0, metavar="W",
+                   help="pull the fit toward the actuator's default parameters: W [rad] times the mean squared "
+                        "deviation, in quarters of each search range, is added to the cost; for few logs or logs "
+                        "that lack conditions the model will meet (e.g. 0.01; default 0: none)")
     p.add_argument("--no-polish", action="store_true",
                    help="skip the final local CMA-ES run around the best point (a quarter of the budget)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")

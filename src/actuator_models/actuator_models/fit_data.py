@@ -16,6 +16,8 @@ from .splits import Dataset
 #: M6) about 230 search generations, which M6 needs to settle; a default M6 fit on the 12 XL330
 #: logs takes 8-15 s on 2 cores (the former engine took about 43 s for 9000 trials).
 DEFAULT_TRIALS = 15000
+#: Independent CMA-ES starts of the search, run in lockstep (one kernel call per generation).
+DEFAULT_STARTS = 4
 #: Default patience: generations without a CONVERGED improvement before a CMA-ES run stops.
 PATIENCE = 60
 
@@ -25,7 +27,10 @@ class FitSettings:
     """How to search. ``trials``: the budget, all phases together (a resumed study counts its
     own trials); ``seed``: CMA-ES seed (worker ``w`` uses ``seed + w``); ``popsize``: population
     (default :func:`default_popsize`); ``patience``: generations without a 0.1 % improvement
-    before a run stops (None: never); ``restarts``: IPOP restarts; ``polish``: run the polish;
+    before a run stops (None: never); ``restarts``: IPOP restarts; ``starts``: independent CMA-ES starts
+    of the search, simulated together; ``prior``: weight [rad] of the pull toward the actuator's
+    defaults (:class:`~.objective.Prior`, 0: none); ``log_scale``: search wide positive
+    ranges on a log scale (:class:`~.objective.SearchSpace`); ``polish``: run the polish;
     ``workers``: processes on the study (helpers take indices ``worker + 1``...); ``worker``:
     this process's index; ``fixed``/``bounds``: parameters held out of the search / search
     bounds; ``force``: fit even on fewer training logs than :func:`minimum_train_logs`."""
@@ -35,6 +40,9 @@ class FitSettings:
     popsize: Optional[int] = None
     patience: Optional[int] = PATIENCE
     restarts: int = 0
+    starts: int = DEFAULT_STARTS
+    prior: float = 0.0
+    log_scale: bool = True
     polish: bool = True
     workers: int = 1
     worker: int = 0
@@ -45,6 +53,10 @@ class FitSettings:
     def __post_init__(self) -> None:
         if self.trials < 1:
             raise ValueError(f"trials: {self.trials} must be at least 1")
+        if not self.prior >= 0:
+            raise ValueError(f"prior: {self.prior} must be a weight >= 0 [rad]")
+        if self.starts < 1:
+            raise ValueError(f"starts: {self.starts} must be at least 1")
         if self.workers < 1 or self.worker < 0:
             raise ValueError(f"workers: {self.workers} must be at least 1 and worker {self.worker} not negative")
 
@@ -77,6 +89,18 @@ class PhaseFigures:
     best: float
 
 
+@dataclass(frozen=True)
+class StartFigures:
+    """One independent search run (a CMA-ES start): its worker and run index, trials, best
+    training MAE [rad] and the validation MAE [rad] of that best point (None: no validation)."""
+
+    worker: int
+    run: int
+    trials: int
+    train_mae: float
+    validation_mae: Optional[float]
+
+
 @dataclass
 class FitResult:
     """A fitted model and its errors [rad].
@@ -104,6 +128,7 @@ class FitResult:
     phases: Tuple[PhaseFigures, ...] = ()
     at_bounds: Tuple[str, ...] = ()
     stopped: bool = False
+    starts: Tuple[StartFigures, ...] = ()
 
 
 class FitInterrupted(Exception):

@@ -39,13 +39,14 @@ from typing import Callable, Dict, Iterator, List, Mapping, Optional, Sequence, 
 import numpy as np
 
 from . import studies
-from .cma_run import CONVERGED, Counter, RunSpec, cma_run, converged, default_popsize  # noqa: F401 (re-exported)
+from .cma_run import CONVERGED, Counter, RunSpec, cma_run, cma_runs, converged, default_popsize  # noqa: F401 (re-exported)
 from .friction import embed, nests
 from .logs import Log, read_logs
 from .model import Model, new_model, save_model
-from .objective import FAILED_COST, Objective, SearchSpace  # noqa: F401 (re-exported)
+from .objective import FAILED_COST, Objective, Prior, SearchSpace  # noqa: F401 (re-exported)
 from .fit_data import (  # noqa: F401 (re-exported: the fit's data lives there)
-    DEFAULT_TRIALS, PATIENCE, FitInterrupted, FitResult, FitSettings, PhaseFigures, Progress, ProgressCallback,
+    DEFAULT_STARTS, DEFAULT_TRIALS, PATIENCE, FitInterrupted, FitResult, FitSettings, PhaseFigures, Progress,
+    ProgressCallback, StartFigures,
 )
 from .splits import Dataset, minimum_train_logs
 
@@ -78,7 +79,7 @@ class Identification:
 
     def __init__(self, model: Model, dataset: Dataset, settings: FitSettings = FitSettings(),
                  storage: Optional[str] = None, study_name: Optional[str] = None, start: Optional[Model] = None) -> None:
-        self.space = SearchSpace.for_model(model, settings.fixed, settings.bounds)
+        self.space = SearchSpace.for_model(model, settings.fixed, settings.bounds, settings.log_scale)
         self.model = model.with_values(**self.space.fixed)
         self.dataset, self.settings = dataset, settings
         needed = minimum_train_logs(len(self.space.free))
@@ -90,14 +91,16 @@ class Identification:
         if settings.workers > 1 and storage is None:
             raise ValueError("several workers need a storage they share (--storage FILE.journal or an RDB URL)")
         self.storage, self.study_name = storage, study_name
-        self.popsize = settings.popsize or default_popsize(len(self.space.free), int(settings.trials * (1 - POLISH_SHARE)))
+        self.popsize = settings.popsize or default_popsize(len(self.space.free),
+                                                           int(settings.trials * (1 - POLISH_SHARE)) // settings.starts)
         self.x0 = start_point(start, self.model, self.space) if start is not None else None
         self._objective: Optional[Objective] = None
 
     @property
     def objective(self) -> Objective:
         if self._objective is None:
-            self._objective = Objective(self.model, self.dataset.train)
+            prior = Prior.toward(self.space, self.model.values, self.settings.prior) if self.settings.prior > 0 else None
+            self._objective = Objective(self.model, self.dataset.train, prior)
         return self._objective
 
     def run(self, stop: Optional[threading.Event] = None, progress: Optional[ProgressCallback] = None) -> FitResult:
@@ -154,16 +157,26 @@ class Identification:
                 after(float(cost[0]))
             phase("start", start)
         rng = np.random.default_rng(s.seed + s.worker)
-        for attempt in range(s.restarts + 1):
+        if not stop.is_set() and counter.refresh() < search_limit:
+            specs = []
+            for index in range(s.starts):
+                if index == 0 and s.worker == 0:
+                    mean = space.to_unit(self.x0) if self.x0 is not None else np.full(len(space.free), 0.5)
+                else:  # independent starts: other starts and other workers begin elsewhere
+                    mean = rng.uniform(0.0, 1.0, len(space.free))
+                specs.append(RunSpec("search", index, s.worker, mean, SEARCH_SIGMA, self.popsize,
+                                     s.seed + s.worker + 1000 * index, search_limit))
+
+            def search(after: Callable[[float], None]) -> None:
+                cma_runs(specs, study, counter, space, self.objective, stop, s.patience, after)
+            phase("search", search)
+        for attempt in range(1, s.restarts + 1):
             if stop.is_set() or counter.refresh() >= search_limit:
                 break
-            if attempt == 0 and s.worker == 0:
-                mean = space.to_unit(self.x0) if self.x0 is not None else np.full(len(space.free), 0.5)
-            else:  # an independent run: IPOP restarts and other workers start elsewhere
-                mean = rng.uniform(0.0, 1.0, len(space.free))
-            spec = RunSpec("search", attempt, s.worker, mean, SEARCH_SIGMA, self.popsize * 2**attempt,
-                           s.seed + s.worker + 1000 * attempt, search_limit)
-            phase("search" if attempt == 0 else f"restart {attempt}", lambda after, spec=spec: run(spec, after))
+            spec = RunSpec("search", s.starts - 1 + attempt, s.worker, rng.uniform(0.0, 1.0, len(space.free)),
+                           SEARCH_SIGMA, self.popsize * 2**attempt, s.seed + s.worker + 1000 * (s.starts - 1 + attempt),
+                           search_limit)
+            phase(f"restart {attempt}", lambda after, spec=spec: run(spec, after))
         if s.polish and not stop.is_set() and counter.refresh() < s.trials:
             best = studies.best(studies.completed(study))
             if best is not None:
@@ -179,11 +192,13 @@ class Identification:
             raise KeyboardInterrupt("stopped before any trial completed")
         fitted = self.model.with_values(**best.params)
         validation = per_log(fitted, self.dataset.validation)
+        starts = self._starts(trials)
+        train = per_log(fitted, self.dataset.train)
         return FitResult(
-            model=fitted,
-            train_mae=float(best.value),
+            model=fitted,  # the cost is the training MAE, but with a prior: then its MAE alone
+            train_mae=float(best.value) if self.settings.prior == 0 else float(np.mean(list(train.values()))),
             validation_mae=float(np.mean(list(validation.values()))) if validation else None,
-            train_logs=per_log(fitted, self.dataset.train),
+            train_logs=train,
             validation_logs=validation,
             trials=len(trials),
             seconds=seconds,
@@ -193,7 +208,30 @@ class Identification:
             phases=tuple(phases),
             at_bounds=self.space.at_bounds(best.params),
             stopped=stopped,
+            starts=starts,
         )
+
+    def _starts(self, trials: Sequence[object]) -> Tuple[StartFigures, ...]:
+        """The best point of each search run (all workers), with its validation MAE: the spread
+        across independent starts says how much the result depends on where CMA-ES began."""
+        bests: Dict[Tuple[int, int], object] = {}
+        counts: Dict[Tuple[int, int], int] = {}
+        for t in trials:
+            a = t.user_attrs  # type: ignore[attr-defined]
+            if a.get(studies.PHASE) != "search":
+                continue
+            key = (int(a[studies.WORKER]), int(a[studies.RUN]))
+            counts[key] = counts.get(key, 0) + 1
+            if key not in bests or t.value < bests[key].value:  # type: ignore[attr-defined]
+                bests[key] = t
+        if not bests:
+            return ()
+        keys = sorted(bests)
+        values = self.space.batch([bests[k].params for k in keys])  # type: ignore[attr-defined]
+        validation = (Objective(self.model, self.dataset.validation)(values) if self.dataset.validation
+                      else [None] * len(keys))
+        return tuple(StartFigures(w, r, counts[(w, r)], float(bests[(w, r)].value), None if v is None else float(v))  # type: ignore[attr-defined]
+                     for (w, r), v in zip(keys, validation))
 
     def _start_helpers(self, study_name: str) -> List[multiprocessing.Process]:
         context = multiprocessing.get_context("spawn")
@@ -256,6 +294,8 @@ def fit(
     patience: Optional[int] = PATIENCE,
     start: Optional[Model] = None,
     restarts: int = 0,
+    starts: int = DEFAULT_STARTS,
+    prior: float = 0.0,
     polish: bool = True,
     force: bool = False,
 ) -> FitResult:
@@ -275,8 +315,9 @@ def fit(
     if workers > 1 and storage is None:
         storage = str(Path(out).with_suffix(".journal") if out else Path(f"{actuator}_{model}.journal"))
         study_name = study_name or f"{actuator}-{model}-{integrator}"
-    settings = FitSettings(trials, seed, popsize, patience, restarts, polish, workers, 0, dict(fixed or {}),
-                           dict(bounds or {}), force)
+    settings = FitSettings(trials=trials, seed=seed, popsize=popsize, patience=patience, restarts=restarts,
+                           starts=starts, prior=prior, polish=polish, workers=workers, worker=0, fixed=dict(fixed or {}),
+                           bounds=dict(bounds or {}), force=force)
     identification = Identification(new_model(actuator, model, integrator), dataset, settings, storage, study_name, start)
     stop = threading.Event()
     with stop_on_sigint(stop):
