@@ -93,16 +93,16 @@ def test_log_scale_search_space_round_trips_and_centres_geometrically():
     assert linear.from_unit(np.full(len(space.free), 0.5))["alpha"] == pytest.approx(5.25)
 
 
-def test_prior_penalty_is_zero_at_the_defaults_and_quadratic_away(xl330_logs):
+def test_prior_factor_is_one_at_the_defaults_and_quadratic_away(xl330_logs):
     model = new_model("xl330", "m1")
     space = SearchSpace.for_model(model)
-    prior = Prior.toward(space, model.values, weight=0.01)
+    prior = Prior.toward(space, model.values, weight=0.3)
     at_defaults = space.batch([{p.name: model.values[p.name] for p in space.free}])
-    assert prior(at_defaults) == pytest.approx([0.0])
-    moved = dict(at_defaults, R=at_defaults["R"] + 0.25 * (5.0 - 2.0))  # one quarter range on one of 6 parameters
-    assert prior(moved) == pytest.approx([0.01 / 6])
+    assert prior.factor(at_defaults) == pytest.approx([1.0])
+    moved = dict(at_defaults, R=at_defaults["R"] + 2 * 0.25 * (5.0 - 2.0))  # two quarter ranges on one of 6 parameters
+    assert prior.factor(moved) == pytest.approx([1 + 0.3 * 4 / 6])
     objective = Objective(model, xl330_logs[:2], prior)
-    assert objective(moved) == pytest.approx(objective.per_log(moved).mean(axis=1) + 0.01 / 6)
+    assert objective(moved) == pytest.approx(objective.per_log(moved).mean(axis=1) * 1.2)
 
 
 def test_validation_logs_chosen_by_pattern(xl330_logs):
@@ -169,7 +169,7 @@ def test_unseen_servo_whose_validation_log_holds_an_event_training_lacks(tmp_pat
     for i, log in enumerate(logs):
         write_log(log, folder / f"{i:02d}_{log.trajectory}.json")
     runs = {}
-    for prior in ("0", "0.05"):
+    for prior in ("0", "3"):
         out = tmp_path / f"fit-{prior}"
         done = cli("fit", "--logs", folder, "--actuator", servo, "--model", "m1", "--trials", "1500", "--force",
                    "--validation-logs-match", "lift_and_drop", "--prior", prior, "--out", out, "--quiet")
@@ -182,4 +182,43 @@ def test_unseen_servo_whose_validation_log_holds_an_event_training_lacks(tmp_pat
     assert "above the unfitted defaults'" in done.stderr and "its training MAE" in done.stderr
     assert len(report["warnings"]) == 2 and all(w in (tmp_path / "fit-0" / "report" / "report.md").read_text()
                                                 for w in report["warnings"])
-    assert runs["0.05"][1]["models"]["m1"]["validation_mae"] < 0.85 * fitted
+    assert runs["3"][1]["models"]["m1"]["validation_mae"] < 0.85 * fitted  # 0.050 against 0.081 rad, seed 0
+
+
+def test_cross_validation_folds_partition_by_gain_and_trajectory(xl330_logs):
+    from actuator_models.cross_validation import folds
+
+    for rule, expected in (("gain", ["kp 100", "kp 200", "kp 800"]),
+                           ("trajectory", ["sin_sin", "up_and_down", "lift_and_drop", "sin_time_square"])):
+        made = folds(xl330_logs, rule)
+        assert [f.name for f in made] == expected
+        for fold in made:
+            assert len(fold.dataset.train) + len(fold.dataset.validation) == 12
+            held = {(log.kp, log.trajectory) for log in fold.dataset.validation}
+            assert all((f"kp {kp:g}" if rule == "gain" else trajectory) == fold.name for kp, trajectory in held)
+    assert folds([log for log in xl330_logs if log.kp == 200], "gain") == []  # one gain: nothing to leave out
+
+
+def test_model_chosen_by_cross_validation_and_its_table(tmp_path, xl330_processed):
+    """Finding 2: the fit that matches its training logs best is not the one that predicts other
+    gains best; `fit --cv` measures each model on gains it was not fitted on and chooses by that."""
+    from actuator_models.cross_validation import CrossValidation, markdown
+
+    cv = CrossValidation({"gain": {"m1": {"kp 100": (0.02, 0.05), "kp 800": (0.02, 0.03)},
+                                   "m6": {"kp 100": (0.01, 0.07), "kp 800": (0.01, 0.02)}}}, 100)
+    assert cv.mean("m1") == pytest.approx(0.04) and cv.mean("m6") == pytest.approx(0.045) and cv.best() == "m1"
+    assert cv.warnings() == ["M1: with kp 100 held out (leave-one-gain-out) its MAE is 0.0500 rad, 2.5x its training "
+                             "MAE 0.0200 rad", "M6: with kp 100 held out (leave-one-gain-out) its MAE is 0.0700 rad, "
+                             "7.0x its training MAE 0.0100 rad"]
+    table = "\n".join(markdown(cv.to_dict()))
+    assert "| M6 | 0.0700 | 0.0200 | 0.0450 |" in table and "**M1** (0.0400 rad)" in table
+    out = tmp_path / "fit"
+    done = cli("fit", "--logs", xl330_processed, "--actuator", "xl330", "--model", "m1", "--trials", "48",
+               "--popsize", "12", "--starts", "1", "--cv", "gain", "--cv-trials", "24", "--out", out, "--quiet")
+    assert done.returncode == 0, done.stderr
+    report = json.loads((out / "report" / "report.json").read_text())
+    folds_run = report["cross_validation"]["rules"]["gain"]["m1"]
+    assert set(folds_run) == {"kp 100", "kp 200", "kp 800"} and report["cross_validation"]["trials_per_fit"] == 24
+    assert report["chosen_by"] == "cross-validation (leave one gain out)"
+    assert "## Cross-validation" in (out / "report" / "report.md").read_text()
+    assert cli("fit", "--logs", xl330_processed, "--actuator", "xl330", "--model", "m1", "--cv", "speed").returncode == 2

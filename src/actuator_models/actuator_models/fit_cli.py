@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Dict, Optional, Tuple
 
 from .actuators import actuator, actuator_names
 from .friction import DYNAMIC_FRICTION_MODELS, FRICTION_MODELS
-from .identification import DEFAULT_STARTS, DEFAULT_TRIALS, PATIENCE  # light: optuna, cmaes and numba load when a fit runs
+from .identification import DEFAULT_PRIOR, DEFAULT_STARTS, DEFAULT_TRIALS, PATIENCE  # light: optuna, cmaes and numba load when a fit runs
 from .logs import check_motor, read_logs
 from .outputs import new_run_folder, refuse_existing
 
@@ -59,6 +59,15 @@ def read_bounds(path: Optional[str]) -> Dict[str, Tuple[float, float]]:
             raise FitUsageError(f"{path}: field {name!r}: expected [lower, upper], got {pair!r}")
         bounds[str(name)] = (float(pair[0]), float(pair[1]))
     return bounds
+
+
+def parse_cv(text: Optional[str]) -> Tuple[str, ...]:
+    """``--cv gain,trajectory`` -> ``("gain", "trajectory")``."""
+    rules = tuple(r.strip() for r in (text or "").split(",") if r.strip())
+    for rule in rules:
+        if rule not in ("gain", "trajectory"):
+            raise FitUsageError(f"--cv: {rule!r} is not gain or trajectory")
+    return rules
 
 
 def _summary(name: str, result: "FitResult") -> str:
@@ -121,9 +130,11 @@ def run_fit(args: argparse.Namespace) -> int:
                                 args.validation_logs_match)
         settings = FitSettings(
             trials=args.trials, seed=args.seed, popsize=args.popsize, patience=args.patience or None,
-            restarts=args.restarts, starts=args.starts, prior=args.prior, polish=not args.no_polish, workers=args.workers, worker=args.worker,
+            restarts=args.restarts, starts=args.starts, prior=args.prior, polish=not args.no_polish,
+            workers=args.workers, worker=args.worker,
             fixed=parse_set(args.set), bounds=read_bounds(args.bounds), force=args.force,
         )
+        cv_rules = parse_cv(args.cv)
     except ValueError as error:
         raise FitUsageError(str(error)) from None
     out_dir = _outputs(args, models, single)
@@ -133,7 +144,8 @@ def run_fit(args: argparse.Namespace) -> int:
     try:
         with stop_on_sigint(stop):
             reports = fit_models(dataset, args.actuator, models, out_dir, settings, args.integrator, args.storage,
-                                 args.study, stop, None if args.quiet else ProgressPrinter(args.actuator))
+                                 args.study, stop, None if args.quiet else ProgressPrinter(args.actuator),
+                                 cv_rules, args.cv_trials)
     except FitInterrupted as stopped:
         r = stopped.result
         print(
@@ -237,10 +249,16 @@ def add_fit_command(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--starts", type=int, default=DEFAULT_STARTS, metavar="S",
                    help="independent CMA-ES starts of the search, simulated together; the best by training MAE is "
                         "polished, the spread across starts is reported (default %(default)s)")
-    p.add_argument("--prior", type=float, default=0.0, metavar="W",
-                   help="pull the fit toward the actuator's default parameters: W [rad] times the mean squared "
-                        "deviation, in quarters of each search range, is added to the cost; for few logs or logs "
-                        "that lack conditions the model will meet (e.g. 0.01; default 0: none)")
+    p.add_argument("--prior", type=float, default=DEFAULT_PRIOR, metavar="W",
+                   help="pull the fit toward the actuator's default parameters: the cost is the MAE times (1 + W x the "
+                        "mean squared deviation from the defaults, in quarters of each search range); raise it for few "
+                        "logs or logs that lack conditions the model will meet, 0 for none (default %(default)s)")
+    p.add_argument("--cv", metavar="RULES",
+                   help="cross-validate every model on the training logs, leaving one gain and/or one trajectory out "
+                        "(gain, trajectory or gain,trajectory): a table per fold in the report, and the model is chosen "
+                        "by the mean cross-validated error")
+    p.add_argument("--cv-trials", type=int, metavar="N",
+                   help="trial budget of each cross-validation fit (default: a quarter of --trials, for speed)")
     p.add_argument("--no-polish", action="store_true",
                    help="skip the final local CMA-ES run around the best point (a quarter of the budget)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")

@@ -45,7 +45,7 @@ from .logs import Log, read_logs
 from .model import Model, new_model, save_model
 from .objective import FAILED_COST, Objective, Prior, SearchSpace  # noqa: F401 (re-exported)
 from .fit_data import (  # noqa: F401 (re-exported: the fit's data lives there)
-    DEFAULT_STARTS, DEFAULT_TRIALS, PATIENCE, FitInterrupted, FitResult, FitSettings, PhaseFigures, Progress,
+    DEFAULT_PRIOR, DEFAULT_STARTS, DEFAULT_TRIALS, PATIENCE, FitInterrupted, FitResult, FitSettings, PhaseFigures, Progress,
     ProgressCallback, StartFigures,
 )
 from .splits import Dataset, minimum_train_logs
@@ -212,8 +212,9 @@ class Identification:
         )
 
     def _starts(self, trials: Sequence[object]) -> Tuple[StartFigures, ...]:
-        """The best point of each search run (all workers), with its validation MAE: the spread
-        across independent starts says how much the result depends on where CMA-ES began."""
+        """The best point (by cost) of each search run of any worker, with its training and
+        validation MAE: the spread across independent starts says how much the result depends
+        on where CMA-ES began."""
         bests: Dict[Tuple[int, int], object] = {}
         counts: Dict[Tuple[int, int], int] = {}
         for t in trials:
@@ -228,10 +229,12 @@ class Identification:
             return ()
         keys = sorted(bests)
         values = self.space.batch([bests[k].params for k in keys])  # type: ignore[attr-defined]
+        train = Objective(self.model, self.dataset.train)(values) if self.settings.prior > 0 else [
+            bests[k].value for k in keys]  # type: ignore[attr-defined]
         validation = (Objective(self.model, self.dataset.validation)(values) if self.dataset.validation
                       else [None] * len(keys))
-        return tuple(StartFigures(w, r, counts[(w, r)], float(bests[(w, r)].value), None if v is None else float(v))  # type: ignore[attr-defined]
-                     for (w, r), v in zip(keys, validation))
+        return tuple(StartFigures(w, r, counts[(w, r)], float(cost), None if v is None else float(v))
+                     for (w, r), cost, v in zip(keys, train, validation))
 
     def _start_helpers(self, study_name: str) -> List[multiprocessing.Process]:
         context = multiprocessing.get_context("spawn")
@@ -295,7 +298,7 @@ def fit(
     start: Optional[Model] = None,
     restarts: int = 0,
     starts: int = DEFAULT_STARTS,
-    prior: float = 0.0,
+    prior: float = DEFAULT_PRIOR,
     polish: bool = True,
     force: bool = False,
 ) -> FitResult:

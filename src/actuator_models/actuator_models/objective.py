@@ -128,10 +128,12 @@ class SearchSpace:
 
 @dataclass(frozen=True)
 class Prior:
-    """Regularisation toward a centre (the actuator's defaults): ``weight`` [rad] times the mean,
-    over the free parameters, of ``((x - centre) / width)^2``, added to the cost. With few logs
-    it keeps parameters the logs do not determine near values known to be sensible (a Gaussian
-    prior of standard deviation ``width / sqrt(2 weight / (D * cost scale))``, in MAP terms)."""
+    """Regularisation toward a centre (the actuator's defaults): the cost becomes
+    ``MAE * (1 + weight * mean(((x - centre) / width)^2))`` over the free parameters. Relative to
+    the MAE, so one weight means the same for a servo fitted to 0.03 rad and one fitted to
+    0.001 rad. Among parameter sets the logs cannot tell apart (the basins of M6 on the 12 XL330
+    logs, within 5 % in training MAE and 0.028-0.053 rad on an unseen gain), it picks the one
+    nearest the defaults; with few logs it keeps undetermined parameters near sensible values."""
 
     names: Tuple[str, ...]
     centre: np.ndarray
@@ -148,15 +150,15 @@ class Prior:
         width = np.array([float(widths.get(p.name, 0.25 * (p.upper - p.lower))) for p in space.free])
         return cls(space.names, centre, width, float(weight))
 
-    def __call__(self, values: Mapping[str, np.ndarray]) -> np.ndarray:
-        """Penalty [rad] of each parameter set, shape ``(P,)``."""
+    def factor(self, values: Mapping[str, np.ndarray]) -> np.ndarray:
+        """``1 + weight * mean squared deviation`` of each parameter set, shape ``(P,)``."""
         x = np.stack([np.asarray(values[name], dtype=float) for name in self.names], axis=-1)
-        return self.weight * np.mean(((x - self.centre) / self.width) ** 2, axis=-1)
+        return 1.0 + self.weight * np.mean(((x - self.centre) / self.width) ** 2, axis=-1)
 
 
 class Objective:
     """Batched cost: MAE [rad] of many parameter sets of ``model`` on a fixed set of logs,
-    simulated with the model's integrator, plus an optional :class:`Prior`'s penalty."""
+    simulated with the model's integrator, times an optional :class:`Prior`'s factor."""
 
     def __init__(self, model: Model, logs: Sequence[Log], prior: Optional[Prior] = None) -> None:
         self.model = model
@@ -185,9 +187,9 @@ class Objective:
         return np.where(np.isfinite(maes), maes, FAILED_COST)
 
     def __call__(self, values: Mapping[str, np.ndarray]) -> np.ndarray:
-        """Mean MAE over the logs (plus the prior's penalty), shape ``(P,)``."""
+        """Mean MAE over the logs (times the prior's factor), shape ``(P,)``."""
         cost = self.per_log(values).mean(axis=1)
-        return cost if self.prior is None else cost + self.prior(values)
+        return cost if self.prior is None else cost * self.prior.factor(values)
 
     def of_model(self, model: Model) -> np.ndarray:
         """MAE of one model's values on each log, shape ``(L,)``."""

@@ -15,12 +15,13 @@ from __future__ import annotations
 import json
 import threading
 from collections import defaultdict
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
+from .cross_validation import CrossValidation, cross_validate
 from .friction import friction_model, nests
 from .identification import FitInterrupted, FitResult, FitSettings, Identification, ProgressCallback
 from .logs import Log
@@ -75,9 +76,14 @@ def fit_models(
     study_prefix: Optional[str] = None,
     stop: Optional[threading.Event] = None,
     progress: Optional[ProgressCallback] = None,
+    cv_rules: Sequence[str] = (),
+    cv_trials: Optional[int] = None,
 ) -> Dict[str, ModelReport]:
     """Fit each model on ``dataset`` (one split for all), save ``<out_dir>/<model>.json`` and the
-    report under ``<out_dir>/report``. Returns the reports by model name.
+    report under ``<out_dir>/report``. Returns the reports by model name. With ``cv_rules``
+    (``gain``, ``trajectory``), each model is also cross-validated on the training logs
+    (:mod:`.cross_validation`, ``cv_trials`` per fit, default a quarter of the budget) and the
+    report chooses by the cross-validated error.
 
     Raises:
         FitInterrupted: when ``stop`` is set, once the model being fitted has its best
@@ -102,7 +108,11 @@ def fit_models(
             grouped_mae(result.validation_logs, dataset.validation, "trajectory"),
             grouped_mae(result.validation_logs, dataset.validation, "kp"),
         )
-    write_report(reports, dataset, actuator, integrator, out_dir / "report")
+    cv = None
+    if cv_rules:
+        cv = cross_validate(dataset.train, actuator, list(models), cv_rules,
+                            replace(settings, trials=cv_trials or max(settings.trials // 4, 1)), integrator, stop, progress)
+    write_report(reports, dataset, actuator, integrator, out_dir / "report", cv)
     return reports
 
 
@@ -153,12 +163,14 @@ def write_report(
     actuator: str,
     integrator: str,
     folder: Union[str, Path],
+    cv: Optional[CrossValidation] = None,
 ) -> Dict[str, object]:
-    """Write report.json, report.md and mae.png into ``folder``; returns the JSON content."""
+    """Write report.json, report.md and mae.png into ``folder``; returns the JSON content. The
+    model is chosen by cross-validated error when ``cv`` is given, else by validation MAE."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     train, validation = dataset.train, dataset.validation
-    chosen = best_model(reports)
+    chosen = (cv.best() if cv else None) or best_model(reports)
     reference = "m1" if "m1" in reports else None
 
     def key_mae(name: str) -> float:
@@ -166,7 +178,7 @@ def write_report(
         return r.validation_mae if r.validation_mae is not None else r.train_mae
 
     factor = key_mae(reference) / key_mae(chosen) if reference else None
-    warnings: List[str] = []
+    warnings: List[str] = cv.warnings() if cv else []
     content: Dict[str, object] = {
         "actuator": actuator,
         "integrator": integrator,
@@ -175,7 +187,9 @@ def write_report(
         "validation_logs": dataset.validation_names,
         "split": dataset.to_dict(),
         "best_model": chosen,
-        "chosen_by": "validation MAE" if validation else "training MAE (no validation logs)",
+        "chosen_by": (f"cross-validation (leave one {' / '.join(cv.errors)} out)" if cv and cv.best() else
+                      "validation MAE" if validation else "training MAE (no validation logs)"),
+        "cross_validation": cv.to_dict() if cv else {},
         "warnings": warnings,
         "improvement_over_m1": factor,
         "models": {},

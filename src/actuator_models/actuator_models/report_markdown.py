@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import List, Mapping, Optional
 
+from .cross_validation import markdown as cv_markdown
+
 
 def _fmt(value: Optional[float]) -> str:
     return "—" if value is None else f"{value:.4f}"
@@ -37,6 +39,7 @@ def markdown(content: Mapping[str, object]) -> str:
         + (f", {factor:.2f}x lower MAE than M1." if factor and content["best_model"] != "m1" else "."),
         *(f"\n**Warning:** {w}." for w in content["warnings"]),  # type: ignore[union-attr]
         "",
+        *cv_markdown(content.get("cross_validation") or {}),  # type: ignore[arg-type]
         *starts_section(models),
         "## Validation MAE per trajectory and per gain",
         "",
