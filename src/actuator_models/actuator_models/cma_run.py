@@ -1,8 +1,10 @@
-"""One CMA-ES run (the ``cmaes`` library, ask/tell) over a search space, one batched generation
-at a time, recorded into an optuna study (:mod:`.studies`).
+"""CMA-ES runs (the ``cmaes`` library, ask/tell) over a search space, one batched generation at
+a time, recorded into an optuna study (:mod:`.studies`). Several independent runs (the starts
+of a search) go in lockstep: each generation of all of them is one objective call (one kernel
+call) and one ``add_trials``.
 
-CMA-ES searches the unit cube of the free parameters (0 = lower bound, 1 = upper): the same
-normalisation optuna's CMA-ES sampler uses, so ``sigma`` is a fraction of each range. A run
+CMA-ES searches the unit cube of the free parameters (0 = lower bound, 1 = upper, on the
+scale of :class:`~.objective.SearchSpace`), so ``sigma`` is a fraction of each range. A run
 resumes from the trials it recorded: its complete generations are told again, in order, to a
 fresh optimizer with the same settings (the state CMA-ES keeps is a function of what it was
 told), and its per-generation best costs rebuild the convergence history.
@@ -153,17 +155,3 @@ def cma_runs(
         after_generation(float(np.min(costs)))
     return {r.spec.run: r.history for r in runs}
 
-
-def cma_run(
-    spec: RunSpec,
-    study: Any,
-    counter: Counter,
-    space: SearchSpace,
-    objective: Objective,
-    stop: threading.Event,
-    patience: Optional[int],
-    after_generation: Callable[[float], None],
-) -> List[float]:
-    """Run (or resume) one CMA-ES run until ``spec.limit`` trials, convergence, CMA-ES's own
-    stop test or ``stop``; returns the best cost of each of its generations."""
-    return cma_runs([spec], study, counter, space, objective, stop, patience, after_generation)[spec.run]

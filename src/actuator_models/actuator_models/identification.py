@@ -39,7 +39,7 @@ from typing import Callable, Dict, Iterator, List, Mapping, Optional, Sequence, 
 import numpy as np
 
 from . import studies
-from .cma_run import CONVERGED, Counter, RunSpec, cma_run, cma_runs, converged, default_popsize  # noqa: F401 (re-exported)
+from .cma_run import CONVERGED, Counter, RunSpec, cma_runs, converged, default_popsize  # noqa: F401 (re-exported)
 from .friction import embed, nests
 from .logs import Log, read_logs
 from .model import Model, new_model, save_model
@@ -147,7 +147,7 @@ class Identification:
                 figures.append(PhaseFigures(name, counter.done - first, time.perf_counter() - t0, best[0]))
 
         def run(spec: RunSpec, after: Callable[[float], None]) -> None:
-            cma_run(spec, study, counter, space, self.objective, stop, s.patience, after)
+            cma_runs([spec], study, counter, space, self.objective, stop, s.patience, after)
 
         if self.x0 is not None and counter.refresh() == 0 and s.worker == 0:
             def start(after: Callable[[float], None]) -> None:
