@@ -88,6 +88,23 @@ def paired_interval(diffs: List[float]) -> str:
     return f" (95 % CI {statistics.mean(diffs) - half:+.5f} .. {statistics.mean(diffs) + half:+.5f})"
 
 
+def correlation(x: List[float], y: List[float]) -> str:
+    """Pearson's r (finding 2 of issue 21: negative when fitting harder predicts worse)."""
+    if len(x) < 3 or statistics.pstdev(x) == 0 or statistics.pstdev(y) == 0:
+        return "n/a"
+    return f"{statistics.correlation(x, y):+.2f}"
+
+
+def published(logs_dir: Path) -> float:
+    """Validation MAE [rad] of the shipped published model on the kp-200 logs (finding 3)."""
+    from actuator_models.logs import read_logs
+    from actuator_models.model import load_model
+    from actuator_models.simulation import log_maes
+
+    held = [log for log in read_logs(logs_dir) if log.kp == 200.0]
+    return float(log_maes(load_model("xl330/m6"), held).mean())
+
+
 def seeds_of(text: str) -> List[int]:
     first, _, last = text.partition("-")
     return list(range(int(first), int(last or first) + 1))
@@ -120,7 +137,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     print()
     for name, figures in rows.items():
         print(f"{name}: validation {spread([f[1] for f in figures])}; train {spread([f[0] for f in figures])}; "
-              f"{statistics.mean(f[2] for f in figures):.1f} s per fit (whole process)")
+              f"{statistics.mean(f[2] for f in figures):.1f} s per fit (whole process); correlation of train and "
+              f"validation MAE over seeds {correlation([f[0] for f in figures], [f[1] for f in figures])}")
+    if args.protocol == "kp200":
+        print(f"published xl330/m6 (BAM's fit) on the same validation logs: {published(args.logs):.5f}")
     if args.other:
         diffs = [a[1] - b[1] for a, b in zip(rows["ours"], rows["other"])]
         print(f"validation ours - other: mean {statistics.mean(diffs):+.5f}{paired_interval(diffs)}, "
