@@ -177,7 +177,7 @@ def test_stop_event_from_another_thread_and_typed_progress(xl330_logs):
 
 
 def test_budget_is_never_exceeded_and_phases_add_up(xl330_logs):
-    result = fit(xl330_logs, "xl330", "m1", trials=50, popsize=12, validation_logs=3)
+    result = fit(xl330_logs, "xl330", "m1", trials=50, popsize=12, validation_logs=3, prior=0.0)  # cost = MAE
     assert result.trials == 50 == sum(p.trials for p in result.phases)
     assert [p.phase for p in result.phases] == ["search", "polish"]
     assert min(p.best for p in result.phases) == pytest.approx(result.train_mae)

@@ -116,7 +116,7 @@ def cma_runs(
     objective: Objective,
     stop: threading.Event,
     patience: Optional[int],
-    after_generation: Callable[[float], None],
+    after_generation: Callable[[float, float], None],
 ) -> Dict[int, List[float]]:
     """Run (or resume) independent CMA-ES runs in lockstep: each generation, every active run's
     population is simulated in one objective call and recorded in one ``add_trials``; a run
@@ -152,6 +152,7 @@ def cma_runs(
                 r.optimizer.tell(list(zip(asked, mine)))
             r.history.append(float(np.min(mine)))
             r.generation += 1
-        after_generation(float(np.min(costs)))
+        lowest = int(np.argmin(costs))
+        after_generation(float(costs[lowest]), float(objective.last_mae[lowest]))
     return {r.spec.run: r.history for r in runs}
 

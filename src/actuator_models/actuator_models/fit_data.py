@@ -68,8 +68,9 @@ class FitSettings:
 @dataclass(frozen=True)
 class Progress:
     """A fit's progress, after each generation: ``phase`` (start, search, polish), completed
-    trials of the study and the budget, trials/s of this process's run so far, best training
-    MAE [rad] and estimated seconds left (``inf`` when unknown)."""
+    trials of the study and the budget, trials/s of this process's run so far, training MAE
+    [rad] of the best trial so far (best by cost: the MAE, times the prior's factor when there
+    is one) and estimated seconds left (``inf`` when unknown)."""
 
     model: str
     phase: str
@@ -85,7 +86,8 @@ ProgressCallback = Callable[[Progress], None]
 
 @dataclass(frozen=True)
 class PhaseFigures:
-    """What one phase did in this run: trials evaluated, seconds, best training MAE [rad]."""
+    """What one phase did in this run: trials evaluated, seconds, training MAE [rad] of its best
+    trial (by cost)."""
 
     phase: str
     trials: int

@@ -127,34 +127,36 @@ class Identification:
         search_limit = s.trials - polish_share
 
         known = studies.best(studies.completed(study))
-        overall = [math.inf if known is None else float(known.value)]  # best of the study, this worker's view
+        # best of the study, this worker's view: (cost, its training MAE); they differ with a prior
+        overall = [(math.inf, math.inf) if known is None else
+                   (float(known.value), float(self.objective.per_log(space.batch([known.params])).mean()))]
 
-        def phase(name: str, body: Callable[[Callable[[float], None]], None]) -> None:
+        def phase(name: str, body: Callable[[Callable[[float, float], None]], None]) -> None:
             first, t0 = counter.done, time.perf_counter()
-            best = [math.inf]
+            best = [(math.inf, math.inf)]
 
-            def after(cost: float) -> None:
-                best[0] = min(best[0], cost)
-                overall[0] = min(overall[0], cost)
+            def after(cost: float, mae: float) -> None:
+                best[0] = min(best[0], (cost, mae))
+                overall[0] = min(overall[0], (cost, mae))
                 elapsed = time.perf_counter() - t0
                 rate = (counter.done - first) / elapsed if elapsed > 0 else 0.0
                 left = max(s.trials - counter.done, 0)
-                report(Progress(self.model.friction.name, name, counter.done, s.trials, rate, overall[0],
+                report(Progress(self.model.friction.name, name, counter.done, s.trials, rate, overall[0][1],
                                 left / rate if rate > 0 else math.inf))
 
             body(after)
             if counter.done > first:
-                figures.append(PhaseFigures(name, counter.done - first, time.perf_counter() - t0, best[0]))
+                figures.append(PhaseFigures(name, counter.done - first, time.perf_counter() - t0, best[0][1]))
 
-        def run(spec: RunSpec, after: Callable[[float], None]) -> None:
+        def run(spec: RunSpec, after: Callable[[float, float], None]) -> None:
             cma_runs([spec], study, counter, space, self.objective, stop, s.patience, after)
 
         if self.x0 is not None and counter.refresh() == 0 and s.worker == 0:
-            def start(after: Callable[[float], None]) -> None:
+            def start(after: Callable[[float, float], None]) -> None:
                 cost = self.objective(space.batch([self.x0]))
                 studies.record(study, space, [self.x0], cost, {studies.PHASE: "start", studies.WORKER: s.worker})
                 counter.done += 1
-                after(float(cost[0]))
+                after(float(cost[0]), float(self.objective.last_mae[0]))
             phase("start", start)
         rng = np.random.default_rng(s.seed + s.worker)
         if not stop.is_set() and counter.refresh() < search_limit:
@@ -167,7 +169,7 @@ class Identification:
                 specs.append(RunSpec("search", index, s.worker, mean, SEARCH_SIGMA, self.popsize,
                                      s.seed + s.worker + 1000 * index, search_limit))
 
-            def search(after: Callable[[float], None]) -> None:
+            def search(after: Callable[[float, float], None]) -> None:
                 cma_runs(specs, study, counter, space, self.objective, stop, s.patience, after)
             phase("search", search)
         for attempt in range(1, s.restarts + 1):
@@ -299,6 +301,7 @@ def fit(
     restarts: int = 0,
     starts: int = DEFAULT_STARTS,
     prior: float = DEFAULT_PRIOR,
+    log_scale: bool = True,
     polish: bool = True,
     force: bool = False,
 ) -> FitResult:
@@ -319,7 +322,7 @@ def fit(
         storage = str(Path(out).with_suffix(".journal") if out else Path(f"{actuator}_{model}.journal"))
         study_name = study_name or f"{actuator}-{model}-{integrator}"
     settings = FitSettings(trials=trials, seed=seed, popsize=popsize, patience=patience, restarts=restarts,
-                           starts=starts, prior=prior, polish=polish, workers=workers, worker=0, fixed=dict(fixed or {}),
+                           starts=starts, prior=prior, log_scale=log_scale, polish=polish, workers=workers, worker=0, fixed=dict(fixed or {}),
                            bounds=dict(bounds or {}), force=force)
     identification = Identification(new_model(actuator, model, integrator), dataset, settings, storage, study_name, start)
     stop = threading.Event()
