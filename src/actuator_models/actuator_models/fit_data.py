@@ -12,9 +12,9 @@ from .model import Model
 from .objective import SearchSpace
 from .splits import Dataset
 
-#: Default trial budget (search and polish), a hard cap: with the default population (48 for
-#: M6) about 230 search generations, which M6 needs to settle; a default M6 fit on the 12 XL330
-#: logs takes 8-15 s on 2 cores (the former engine took about 43 s for 9000 trials).
+#: Default trial budget (search and polish), a hard cap: four starts of 5625 search trials each
+#: (about 200 generations of 28 for M6) and a 7500-trial polish; a default M6 fit on the XL330
+#: logs takes about 18 s as a whole process on 2 lightly loaded cores (one start of 15000: 10 s).
 DEFAULT_TRIALS = 30000
 #: Independent CMA-ES starts of the search, run in lockstep (one kernel call per generation).
 DEFAULT_STARTS = 4
