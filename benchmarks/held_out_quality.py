@@ -1,60 +1,81 @@
-"""Held-out quality of default fits, seed by seed, optionally side by side with another install.
+"""Held-out quality of default fits over seeds, optionally paired with another install.
 
-For each seed, the 12 shared XL330 logs are split as ``actuator-models fit --seed S`` splits them
-(stratified, the same validation logs for every engine at that seed), the model is fitted at
-default settings, and the training and validation MAE [rad] are printed. With ``--other
-PATH/TO/actuator-models`` the same command of another install (an older checkout, say) runs
-one after the other on the same seeds; the table then shows both and the paired differences.
+Protocols (``--protocol``), on the 12 shared XL330 logs (3 gains x 4 trajectories):
 
-    python benchmarks/held_out_quality.py --model m6 --seeds 0-15
-    python benchmarks/held_out_quality.py --model m6 --seeds 0-15 --other ../old/.venv/bin/actuator-models
+- ``kp200``: train on kp 100 and 800, validate on the unseen gain 200 (the issue-21 protocol);
+- ``loto``: leave one trajectory out: 4 fits per seed, each validated on the 3 logs of the
+  trajectory it did not see (the seed's figure is the mean of the 4);
+- ``split``: the default stratified split of ``actuator-models fit --seed S``.
 
-The held-out MAE of one fit depends on which basin CMA-ES settles in: compare means and the
-paired differences over many seeds, not one seed.
+Every fit runs in a fresh process of the install under test (``python -c``, only API that
+today's main also has), one after the other, so that times compare: whole process, imports and
+compilation cache loads included. ``--other PATH/TO/python`` runs the same fits with another
+install (today's main: ``/work/main/.venv/bin/python``), seed by seed, and prints the paired
+differences. The summary gives, per install, the median and range over seeds of the validation
+MAE [rad] and the mean seconds per fit.
+
+    python benchmarks/held_out_quality.py --protocol kp200 --seeds 0-7 --other /work/main/.venv/bin/python
+    python benchmarks/held_out_quality.py --protocol loto --seeds 0-7 --model m6
 """
 
 from __future__ import annotations
 
 import argparse
-import re
+import json
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
+LOGS = Path(__file__).resolve().parents[1] / "data" / "xl330" / "processed"
+
+#: One fit, run by the install under test: argv = logs, model, seed, protocol, fold.
+FIT = """
+import json, sys
 from actuator_models.fit_data import FitSettings
 from actuator_models.identification import Identification
 from actuator_models.logs import read_logs
 from actuator_models.model import new_model
 from actuator_models.splits import Dataset
+logs_dir, model, seed, protocol, fold = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
+logs = read_logs(logs_dir)
+if protocol == "split":
+    dataset = Dataset.split(logs, None, None, None, seed)
+else:
+    out = [(l.kp == 200.0) if protocol == "kp200" else (l.trajectory == fold) for l in logs]
+    dataset = Dataset(tuple(logs), tuple(l for l, o in zip(logs, out) if not o), tuple(l for l, o in zip(logs, out) if o),
+                      protocol)
+r = Identification(new_model("xl330", model), dataset, FitSettings(seed=seed)).run()
+print(json.dumps({"train": r.train_mae, "validation": r.validation_mae}))
+"""
+TRAJECTORIES = ("sin_sin", "lift_and_drop", "up_and_down", "sin_time_square")
 
-LOGS = Path(__file__).resolve().parents[1] / "data" / "xl330" / "processed"
-LINE = re.compile(r"M\d: train MAE ([\d.]+) rad, validation MAE ([\d.]+) rad")
 
-
-def ours(logs: list, model: str, seed: int) -> Tuple[float, float, float]:
-    """(train MAE, validation MAE, seconds) of this install's default fit."""
+def one_fit(python: str, logs: Path, model: str, seed: int, protocol: str, fold: str) -> Tuple[float, float, float]:
+    """(train MAE, validation MAE, seconds of the whole process) of one default fit."""
     began = time.perf_counter()
-    result = Identification(new_model("xl330", model), Dataset.split(logs, None, None, None, seed),
-                            FitSettings(seed=seed)).run()
-    return result.train_mae, float(result.validation_mae), time.perf_counter() - began
+    done = subprocess.run([python, "-c", FIT, str(logs), model, str(seed), protocol, fold],
+                          capture_output=True, text=True)
+    seconds = time.perf_counter() - began
+    if done.returncode != 0:
+        raise RuntimeError(f"{python}: the fit failed:\n{done.stderr}")
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    return result["train"], result["validation"], seconds
 
 
-def other(command: str, logdir: Path, model: str, seed: int) -> Tuple[float, float, float]:
-    """(train MAE, validation MAE, seconds) of another install's ``actuator-models fit``."""
-    with tempfile.TemporaryDirectory() as out:
-        began = time.perf_counter()
-        text = subprocess.run([command, "fit", "--logs", str(logdir), "--actuator", "xl330", "--model", model,
-                               "--seed", str(seed), "--out", str(Path(out) / "fit"), "--quiet"],
-                              capture_output=True, text=True, check=True).stdout
-        seconds = time.perf_counter() - began
-    match = LINE.search(text)
-    if match is None:
-        raise RuntimeError(f"{command}: no 'train MAE ..., validation MAE ...' line in its output:\n{text}")
-    return float(match[1]), float(match[2]), seconds
+def seed_figures(python: str, logs: Path, model: str, seed: int, protocol: str) -> Tuple[float, float, float]:
+    """(train, validation, seconds per fit) of one seed: the mean over folds for ``loto``."""
+    folds = TRAJECTORIES if protocol == "loto" else ("",)
+    runs = [one_fit(python, logs, model, seed, protocol, fold) for fold in folds]
+    return tuple(statistics.mean(r[i] for r in runs) for i in range(3))  # type: ignore[return-value]
+
+
+def spread(values: List[float]) -> str:
+    median = statistics.median(values)
+    width = max(values) - min(values)
+    return f"median {median:.5f}, range {min(values):.5f}-{max(values):.5f} ({width:.5f}, {100 * width / median:.0f} % of the median)"
 
 
 def paired_interval(diffs: List[float]) -> str:
@@ -67,6 +88,23 @@ def paired_interval(diffs: List[float]) -> str:
     return f" (95 % CI {statistics.mean(diffs) - half:+.5f} .. {statistics.mean(diffs) + half:+.5f})"
 
 
+def correlation(x: List[float], y: List[float]) -> str:
+    """Pearson's r (finding 2 of issue 21: negative when fitting harder predicts worse)."""
+    if len(x) < 3 or statistics.pstdev(x) == 0 or statistics.pstdev(y) == 0:
+        return "n/a"
+    return f"{statistics.correlation(x, y):+.2f}"
+
+
+def published(logs_dir: Path) -> float:
+    """Validation MAE [rad] of the shipped published model on the kp-200 logs (finding 3)."""
+    from actuator_models.logs import read_logs
+    from actuator_models.model import load_model
+    from actuator_models.simulation import log_maes
+
+    held = [log for log in read_logs(logs_dir) if log.kp == 200.0]
+    return float(log_maes(load_model("xl330/m6"), held).mean())
+
+
 def seeds_of(text: str) -> List[int]:
     first, _, last = text.partition("-")
     return list(range(int(first), int(last or first) + 1))
@@ -75,29 +113,38 @@ def seeds_of(text: str) -> List[int]:
 def main(argv: Optional[List[str]] = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--model", default="m6")
+    p.add_argument("--protocol", choices=("kp200", "loto", "split"), default="kp200")
     p.add_argument("--seeds", default="0-7", help="a range, e.g. 0-15 [0-7]")
     p.add_argument("--logs", type=Path, default=LOGS)
-    p.add_argument("--other", help="the actuator-models command of another install, run side by side")
+    p.add_argument("--python", default=sys.executable, help="the python of the install under test [this one]")
+    p.add_argument("--other", help="the python of another install (today's main), run seed by seed after ours")
     args = p.parse_args(argv)
-    logs = read_logs(args.logs)
-    rows = []
+    installs: Dict[str, str] = {"ours": args.python, **({"other": args.other} if args.other else {})}
+    print(f"{args.model}, protocol {args.protocol}, seeds {args.seeds}: train / validation MAE [rad], s per fit")
+    print("| seed | " + " | ".join(f"{n} train | {n} validation | {n} s" for n in installs)
+          + (" | validation ours - other |" if args.other else " |"))
+    print("|---" * (1 + 3 * len(installs) + (1 if args.other else 0)) + "|")
+    rows: Dict[str, List[Tuple[float, float, float]]] = {name: [] for name in installs}
     for seed in seeds_of(args.seeds):
-        a = ours(logs, args.model, seed)
-        b = other(args.other, args.logs, args.model, seed) if args.other else None
-        rows.append((seed, a, b))
-        cells = f"{a[0]:.5f} | {a[1]:.5f} | {a[2]:5.1f}"
-        if b:
-            cells += f" | {b[0]:.5f} | {b[1]:.5f} | {b[2]:5.1f} | {a[1] - b[1]:+.5f}"
-        print(f"| {seed} | {cells} |", flush=True)
-    mean = statistics.mean
-    print(f"\nours: train {mean(r[1][0] for r in rows):.5f}, validation {mean(r[1][1] for r in rows):.5f} "
-          f"(median {statistics.median(r[1][1] for r in rows):.5f}), {mean(r[1][2] for r in rows):.1f} s per fit")
+        cells = []
+        for name, python in installs.items():
+            figures = seed_figures(python, args.logs, args.model, seed, args.protocol)
+            rows[name].append(figures)
+            cells.append(f"{figures[0]:.5f} | {figures[1]:.5f} | {figures[2]:5.1f}")
+        if args.other:
+            cells.append(f"{rows['ours'][-1][1] - rows['other'][-1][1]:+.5f}")
+        print(f"| {seed} | " + " | ".join(cells) + " |", flush=True)
+    print()
+    for name, figures in rows.items():
+        print(f"{name}: validation {spread([f[1] for f in figures])}; train {spread([f[0] for f in figures])}; "
+              f"{statistics.mean(f[2] for f in figures):.1f} s per fit (whole process); correlation of train and "
+              f"validation MAE over seeds {correlation([f[0] for f in figures], [f[1] for f in figures])}")
+    if args.protocol == "kp200":
+        print(f"published xl330/m6 (BAM's fit) on the same validation logs: {published(args.logs):.5f}")
     if args.other:
-        diffs = [r[1][1] - r[2][1] for r in rows]
-        print(f"other: train {mean(r[2][0] for r in rows):.5f}, validation {mean(r[2][1] for r in rows):.5f} "
-              f"(median {statistics.median(r[2][1] for r in rows):.5f}), {mean(r[2][2] for r in rows):.1f} s per fit")
-        print(f"validation ours - other: mean {mean(diffs):+.5f}{paired_interval(diffs)}, "
-              f"median {statistics.median(diffs):+.5f}, ours lower on {sum(d < 0 for d in diffs)} of {len(diffs)} seeds")
+        diffs = [a[1] - b[1] for a, b in zip(rows["ours"], rows["other"])]
+        print(f"validation ours - other: mean {statistics.mean(diffs):+.5f}{paired_interval(diffs)}, "
+              f"ours lower on {sum(d < 0 for d in diffs)} of {len(diffs)} seeds")
     return 0
 
 

@@ -33,10 +33,14 @@ def test_m6_fitted_on_emulated_erob_recordings_matches_the_true_model(tmp_path):
     logs = process([r.path for r in done], tmp_path / "processed")
     true_mae = true_validation_mae(load_model("erob80_100/m6"), logs)
     assert 0 < true_mae < 0.01
-    m1 = fit(logs, "erob80_100", "m1", trials=600, seed=0, progress=False)
+    # the engine on a known answer: one start, no prior (it pulls toward the defaults, away from
+    # the truth), the linear scale (on the log one this 2500-trial M6 fit lands at 1.7x the true
+    # model's MAE: see actuator_models.objective.SearchSpace)
+    engine = dict(starts=1, prior=0.0, log_scale=False)
+    m1 = fit(logs, "erob80_100", "m1", trials=600, seed=0, progress=False, **engine)
     # M6 nests M1: its search starts from the fitted M1 (the project's `start` option)
     # (a small budget, a small population: 2500 trials at 24 are about 100 generations)
-    m6 = fit(logs, "erob80_100", "m6", trials=2500, seed=0, progress=False, start=m1.model, popsize=24)
+    m6 = fit(logs, "erob80_100", "m6", trials=2500, seed=0, progress=False, start=m1.model, popsize=24, **engine)
     assert m6.validation_mae <= 1.1 * true_mae, (m6.validation_mae, true_mae)
     # clearly worse: with the identification engine's split M1 validates at 1.84x M6 (4.9x before,
     # on another validation set); the true model is M6, so M1 cannot close that gap

@@ -20,6 +20,9 @@ from actuator_models.splits import Dataset, split_logs, stratified_split
 from actuator_models.synthesis import grid, synthesize_logs
 
 REPO = Path(__file__).resolve().parents[1]
+#: The search engine on a known answer: one CMA-ES start and no prior (the prior pulls toward the
+#: actuator's defaults, away from a made-up truth; the starts split the budget).
+ENGINE = dict(starts=1, prior=0.0)
 
 
 def load_study(storage, name):
@@ -89,8 +92,8 @@ def test_fit_recovers_a_known_model():
     numpy builds): seed 0 was under 1.1 on one machine, 1.11 on another."""
     true = load_model("mx64/m6")
     logs = synthesize_logs(true, grid([0.5, 1.5], [0.15], [8, 32]))
-    m6 = fit(logs, "mx64", "m6", trials=40000, seed=0)
-    m1 = fit(logs, "mx64", "m1", trials=2000, seed=0)
+    m6 = fit(logs, "mx64", "m6", trials=40000, seed=0, **ENGINE)
+    m1 = fit(logs, "mx64", "m1", trials=2000, seed=0, **ENGINE)
     true_mae = Objective(true, m6.dataset.validation)({k: np.array([v]) for k, v in true.values.items()})[0]
     assert 0.0002 < true_mae < 0.0006
     search = m6.phases[0]
@@ -101,7 +104,7 @@ def test_fit_recovers_a_known_model():
 
 def test_resume_continues_the_study(tmp_path, xl330_logs):
     storage = str(tmp_path / "study.journal")
-    options = dict(trials=96, popsize=32, storage=storage, study_name="s", polish=False, validation_logs=1)
+    options = dict(trials=96, popsize=32, starts=1, storage=storage, study_name="s", polish=False, validation_logs=1)
     first = fit(xl330_logs[:4], "xl330", "m1", **options)
     assert first.trials == 96 and [p.trials for p in first.phases] == [96]
     second = fit(xl330_logs[:4], "xl330", "m1", **{**options, "trials": 160})
@@ -115,8 +118,8 @@ def test_resume_continues_the_study(tmp_path, xl330_logs):
 
 def test_two_workers_share_one_journal(tmp_path, xl330_logs):
     storage = str(tmp_path / "shared.journal")
-    result = fit(xl330_logs[:3], "xl330", "m1", trials=192, popsize=32, storage=storage, study_name="w", workers=2,
-                 polish=False, validation_logs=0)
+    result = fit(xl330_logs[:3], "xl330", "m1", trials=192, popsize=32, starts=1, storage=storage, study_name="w",
+                 workers=2, polish=False, validation_logs=0)
     complete = load_study(storage, "w").get_trials(states=(TrialState.COMPLETE,))
     # workers count the study's trials together: at most one generation in flight beyond the budget
     assert 192 <= len(complete) <= 192 + 32 and result.trials == len(complete)
@@ -174,7 +177,7 @@ def test_stop_event_from_another_thread_and_typed_progress(xl330_logs):
 
 
 def test_budget_is_never_exceeded_and_phases_add_up(xl330_logs):
-    result = fit(xl330_logs, "xl330", "m1", trials=50, popsize=12, validation_logs=3)
+    result = fit(xl330_logs, "xl330", "m1", trials=50, popsize=12, validation_logs=3, prior=0.0)  # cost = MAE
     assert result.trials == 50 == sum(p.trials for p in result.phases)
     assert [p.phase for p in result.phases] == ["search", "polish"]
     assert min(p.best for p in result.phases) == pytest.approx(result.train_mae)
@@ -209,7 +212,7 @@ def test_cli_split_warning_and_bound_flags(tmp_path, xl330_processed):
     bounds.write_text("armature: [0.03, 0.05]\n")  # 800 trials at population 16: 50 generations, enough to settle
     result = subprocess.run(
         [sys.executable, "-m", "actuator_models.cli", "fit", "--logs", str(xl330_processed), "--actuator", "xl330",
-         "--model", "m1", "--trials", "800", "--popsize", "16", "--bounds", str(bounds), "--out", str(tmp_path / "fit"), "--quiet"],
+         "--model", "m1", "--trials", "800", "--popsize", "16", "--starts", "1", "--bounds", str(bounds), "--out", str(tmp_path / "fit"), "--quiet"],
         capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert "warning: holding out 4 of 12 logs, not a quarter (3)" in result.stderr

@@ -25,6 +25,7 @@ from .fit_cli import FitUsageError, add_fit_command
 from .logs import LogError, check_motor, log_files, read_log, read_logs, require_processed, resample, write_log
 from .model import ParamsError, library_names, load_model
 from .recording_quality import processing_warning
+from .residuals_cli import add_residuals_command
 from .outputs import OutputExistsError, refuse_existing, refuse_inside
 
 PARAMS_HELP = "a params JSON file, or a published model by name such as xl330/m6 (see 'actuator-models library')"
@@ -221,7 +222,8 @@ BAD_INPUT_ERRORS = (LogError, ParamsError, UsageError, FitUsageError, OutputExis
                     DahlDataError)
 
 #: Functions that add subcommands.
-COMMAND_GROUPS: List[Callable[["argparse._SubParsersAction"], None]] = [_add_core_commands, add_fit_command, add_dahl_command]
+COMMAND_GROUPS: List[Callable[["argparse._SubParsersAction"], None]] = [_add_core_commands, add_fit_command, add_dahl_command,
+                                                                    add_residuals_command]
 
 
 def build_parser() -> argparse.ArgumentParser:

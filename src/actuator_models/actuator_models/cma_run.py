@@ -1,8 +1,10 @@
-"""One CMA-ES run (the ``cmaes`` library, ask/tell) over a search space, one batched generation
-at a time, recorded into an optuna study (:mod:`.studies`).
+"""CMA-ES runs (the ``cmaes`` library, ask/tell) over a search space, one batched generation at
+a time, recorded into an optuna study (:mod:`.studies`). Several independent runs (the starts
+of a search) go in lockstep: each generation of all of them is one objective call (one kernel
+call) and one ``add_trials``.
 
-CMA-ES searches the unit cube of the free parameters (0 = lower bound, 1 = upper): the same
-normalisation optuna's CMA-ES sampler uses, so ``sigma`` is a fraction of each range. A run
+CMA-ES searches the unit cube of the free parameters (0 = lower bound, 1 = upper, on the
+scale of :class:`~.objective.SearchSpace`), so ``sigma`` is a fraction of each range. A run
 resumes from the trials it recorded: its complete generations are told again, in order, to a
 fresh optimizer with the same settings (the state CMA-ES keeps is a function of what it was
 told), and its per-generation best costs rebuild the convergence history.
@@ -13,7 +15,7 @@ from __future__ import annotations
 import math
 import threading
 from dataclasses import dataclass
-from typing import Any, Callable, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -85,45 +87,72 @@ class Counter:
         return self.done
 
 
-def cma_run(
-    spec: RunSpec,
+class _Run:
+    """One CMA-ES optimizer of a lockstep batch, with its history and next generation number."""
+
+    def __init__(self, spec: RunSpec, space: SearchSpace, past: Mapping[int, List[Any]]) -> None:
+        from cmaes import CMA
+
+        dims = len(space.free)
+        self.spec = spec
+        self.optimizer = CMA(mean=np.clip(spec.mean, 0.0, 1.0), sigma=spec.sigma, bounds=np.tile([0.0, 1.0], (dims, 1)),
+                             seed=spec.seed, population_size=spec.popsize)
+        self.history: List[float] = []
+        for trials in past.values():
+            self.history.append(min(t.value for t in trials))
+            if len(trials) == spec.popsize:  # a partial generation (budget end, crash) is kept, not told
+                self.optimizer.tell([(np.clip(space.to_unit(t.params), 0.0, 1.0), t.value) for t in trials])
+        self.generation = max(past, default=-1) + 1
+
+    def active(self, patience: Optional[int]) -> bool:
+        return not (self.optimizer.should_stop() or (patience and converged(self.history, patience)))
+
+
+def cma_runs(
+    specs: Sequence[RunSpec],
     study: Any,
     counter: Counter,
     space: SearchSpace,
     objective: Objective,
     stop: threading.Event,
     patience: Optional[int],
-    after_generation: Callable[[float], None],
-) -> List[float]:
-    """Run (or resume) one CMA-ES run until ``spec.limit`` trials, convergence, CMA-ES's own
-    stop test or ``stop``; returns the best cost of each of its generations."""
-    from cmaes import CMA
-
-    dims = len(space.free)
-    optimizer = CMA(mean=np.clip(spec.mean, 0.0, 1.0), sigma=spec.sigma, bounds=np.tile([0.0, 1.0], (dims, 1)),
-                    seed=spec.seed, population_size=spec.popsize)
-    history: List[float] = []
-    past = studies.run_trials(studies.completed(study), spec.phase, spec.run, spec.worker)
-    for generation, trials in past.items():
-        history.append(min(t.value for t in trials))
-        if len(trials) == spec.popsize:  # a partial generation (budget end, crash) is kept, not told
-            optimizer.tell([(np.clip(space.to_unit(t.params), 0.0, 1.0), t.value) for t in trials])
-    generation = max(past, default=-1) + 1
+    after_generation: Callable[[float, float], None],
+) -> Dict[int, List[float]]:
+    """Run (or resume) independent CMA-ES runs in lockstep: each generation, every active run's
+    population is simulated in one objective call and recorded in one ``add_trials``; a run
+    stops on its own (convergence, CMA-ES's stop test), all stop at ``limit`` (the smallest of
+    the specs') or ``stop``. Returns each run's best cost per generation, by run index."""
+    completed = studies.completed(study)
+    runs = [_Run(spec, space, studies.run_trials(completed, spec.phase, spec.run, spec.worker)) for spec in specs]
+    limit = min(spec.limit for spec in specs)
     while not stop.is_set():
-        remaining = spec.limit - counter.refresh()
-        if remaining <= 0 or optimizer.should_stop() or (patience and converged(history, patience)):
+        remaining = limit - counter.refresh()
+        active = [r for r in runs if r.active(patience)]
+        if remaining <= 0 or not active:
             break
-        unit = [optimizer.ask() for _ in range(spec.popsize)]
-        take = min(spec.popsize, remaining)  # a budget is a budget: the last generation may be cut
-        points = [space.from_unit(x) for x in unit[:take]]
+        units, points, attrs, owners = [], [], [], []
+        for r in active:
+            if len(points) >= remaining:  # a budget is a budget: the last generation may be cut
+                break
+            asked = [r.optimizer.ask() for _ in range(r.spec.popsize)][: remaining - len(points)]
+            units.append(asked)
+            points += [space.from_unit(x) for x in asked]
+            base = {studies.PHASE: r.spec.phase, studies.RUN: r.spec.run, studies.WORKER: r.spec.worker,
+                    studies.GENERATION: r.generation}
+            attrs += [{**base, studies.MEMBER: member} for member in range(len(asked))]
+            owners.append(r)
         costs = objective(space.batch(points))
-        attrs = {studies.PHASE: spec.phase, studies.RUN: spec.run, studies.WORKER: spec.worker,
-                 studies.GENERATION: generation}
         studies.record(study, space, points, costs, attrs)
-        counter.done += take
-        if take == spec.popsize:
-            optimizer.tell(list(zip(unit, costs)))
-        history.append(float(np.min(costs)))
-        generation += 1
-        after_generation(float(np.min(costs)))
-    return history
+        counter.done += len(points)
+        first = 0
+        for r, asked in zip(owners, units):
+            mine = costs[first:first + len(asked)]
+            first += len(asked)
+            if len(asked) == r.spec.popsize:
+                r.optimizer.tell(list(zip(asked, mine)))
+            r.history.append(float(np.min(mine)))
+            r.generation += 1
+        lowest = int(np.argmin(costs))
+        after_generation(float(costs[lowest]), float(objective.last_mae[lowest]))
+    return {r.spec.run: r.history for r in runs}
+

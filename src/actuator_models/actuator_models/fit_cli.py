@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Callable, Dict, Iterable, Optional, Sequence, 
 
 from .actuators import actuator, actuator_names
 from .friction import DYNAMIC_FRICTION_MODELS, FRICTION_MODELS
-from .identification import DEFAULT_TRIALS, PATIENCE  # light: optuna, cmaes and numba load when a fit runs
+from .identification import DEFAULT_PRIOR, DEFAULT_STARTS, DEFAULT_TRIALS, PATIENCE  # light: optuna, cmaes and numba load when a fit runs
 from .logs import check_motor, read_logs, require_processed
 from .model import new_model
 from .fit_outputs import budget_warning, interrupted_message, plan_outputs, resume_command
@@ -89,6 +89,15 @@ def count(minimum: int) -> Callable[[str], int]:
     return parse
 
 
+def parse_cv(text: Optional[str]) -> Tuple[str, ...]:
+    """``--cv gain,trajectory`` -> ``("gain", "trajectory")``."""
+    rules = tuple(r.strip() for r in (text or "").split(",") if r.strip())
+    for rule in rules:
+        if rule not in ("gain", "trajectory"):
+            raise FitUsageError(f"--cv: {rule!r} is not gain or trajectory")
+    return rules
+
+
 def _summary(name: str, result: "FitResult") -> str:
     val = "—" if result.validation_mae is None else f"{result.validation_mae:.5f}"
     phases = ", ".join(f"{p.phase} {p.trials}" for p in result.phases)
@@ -145,12 +154,14 @@ def run_fit(args: argparse.Namespace) -> int:
     logs = require_processed(read_logs(args.logs), args.logs)
     check_motor(logs, actuator(args.actuator).name, f"--actuator {args.actuator}", args.allow_mismatch)
     try:
-        dataset = Dataset.split(logs, args.validation_fraction, args.validation_logs, args.validation_kp, args.seed)
+        dataset = Dataset.split(logs, args.validation_fraction, args.validation_logs, args.validation_kp, args.seed,
+                                args.validation_logs_match)
         settings = FitSettings(
             trials=args.trials, seed=args.seed, popsize=args.popsize, patience=args.patience or None,
-            restarts=args.restarts, polish=not args.no_polish, workers=args.workers, worker=args.worker,
-            fixed=fixed, bounds=bounds, force=args.force,
+            restarts=args.restarts, starts=args.starts, prior=args.prior, polish=not args.no_polish,
+            workers=args.workers, worker=args.worker, fixed=fixed, bounds=bounds, force=args.force,
         )
+        cv_rules = parse_cv(args.cv)
     except ValueError as error:
         raise FitUsageError(str(error)) from None
     outputs = plan_outputs(args.out, actuator(args.actuator).name, models, args.force or bool(args.storage))
@@ -169,7 +180,8 @@ def run_fit(args: argparse.Namespace) -> int:
         with stop_on_sigint(stop):
             reports = fit_models(dataset, args.actuator, models, outputs.folder, settings, args.integrator, args.storage,
                                  args.study, stop, None if args.quiet else ProgressPrinter(args.actuator),
-                                 outputs.params, outputs.report)
+                                 params_files=outputs.params, report_dir=outputs.report,
+                                 cv_rules=cv_rules, cv_trials=args.cv_trials)
     except FitInterrupted as stopped:
         r = stopped.result
         name = r.model.friction.name
@@ -187,7 +199,9 @@ def run_fit(args: argparse.Namespace) -> int:
             flag = f"  ({', '.join(flags)})" if flags else ""
             print(f"    {s.name:<32} {s.value:>11.5g} ± {s.half_width:<9.2g} {s.unit}{flag}")
     content = json.loads((outputs.report / "report.json").read_text())
-    print(f"best model by validation MAE: {content['best_model'].upper()}", end="")
+    for warning in content["warnings"]:
+        print(f"warning: {warning}", file=sys.stderr)
+    print(f"best model by {content['chosen_by']}: {content['best_model'].upper()}", end="")
     if content["improvement_over_m1"] and content["best_model"] != "m1":
         print(f" ({content['improvement_over_m1']:.2f}x better than M1)")
     else:
@@ -245,6 +259,9 @@ def add_fit_command(sub: "argparse._SubParsersAction") -> None:
                             "default: a quarter, at least one per gain and trajectory")
     split.add_argument("--validation-logs", type=count(0), metavar="N", help="hold out exactly N logs, stratified")
     split.add_argument("--validation-kp", type=float, metavar="K", help="hold out the logs recorded at gain K instead")
+    split.add_argument("--validation-logs-match", metavar="PATTERN",
+                       help="hold out the logs whose file name or trajectory matches this regular expression, "
+                            "e.g. lift_and_drop")
     p.add_argument("--seed", type=int, default=0, help="random seed (split and CMA-ES), default 0")
     p.add_argument("--out", metavar="PATH",
                    help="params file (.json) for one model, else a folder for params and report "
@@ -264,6 +281,19 @@ def add_fit_command(sub: "argparse._SubParsersAction") -> None:
                    help=f"stop after G generations without a 0.1%% improvement (default {PATIENCE}; 0 = never)")
     p.add_argument("--restarts", type=count(0), default=0, metavar="R",
                    help="R more CMA-ES runs, each with twice the population (IPOP); the best is kept (default 0)")
+    p.add_argument("--starts", type=int, default=DEFAULT_STARTS, metavar="S",
+                   help="independent CMA-ES starts of the search, simulated together; the best by training MAE is "
+                        "polished, the spread across starts is reported (default %(default)s)")
+    p.add_argument("--prior", type=float, default=DEFAULT_PRIOR, metavar="W",
+                   help="pull the fit toward the actuator's default parameters: the cost is the MAE times (1 + W x the "
+                        "mean squared deviation from the defaults, in quarters of each search range); raise it for few "
+                        "logs or logs that lack conditions the model will meet, 0 for none (default %(default)s)")
+    p.add_argument("--cv", metavar="RULES",
+                   help="cross-validate every model on the training logs, leaving one gain and/or one trajectory out "
+                        "(gain, trajectory or gain,trajectory): a table per fold in the report, and the model is chosen "
+                        "by the mean cross-validated error")
+    p.add_argument("--cv-trials", type=int, metavar="N",
+                   help="trial budget of each cross-validation fit (default: a quarter of --trials, for speed)")
     p.add_argument("--no-polish", action="store_true",
                    help="skip the final local CMA-ES run around the best point (a quarter of the budget)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")

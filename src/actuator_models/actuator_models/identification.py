@@ -40,14 +40,15 @@ from typing import Callable, Dict, Iterator, List, Mapping, Optional, Sequence, 
 import numpy as np
 
 from . import studies
-from .cma_run import CONVERGED, Counter, RunSpec, cma_run, converged, default_popsize  # noqa: F401 (re-exported)
+from .cma_run import CONVERGED, Counter, RunSpec, cma_runs, converged, default_popsize  # noqa: F401 (re-exported)
 from .friction import embed, nests
 from .logs import Log, read_logs
 from .model import Model, new_model, save_model
 from .outputs import refuse_existing
-from .objective import FAILED_COST, Objective, SearchSpace  # noqa: F401 (re-exported)
+from .objective import FAILED_COST, Objective, Prior, SearchSpace  # noqa: F401 (re-exported)
 from .fit_data import (  # noqa: F401 (re-exported: the fit's data lives there)
-    DEFAULT_TRIALS, PATIENCE, FitInterrupted, FitResult, FitSettings, PhaseFigures, Progress, ProgressCallback,
+    DEFAULT_PRIOR, DEFAULT_STARTS, DEFAULT_TRIALS, PATIENCE, FitInterrupted, FitResult, FitSettings, PhaseFigures, Progress,
+    ProgressCallback, StartFigures,
 )
 from .splits import Dataset, minimum_train_logs
 
@@ -80,7 +81,7 @@ class Identification:
 
     def __init__(self, model: Model, dataset: Dataset, settings: FitSettings = FitSettings(),
                  storage: Optional[str] = None, study_name: Optional[str] = None, start: Optional[Model] = None) -> None:
-        self.space = SearchSpace.for_model(model, settings.fixed, settings.bounds)
+        self.space = SearchSpace.for_model(model, settings.fixed, settings.bounds, settings.log_scale)
         self.model = model.with_values(**self.space.fixed)
         self.dataset, self.settings = dataset, settings
         needed = minimum_train_logs(len(self.space.free))
@@ -92,14 +93,16 @@ class Identification:
         if settings.workers > 1 and storage is None:
             raise ValueError("several workers need a storage they share (--storage FILE.journal or an RDB URL)")
         self.storage, self.study_name = storage, study_name
-        self.popsize = settings.popsize or default_popsize(len(self.space.free), int(settings.trials * (1 - POLISH_SHARE)))
+        self.popsize = settings.popsize or default_popsize(len(self.space.free),
+                                                           int(settings.trials * (1 - POLISH_SHARE)) // settings.starts)
         self.x0 = start_point(start, self.model, self.space) if start is not None else None
         self._objective: Optional[Objective] = None
 
     @property
     def objective(self) -> Objective:
         if self._objective is None:
-            self._objective = Objective(self.model, self.dataset.train)
+            prior = Prior.toward(self.space, self.model.values, self.settings.prior) if self.settings.prior > 0 else None
+            self._objective = Objective(self.model, self.dataset.train, prior)
         return self._objective
 
     def run(self, stop: Optional[threading.Event] = None, progress: Optional[ProgressCallback] = None) -> FitResult:
@@ -126,46 +129,58 @@ class Identification:
         search_limit = s.trials - polish_share
 
         known = studies.best(studies.completed(study))
-        overall = [math.inf if known is None else float(known.value)]  # best of the study, this worker's view
+        # best of the study, this worker's view: (cost, its training MAE); they differ with a prior
+        overall = [(math.inf, math.inf) if known is None else
+                   (float(known.value), float(self.objective.per_log(space.batch([known.params])).mean()))]
 
-        def phase(name: str, body: Callable[[Callable[[float], None]], None]) -> None:
+        def phase(name: str, body: Callable[[Callable[[float, float], None]], None]) -> None:
             first, t0 = counter.done, time.perf_counter()
-            best = [math.inf]
+            best = [(math.inf, math.inf)]
 
-            def after(cost: float) -> None:
-                best[0] = min(best[0], cost)
-                overall[0] = min(overall[0], cost)
+            def after(cost: float, mae: float) -> None:
+                best[0] = min(best[0], (cost, mae))
+                overall[0] = min(overall[0], (cost, mae))
                 elapsed = time.perf_counter() - t0
                 rate = (counter.done - first) / elapsed if elapsed > 0 else 0.0
                 left = max(s.trials - counter.done, 0)
-                report(Progress(self.model.friction.name, name, counter.done, s.trials, rate, overall[0],
+                report(Progress(self.model.friction.name, name, counter.done, s.trials, rate, overall[0][1],
                                 left / rate if rate > 0 else math.inf))
 
             body(after)
             if counter.done > first:
-                figures.append(PhaseFigures(name, counter.done - first, time.perf_counter() - t0, best[0]))
+                figures.append(PhaseFigures(name, counter.done - first, time.perf_counter() - t0, best[0][1]))
 
-        def run(spec: RunSpec, after: Callable[[float], None]) -> None:
-            cma_run(spec, study, counter, space, self.objective, stop, s.patience, after)
+        def run(spec: RunSpec, after: Callable[[float, float], None]) -> None:
+            cma_runs([spec], study, counter, space, self.objective, stop, s.patience, after)
 
         if self.x0 is not None and counter.refresh() == 0 and s.worker == 0:
-            def start(after: Callable[[float], None]) -> None:
+            def start(after: Callable[[float, float], None]) -> None:
                 cost = self.objective(space.batch([self.x0]))
                 studies.record(study, space, [self.x0], cost, {studies.PHASE: "start", studies.WORKER: s.worker})
                 counter.done += 1
-                after(float(cost[0]))
+                after(float(cost[0]), float(self.objective.last_mae[0]))
             phase("start", start)
         rng = np.random.default_rng(s.seed + s.worker)
-        for attempt in range(s.restarts + 1):
+        if not stop.is_set() and counter.refresh() < search_limit:
+            specs = []
+            for index in range(s.starts):
+                if index == 0 and s.worker == 0:
+                    mean = space.to_unit(self.x0) if self.x0 is not None else np.full(len(space.free), 0.5)
+                else:  # independent starts: other starts and other workers begin elsewhere
+                    mean = rng.uniform(0.0, 1.0, len(space.free))
+                specs.append(RunSpec("search", index, s.worker, mean, SEARCH_SIGMA, self.popsize,
+                                     s.seed + s.worker + 1000 * index, search_limit))
+
+            def search(after: Callable[[float, float], None]) -> None:
+                cma_runs(specs, study, counter, space, self.objective, stop, s.patience, after)
+            phase("search", search)
+        for attempt in range(1, s.restarts + 1):
             if stop.is_set() or counter.refresh() >= search_limit:
                 break
-            if attempt == 0 and s.worker == 0:
-                mean = space.to_unit(self.x0) if self.x0 is not None else np.full(len(space.free), 0.5)
-            else:  # an independent run: IPOP restarts and other workers start elsewhere
-                mean = rng.uniform(0.0, 1.0, len(space.free))
-            spec = RunSpec("search", attempt, s.worker, mean, SEARCH_SIGMA, self.popsize * 2**attempt,
-                           s.seed + s.worker + 1000 * attempt, search_limit)
-            phase("search" if attempt == 0 else f"restart {attempt}", lambda after, spec=spec: run(spec, after))
+            spec = RunSpec("search", s.starts - 1 + attempt, s.worker, rng.uniform(0.0, 1.0, len(space.free)),
+                           SEARCH_SIGMA, self.popsize * 2**attempt, s.seed + s.worker + 1000 * (s.starts - 1 + attempt),
+                           search_limit)
+            phase(f"restart {attempt}", lambda after, spec=spec: run(spec, after))
         if s.polish and not stop.is_set() and counter.refresh() < s.trials:
             best = studies.best(studies.completed(study))
             if best is not None:
@@ -181,11 +196,13 @@ class Identification:
             raise KeyboardInterrupt("stopped before any trial completed")
         fitted = self.model.with_values(**best.params)
         validation = per_log(fitted, self.dataset.validation)
+        starts = self._starts(trials)
+        train = per_log(fitted, self.dataset.train)
         return FitResult(
-            model=fitted,
-            train_mae=float(best.value),
+            model=fitted,  # the cost is the training MAE, but with a prior: then its MAE alone
+            train_mae=float(best.value) if self.settings.prior == 0 else float(np.mean(list(train.values()))),
             validation_mae=float(np.mean(list(validation.values()))) if validation else None,
-            train_logs=per_log(fitted, self.dataset.train),
+            train_logs=train,
             validation_logs=validation,
             trials=len(trials),
             seconds=seconds,
@@ -195,7 +212,33 @@ class Identification:
             phases=tuple(phases),
             at_bounds=self.space.at_bounds(best.params),
             stopped=stopped,
+            starts=starts,
         )
+
+    def _starts(self, trials: Sequence[object]) -> Tuple[StartFigures, ...]:
+        """The best point (by cost) of each search run of any worker, with its training and
+        validation MAE: the spread across independent starts says how much the result depends
+        on where CMA-ES began."""
+        bests: Dict[Tuple[int, int], object] = {}
+        counts: Dict[Tuple[int, int], int] = {}
+        for t in trials:
+            a = t.user_attrs  # type: ignore[attr-defined]
+            if a.get(studies.PHASE) != "search":
+                continue
+            key = (int(a[studies.WORKER]), int(a[studies.RUN]))
+            counts[key] = counts.get(key, 0) + 1
+            if key not in bests or t.value < bests[key].value:  # type: ignore[attr-defined]
+                bests[key] = t
+        if not bests:
+            return ()
+        keys = sorted(bests)
+        values = self.space.batch([bests[k].params for k in keys])  # type: ignore[attr-defined]
+        train = Objective(self.model, self.dataset.train)(values) if self.settings.prior > 0 else [
+            bests[k].value for k in keys]  # type: ignore[attr-defined]
+        validation = (Objective(self.model, self.dataset.validation)(values) if self.dataset.validation
+                      else [None] * len(keys))
+        return tuple(StartFigures(w, r, counts[(w, r)], float(cost), None if v is None else float(v))
+                     for (w, r), cost, v in zip(keys, train, validation))
 
     def _start_helpers(self, study_name: str) -> List[multiprocessing.Process]:
         context = multiprocessing.get_context("spawn")
@@ -258,6 +301,9 @@ def fit(
     patience: Optional[int] = PATIENCE,
     start: Optional[Model] = None,
     restarts: int = 0,
+    starts: int = DEFAULT_STARTS,
+    prior: float = DEFAULT_PRIOR,
+    log_scale: bool = True,
     polish: bool = True,
     force: bool = False,
 ) -> FitResult:
@@ -283,8 +329,9 @@ def fit(
     if workers > 1 and storage is None:
         storage = str(Path(out).with_suffix(".journal") if out else Path(scratch.name) / "fit.journal")
         study_name = study_name or f"{Path(actuator).stem}-{model}-{integrator}"
-    settings = FitSettings(trials, seed, popsize, patience, restarts, polish, workers, 0, dict(fixed or {}),
-                           dict(bounds or {}), force)
+    settings = FitSettings(trials=trials, seed=seed, popsize=popsize, patience=patience, restarts=restarts,
+                           starts=starts, prior=prior, log_scale=log_scale, polish=polish, workers=workers, worker=0, fixed=dict(fixed or {}),
+                           bounds=dict(bounds or {}), force=force)
     identification = Identification(new_model(actuator, model, integrator), dataset, settings, storage, study_name, start)
     stop = threading.Event()
     try:

@@ -15,18 +15,20 @@ from __future__ import annotations
 import json
 import threading
 from collections import defaultdict
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
+from .cross_validation import CrossValidation, cross_validate
 from .friction import friction_model, nests
 from .identification import FitInterrupted, FitResult, FitSettings, Identification, ProgressCallback
 from .logs import Log
 from .model import Model, new_model, save_model
 from .objective import Objective
 from .plots import plot_mae_bars
+from .report_markdown import markdown
 from .splits import Dataset
 from .uncertainty import ParameterSpread, loss_slices
 
@@ -76,10 +78,14 @@ def fit_models(
     progress: Optional[ProgressCallback] = None,
     params_files: Optional[Mapping[str, Path]] = None,
     report_dir: Optional[Path] = None,
+    cv_rules: Sequence[str] = (),
+    cv_trials: Optional[int] = None,
 ) -> Dict[str, ModelReport]:
     """Fit each model on ``dataset`` (one split for all), save ``<out_dir>/<model>.json`` (or
     ``params_files[model]``) and the report under ``<out_dir>/report`` (or ``report_dir``).
-    Returns the reports by model name.
+    Returns the reports by model name. With ``cv_rules`` (``gain``, ``trajectory``), each model
+    is also cross-validated on the training logs (:mod:`.cross_validation`, ``cv_trials`` per
+    fit, default a quarter of the budget) and the report chooses by the cross-validated error.
 
     Raises:
         FitInterrupted: when ``stop`` is set, once the model being fitted has its best
@@ -106,7 +112,11 @@ def fit_models(
             grouped_mae(result.validation_logs, dataset.validation, "trajectory"),
             grouped_mae(result.validation_logs, dataset.validation, "kp"),
         )
-    write_report(reports, dataset, actuator, integrator, report_dir or out_dir / "report")
+    cv = None
+    if cv_rules:
+        cv = cross_validate(dataset.train, actuator, list(models), cv_rules,
+                            replace(settings, trials=cv_trials or max(settings.trials // 4, 1)), integrator, stop, progress)
+    write_report(reports, dataset, actuator, integrator, report_dir or out_dir / "report", cv)
     return reports
 
 
@@ -124,6 +134,24 @@ def _default_errors(actuator: str, model: str, integrator: str, train: Sequence[
     return train_mae, val_mae
 
 
+def fit_warnings(name: str, result: FitResult, default_validation: Optional[float]) -> List[str]:
+    """What a user must be told about one fit's validation: an error more than twice the
+    training error (the model does not carry over to the validation logs' conditions), or above
+    the unfitted defaults' (the fit made the prediction worse than not fitting)."""
+    out: List[str] = []
+    val, train = result.validation_mae, result.train_mae
+    if val is None:
+        return out
+    if val > 2 * train:
+        out.append(f"{name.upper()}: validation MAE {val:.4f} rad is {val / train:.1f}x its training MAE {train:.4f} rad: "
+                   "the validation logs hold conditions the training logs lack (record them, or fit fewer parameters)")
+    if default_validation is not None and val > default_validation:
+        out.append(f"{name.upper()}: validation MAE {val:.4f} rad is above the unfitted defaults' {default_validation:.4f} "
+                   "rad: the fit predicts the validation logs worse than not fitting (use the defaults, "
+                   "--prior to stay near them, or record logs like the validation ones)")
+    return out
+
+
 def best_model(reports: Mapping[str, ModelReport]) -> str:
     """The model with the lowest validation MAE (training MAE when there is no validation)."""
     def score(name: str) -> float:
@@ -139,12 +167,14 @@ def write_report(
     actuator: str,
     integrator: str,
     folder: Union[str, Path],
+    cv: Optional[CrossValidation] = None,
 ) -> Dict[str, object]:
-    """Write report.json, report.md and mae.png into ``folder``; returns the JSON content."""
+    """Write report.json, report.md and mae.png into ``folder``; returns the JSON content. The
+    model is chosen by cross-validated error when ``cv`` is given, else by validation MAE."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     train, validation = dataset.train, dataset.validation
-    chosen = best_model(reports)
+    chosen = (cv.best() if cv else None) or best_model(reports)
     reference = "m1" if "m1" in reports else None
 
     def key_mae(name: str) -> float:
@@ -152,6 +182,7 @@ def write_report(
         return r.validation_mae if r.validation_mae is not None else r.train_mae
 
     factor = key_mae(reference) / key_mae(chosen) if reference else None
+    warnings: List[str] = cv.warnings() if cv else []
     content: Dict[str, object] = {
         "actuator": actuator,
         "integrator": integrator,
@@ -160,6 +191,10 @@ def write_report(
         "validation_logs": dataset.validation_names,
         "split": dataset.to_dict(),
         "best_model": chosen,
+        "chosen_by": (f"cross-validation (leave one {' / '.join(cv.errors)} out)" if cv and cv.best() else
+                      "validation MAE" if validation else "training MAE (no validation logs)"),
+        "cross_validation": cv.to_dict() if cv else {},
+        "warnings": warnings,
         "improvement_over_m1": factor,
         "models": {},
         "defaults": {},
@@ -168,6 +203,7 @@ def write_report(
         r = rep.result
         default_train, default_val = _default_errors(actuator, name, integrator, train, validation)
         content["defaults"][name] = {"train_mae": default_train, "validation_mae": default_val}  # type: ignore[index]
+        warnings += fit_warnings(name, r, default_val)
         content["models"][name] = {  # type: ignore[index]
             "train_mae": r.train_mae,
             "validation_mae": r.validation_mae,
@@ -182,6 +218,7 @@ def write_report(
             "at_bounds": list(r.at_bounds),
             "phases": [asdict(p) for p in r.phases],
             "fixed": dict(r.space.fixed),
+            "starts": [asdict(start) for start in r.starts],
         }
     (folder / "report.json").write_text(json.dumps(content, indent=2) + "\n")
     (folder / "report.md").write_text(markdown(content))
@@ -190,73 +227,3 @@ def write_report(
         groups["validation"] = {m.upper(): r.result.validation_mae for m, r in reports.items()}  # type: ignore[misc]
     plot_mae_bars(groups, folder / "mae.png", title=f"{actuator}: MAE per friction model ({integrator} step)")
     return content
-
-
-def _fmt(value: Optional[float]) -> str:
-    return "—" if value is None else f"{value:.4f}"
-
-
-def markdown(content: Mapping[str, object]) -> str:
-    """The report as Markdown."""
-    models: Mapping[str, Mapping[str, object]] = content["models"]  # type: ignore[assignment]
-    defaults: Mapping[str, Mapping[str, object]] = content["defaults"]  # type: ignore[assignment]
-    lines = [
-        f"# Identification report: {content['actuator']} ({content['integrator']} step)",
-        "",
-        f"{content['logs']} logs: {len(content['train_logs'])} to fit, {len(content['validation_logs'])} to validate"  # type: ignore[arg-type]
-        f" ({', '.join(content['validation_logs']) or 'none'}): {content['split']['rule']}.",  # type: ignore[index]
-        *(f"**Warning:** {w}." for w in content["split"]["warnings"]),  # type: ignore[index]
-        "",
-        "| model | train MAE [rad] | validation MAE [rad] | default params, validation MAE | trials | time [s] |",
-        "|---|---|---|---|---|---|",
-    ]
-    for name, m in models.items():
-        d = defaults[name]
-        lines.append(
-            f"| {name.upper()} | {_fmt(m['train_mae'])} | {_fmt(m['validation_mae'])} | {_fmt(d['validation_mae'] if d['validation_mae'] is not None else d['train_mae'])} "  # type: ignore[arg-type]
-            f"| {m['trials']} | {m['seconds']:.1f} |"
-        )
-    factor = content["improvement_over_m1"]
-    lines += [
-        "",
-        f"Chosen by validation MAE: **{str(content['best_model']).upper()}**"
-        + (f", {factor:.2f}x lower validation MAE than M1." if factor and content["best_model"] != "m1" else "."),
-        "",
-        "## Validation MAE per trajectory and per gain",
-        "",
-    ]
-    groups = sorted({g for m in models.values() for g in m["validation_by_trajectory"]})  # type: ignore[union-attr]
-    gains = sorted({g for m in models.values() for g in m["validation_by_gain"]}, key=float)  # type: ignore[union-attr]
-    if groups or gains:
-        lines.append("| model | " + " | ".join([*groups, *(f"kp {g}" for g in gains)]) + " |")
-        lines.append("|---" * (1 + len(groups) + len(gains)) + "|")
-        for name, m in models.items():
-            cells = [_fmt(m["validation_by_trajectory"].get(g)) for g in groups]  # type: ignore[union-attr]
-            cells += [_fmt(m["validation_by_gain"].get(g)) for g in gains]  # type: ignore[union-attr]
-            lines.append(f"| {name.upper()} | " + " | ".join(cells) + " |")
-    else:
-        lines.append("No validation logs.")
-    lines += [
-        "",
-        "## Parameters and their uncertainty",
-        "",
-        "Interval: where the training cost stays within 1 % of its fitted value, the other parameters",
-        "held at their fitted values (a loss slice). *undetermined*: the cost moves by less than 1 %",
-        "across the whole search range, so the logs do not pin this parameter down. *at bound*: the",
-        "value ended within 1 % of its range from a search bound, so the bound may have set it",
-        "rather than the data (widen it with --bounds and fit again).",
-        "",
-    ]
-    for name, m in models.items():
-        lines += [f"### {name.upper()}", "", "| parameter | value | interval | ± | unit | cost sensitivity | |", "|---|---|---|---|---|---|---|"]
-        for p in m["parameters"]:  # type: ignore[union-attr]
-            flag = ", ".join(f for f, on in (("undetermined", not p["determined"]), ("at bound", p["at_bound"])) if on)
-            lines.append(
-                f"| {p['name']} | {p['value']:.4g} | [{p['lower']:.4g}, {p['upper']:.4g}] | {p['half_width']:.2g} | {p['unit']} "
-                f"| {100 * p['sensitivity']:.1f} % | {flag} |"
-            )
-        for fixed, value in m["fixed"].items():  # type: ignore[union-attr]
-            lines.append(f"| {fixed} | {value:.4g} | fixed | | | | |")
-        lines.append("")
-    lines.append("![MAE per model](mae.png)")
-    return "\n".join(lines) + "\n"

@@ -8,11 +8,14 @@ Three rules, one per way of asking:
 - neither (the default): a quarter, raised to one log per gain and per trajectory so that each
   is represented (4 of the 12 logs of 3 gains x 4 trajectories) — with a warning saying so when
   that holds out more than a quarter;
-- ``validation_kp=K``: the logs recorded at gain K.
+- ``validation_kp=K``: the logs recorded at gain K;
+- ``validation_match=PATTERN``: the logs whose file name or trajectory name matches the regular
+  expression (``lift_and_drop``, ``10h28m1[07]``).
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,6 +86,23 @@ def split_by_gain(logs: Sequence[Log], validation_kp: float) -> Tuple[List[Log],
     return [log for log in logs if log.kp != validation_kp], validation
 
 
+def split_by_match(logs: Sequence[Log], pattern: str) -> Tuple[List[Log], List[Log]]:
+    """Validation = the logs whose file name or trajectory matches the regular expression
+    ``pattern`` (``re.search``); train = the others."""
+    try:
+        compiled = re.compile(pattern)
+    except re.error as error:
+        raise ValueError(f"validation logs match: {pattern!r} is not a regular expression ({error})") from None
+    chosen = [bool(compiled.search(Path(log.source).name) or compiled.search(log.trajectory)) for log in logs]
+    if not any(chosen):
+        names = sorted({log.trajectory for log in logs if log.trajectory})
+        raise ValueError(f"validation logs match: no log's file name or trajectory matches {pattern!r} "
+                         f"(trajectories: {', '.join(names) or 'none named'})")
+    if all(chosen):
+        raise ValueError(f"validation logs match: every log matches {pattern!r}: nothing left to fit on")
+    return [log for log, c in zip(logs, chosen) if not c], [log for log, c in zip(logs, chosen) if c]
+
+
 def split_logs(
     logs: Sequence[Log],
     validation_fraction: float = DEFAULT_FRACTION,
@@ -118,11 +138,14 @@ class Dataset:
         validation_logs: Optional[int] = None,
         validation_kp: Optional[float] = None,
         seed: int = 0,
+        validation_match: Optional[str] = None,
     ) -> "Dataset":
         """Split ``logs`` by one rule (see the module docstring); at most one of
-        ``validation_fraction``, ``validation_logs`` and ``validation_kp`` may be given."""
+        ``validation_fraction``, ``validation_logs``, ``validation_kp`` and ``validation_match``
+        may be given."""
         asked = [name for name, v in (("validation_fraction", validation_fraction), ("validation_logs", validation_logs),
-                                      ("validation_kp", validation_kp)) if v is not None]
+                                      ("validation_kp", validation_kp), ("validation_match", validation_match))
+                 if v is not None]
         if len(asked) > 1:
             raise ValueError(f"give at most one of {', '.join(asked)}")
         if not logs:
@@ -131,6 +154,9 @@ class Dataset:
         if validation_kp is not None:
             train, validation = split_by_gain(logs, validation_kp)
             rule = f"logs at kp {validation_kp:g} held out"
+        elif validation_match is not None:
+            train, validation = split_by_match(logs, validation_match)
+            rule = f"logs matching {validation_match!r} held out"
         elif validation_logs is not None:
             if not 0 <= validation_logs < len(logs):
                 raise ValueError(f"validation logs: {validation_logs} must be in [0, {len(logs) - 1}] with {len(logs)} logs")

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
 from .objective import SearchSpace
 
@@ -67,15 +67,16 @@ def completed(study: Any) -> List[Any]:
 
 
 def record(study: Any, space: SearchSpace, points: Sequence[Mapping[str, float]], costs: Sequence[float],
-           attrs: Mapping[str, object]) -> None:
-    """Add evaluated parameter sets as completed trials (``member`` = their index)."""
+           attrs: Union[Mapping[str, object], Sequence[Mapping[str, object]]]) -> None:
+    """Add evaluated parameter sets as completed trials, all in one ``add_trials``: ``attrs``
+    are each trial's user attributes, or attributes shared by all (``member`` = their index)."""
     from optuna.distributions import FloatDistribution
     from optuna.trial import create_trial
 
     distributions = {p.name: FloatDistribution(p.lower, p.upper) for p in space.free}
     trials = [
         create_trial(params={n: point[n] for n in space.names}, distributions=distributions, value=float(cost),
-                     user_attrs={**attrs, MEMBER: index})
+                     user_attrs=dict(attrs[index]) if isinstance(attrs, Sequence) else {**attrs, MEMBER: index})
         for index, (point, cost) in enumerate(zip(points, costs))
     ]
     with warnings.catch_warnings():  # add_trials is "experimental" in some optuna versions

@@ -1,0 +1,97 @@
+"""The Markdown page of an identification report (see :mod:`.report` for its content)."""
+
+from __future__ import annotations
+
+from typing import List, Mapping, Optional
+
+from .cross_validation import markdown as cv_markdown
+
+
+def _fmt(value: Optional[float]) -> str:
+    return "—" if value is None else f"{value:.4f}"
+
+
+def markdown(content: Mapping[str, object]) -> str:
+    """The report as Markdown."""
+    models: Mapping[str, Mapping[str, object]] = content["models"]  # type: ignore[assignment]
+    defaults: Mapping[str, Mapping[str, object]] = content["defaults"]  # type: ignore[assignment]
+    lines = [
+        f"# Identification report: {content['actuator']} ({content['integrator']} step)",
+        "",
+        f"{content['logs']} logs: {len(content['train_logs'])} to fit, {len(content['validation_logs'])} to validate"  # type: ignore[arg-type]
+        f" ({', '.join(content['validation_logs']) or 'none'}): {content['split']['rule']}.",  # type: ignore[index]
+        *(f"**Warning:** {w}." for w in content["split"]["warnings"]),  # type: ignore[index]
+        "",
+        "| model | train MAE [rad] | validation MAE [rad] | unfitted defaults: train MAE | unfitted defaults: "
+        "validation MAE | trials | time [s] |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name, m in models.items():
+        d = defaults[name]
+        lines.append(
+            f"| {name.upper()} | {_fmt(m['train_mae'])} | {_fmt(m['validation_mae'])} "  # type: ignore[arg-type]
+            f"| {_fmt(d['train_mae'])} | {_fmt(d['validation_mae'])} | {m['trials']} | {m['seconds']:.1f} |"  # type: ignore[arg-type]
+        )
+    factor = content["improvement_over_m1"]
+    lines += [
+        "",
+        f"Chosen by {content['chosen_by']}: **{str(content['best_model']).upper()}**"
+        + (f", {factor:.2f}x lower MAE than M1." if factor and content["best_model"] != "m1" else "."),
+        *(f"\n**Warning:** {w}." for w in content["warnings"]),  # type: ignore[union-attr]
+        "",
+        *cv_markdown(content.get("cross_validation") or {}),  # type: ignore[arg-type]
+        *starts_section(models),
+        "## Validation MAE per trajectory and per gain",
+        "",
+    ]
+    groups = sorted({g for m in models.values() for g in m["validation_by_trajectory"]})  # type: ignore[union-attr]
+    gains = sorted({g for m in models.values() for g in m["validation_by_gain"]}, key=float)  # type: ignore[union-attr]
+    if groups or gains:
+        lines.append("| model | " + " | ".join([*groups, *(f"kp {g}" for g in gains)]) + " |")
+        lines.append("|---" * (1 + len(groups) + len(gains)) + "|")
+        for name, m in models.items():
+            cells = [_fmt(m["validation_by_trajectory"].get(g)) for g in groups]  # type: ignore[union-attr]
+            cells += [_fmt(m["validation_by_gain"].get(g)) for g in gains]  # type: ignore[union-attr]
+            lines.append(f"| {name.upper()} | " + " | ".join(cells) + " |")
+    else:
+        lines.append("No validation logs.")
+    lines += [
+        "",
+        "## Parameters and their uncertainty",
+        "",
+        "Interval: where the training cost stays within 1 % of its fitted value, the other parameters",
+        "held at their fitted values (a loss slice). *undetermined*: the cost moves by less than 1 %",
+        "across the whole search range, so the logs do not pin this parameter down. *at bound*: the",
+        "value ended within 1 % of its range from a search bound, so the bound may have set it",
+        "rather than the data (widen it with --bounds and fit again).",
+        "",
+    ]
+    for name, m in models.items():
+        lines += [f"### {name.upper()}", "", "| parameter | value | interval | ± | unit | cost sensitivity | |", "|---|---|---|---|---|---|---|"]
+        for p in m["parameters"]:  # type: ignore[union-attr]
+            flag = ", ".join(f for f, on in (("undetermined", not p["determined"]), ("at bound", p["at_bound"])) if on)
+            lines.append(
+                f"| {p['name']} | {p['value']:.4g} | [{p['lower']:.4g}, {p['upper']:.4g}] | {p['half_width']:.2g} | {p['unit']} "
+                f"| {100 * p['sensitivity']:.1f} % | {flag} |"
+            )
+        for fixed, value in m["fixed"].items():  # type: ignore[union-attr]
+            lines.append(f"| {fixed} | {value:.4g} | fixed | | | | |")
+        lines.append("")
+    lines.append("![MAE per model](mae.png)")
+    return "\n".join(lines) + "\n"
+
+
+def starts_section(models: Mapping[str, Mapping[str, object]]) -> List[str]:
+    """Each model's independent CMA-ES starts: where each one's search ended. Starts that end
+    apart (in training or validation MAE) mean the cost has several basins on these logs."""
+    rows = [(name, s) for name, m in models.items() for s in m.get("starts", [])]  # type: ignore[union-attr]
+    if not rows:
+        return []
+    lines = ["## Independent starts of the search", "",
+             "The search ran these CMA-ES starts side by side; the best by training MAE was polished.", "",
+             "| model | worker | start | trials | train MAE [rad] | validation MAE of its best point [rad] |",
+             "|---|---|---|---|---|---|"]
+    for name, s in rows:
+        lines.append(f"| {name.upper()} | {s['worker']} | {s['run']} | {s['trials']} | {_fmt(s['train_mae'])} "
+                     f"| {_fmt(s['validation_mae'])} |")
+    return lines + [""]
