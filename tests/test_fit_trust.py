@@ -125,10 +125,10 @@ def test_report_without_validation_logs_shows_no_training_mae_as_validation(tmp_
     done = cli("fit", "--logs", xl330_processed, "--actuator", "xl330", "--model", "m1", "--trials", "48",
                "--popsize", "12", "--starts", "2", "--validation-fraction", "0", "--out", out, "--quiet")
     assert done.returncode == 0, done.stderr
-    report = json.loads((out / "report" / "report.json").read_text())
+    report = json.loads((out / "m1.report" / "report.json").read_text())
     assert report["models"]["m1"]["validation_mae"] is None and report["defaults"]["m1"]["validation_mae"] is None
     assert report["chosen_by"] == "training MAE (no validation logs)" and report["warnings"] == []
-    text = (out / "report" / "report.md").read_text()
+    text = (out / "m1.report" / "report.md").read_text()
     header, _, row = [line for line in text.splitlines() if line.startswith("|")][:3]
     cells = dict(zip(header.split("|"), row.split("|")))
     validation_columns = [c for c in cells if "validation" in c]
@@ -174,13 +174,13 @@ def test_unseen_servo_whose_validation_log_holds_an_event_training_lacks(tmp_pat
         done = cli("fit", "--logs", folder, "--actuator", servo, "--model", "m1", "--trials", "1500", "--force",
                    "--validation-logs-match", "lift_and_drop", "--prior", prior, "--out", out, "--quiet")
         assert done.returncode == 0, done.stderr
-        runs[prior] = (done, json.loads((out / "report" / "report.json").read_text()))
+        runs[prior] = (done, json.loads((out / "m1.report" / "report.json").read_text()))
     done, report = runs["0"]
     fitted, defaults = report["models"]["m1"]["validation_mae"], report["defaults"]["m1"]["validation_mae"]
     assert report["validation_logs"] == ["03_lift_and_drop.json"]
     assert fitted > 10 * defaults and fitted > 2 * report["models"]["m1"]["train_mae"]
     assert "above the unfitted defaults'" in done.stderr and "its training MAE" in done.stderr
-    assert len(report["warnings"]) == 2 and all(w in (tmp_path / "fit-0" / "report" / "report.md").read_text()
+    assert len(report["warnings"]) == 2 and all(w in (tmp_path / "fit-0" / "m1.report" / "report.md").read_text()
                                                 for w in report["warnings"])
     assert runs["3"][1]["models"]["m1"]["validation_mae"] < 0.85 * fitted  # 0.050 against 0.081 rad, seed 0
 
@@ -216,9 +216,9 @@ def test_model_chosen_by_cross_validation_and_its_table(tmp_path, xl330_processe
     done = cli("fit", "--logs", xl330_processed, "--actuator", "xl330", "--model", "m1", "--trials", "48",
                "--popsize", "12", "--starts", "1", "--cv", "gain", "--cv-trials", "24", "--out", out, "--quiet")
     assert done.returncode == 0, done.stderr
-    report = json.loads((out / "report" / "report.json").read_text())
+    report = json.loads((out / "m1.report" / "report.json").read_text())
     folds_run = report["cross_validation"]["rules"]["gain"]["m1"]
     assert set(folds_run) == {"kp 100", "kp 200", "kp 800"} and report["cross_validation"]["trials_per_fit"] == 24
     assert report["chosen_by"] == "cross-validation (leave one gain out)"
-    assert "## Cross-validation" in (out / "report" / "report.md").read_text()
+    assert "## Cross-validation" in (out / "m1.report" / "report.md").read_text()
     assert cli("fit", "--logs", xl330_processed, "--actuator", "xl330", "--model", "m1", "--cv", "speed").returncode == 2
