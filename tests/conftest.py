@@ -1,10 +1,47 @@
-"""Shared fixtures: paths to the shipped real data."""
+"""Shared fixtures: paths to the shipped real data; ``--package-tests``: one package's tests.
 
+``colcon test`` runs each Python package's tests with pytest from the package folder; its
+``setup.cfg`` points pytest here (``testpaths``) with the ini option ``package_tests = <package>``
+(``--package-tests`` on the command line), which keeps the test files
+that package owns: the highest layer of the project it imports (actuator_bench over hybrid_sim,
+actuator_sim, actuator_drivers over actuator_models; a file importing none tests the
+``actuator-bench`` command or the launch files: actuator_bench). Every test file has exactly one
+owner, so ``colcon test-result`` counts every test once, each under its package.
+"""
+
+import ast
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+#: The project's Python packages, top layer first.
+LAYERS = ("actuator_bench", "hybrid_sim", "actuator_sim", "actuator_drivers", "actuator_models")
+
+
+def owner(path: Path) -> str:
+    """The package a test file belongs to (see the module docstring)."""
+    imported = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            imported |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            imported.add(node.module.split(".")[0])
+    return next((package for package in LAYERS if package in imported), LAYERS[0])
+
+
+def pytest_addoption(parser) -> None:
+    help = "run only the test files of this folder that PACKAGE owns (colcon test)"
+    parser.addoption("--package-tests", metavar="PACKAGE", choices=LAYERS, help=help)
+    parser.addini("package_tests", help=help, default="")
+
+
+def pytest_ignore_collect(collection_path: Path, config) -> bool | None:
+    package = config.getoption("--package-tests", default=None) or config.getini("package_tests")
+    if package and collection_path.parent == Path(__file__).parent and collection_path.name.startswith("test_") \
+            and collection_path.suffix == ".py":
+        return owner(collection_path) != package
+    return None
 XL330 = REPO / "data" / "xl330"
 
 

@@ -76,9 +76,8 @@ def literal(node):
         return None
 
 
-@pytest.fixture(scope="module")
-def setup_kwargs():
-    """The keyword arguments actuator_bench's setup.py gives setuptools.setup."""
+def setup_keywords(folder: Path) -> dict:
+    """The keyword arguments a package's setup.py gives setuptools.setup."""
     import os
 
     import setuptools
@@ -87,12 +86,19 @@ def setup_kwargs():
     original, cwd = setuptools.setup, os.getcwd()
     setuptools.setup = lambda **kw: captured.update(kw)
     try:
-        os.chdir(BENCH)
-        runpy.run_path(str(BENCH / "setup.py"))
+        os.chdir(folder)
+        runpy.run_path(str(folder / "setup.py"))
     finally:
         setuptools.setup = original
         os.chdir(cwd)
     return captured
+
+
+
+@pytest.fixture(scope="module")
+def setup_kwargs():
+    """The keyword arguments actuator_bench's setup.py gives setuptools.setup."""
+    return setup_keywords(BENCH)
 
 
 @pytest.fixture(scope="module")
@@ -260,3 +266,24 @@ def test_launch_descriptions_build():
     for path in LAUNCH_FILES:
         description = get_launch_description_from_python_launch_file(str(path))
         assert description.get_launch_arguments()
+
+
+@pytest.mark.parametrize("package", ["actuator_bench", "hybrid_sim", "actuator_sim", "actuator_drivers",
+                                     "actuator_models"])
+def test_colcon_test_runs_each_python_package_with_pytest(package):
+    """colcon runs pytest (JUnit XML) only for a package whose setup.py lists pytest as a test
+    dependency (else unittest, which writes no result file: issue 23, finding 7); pytest, run from
+    the package folder, takes the package's test files of tests/ (conftest.py: package_tests)."""
+    import configparser
+
+    from conftest import LAYERS, owner
+
+    folder = REPO / "src" / package
+    assert "pytest" in setup_keywords(folder)["extras_require"]["test"]
+    assert "python3-pytest" in depends(package_xml(folder), "test_depend")
+    ini = configparser.ConfigParser()
+    ini.read(folder / "setup.cfg")
+    assert "../../tests" in ini["tool:pytest"]["testpaths"].split()
+    assert ini["tool:pytest"]["package_tests"] == package
+    assert package in LAYERS
+    assert any(owner(path) == package for path in (REPO / "tests").glob("test_*.py"))
