@@ -41,10 +41,9 @@ def wait(condition, timeout: float) -> bool:
     return condition()
 
 
-def put_to_work(client, mode: str) -> str:
+def put_to_work(action: ActionClient, service, mode: str) -> str:
     """Start the work of ``mode``; returns what was in flight at Ctrl-C."""
     if mode == "fit":
-        action = ActionClient(client, FitModels, "/compare/fit_models")
         if not action.wait_for_server(timeout_sec=60.0):
             return "no fit_models server"
         feedback = []
@@ -53,7 +52,6 @@ def put_to_work(client, mode: str) -> str:
         if not wait(lambda: sent.done() and feedback, 180):
             return "no feedback"
         return f"fit m6, trial {feedback[-1].trial}"
-    service = client.create_client(RunTrajectory, "/compare/run_trajectory")
     if not service.wait_for_service(timeout_sec=60.0):
         return "no run_trajectory service"
     answer = service.call_async(RunTrajectory.Request(start=True, trajectory="sin_sin", kp=400.0))
@@ -63,13 +61,13 @@ def put_to_work(client, mode: str) -> str:
     return "trajectory playing"
 
 
-def one_run(client, mode: str, extra: list, deadline: float, logs: Path, index: int) -> bool:
+def one_run(clients: tuple, mode: str, extra: list, deadline: float, logs: Path, index: int) -> bool:
     log_path = logs / f"{mode}_{index:02d}.log"
     with open(log_path, "w") as log:
         launch = subprocess.Popen(["ros2", "launch", "actuator_bench", "compare.launch.py", *extra],
                                   stdout=log, stderr=subprocess.STDOUT, start_new_session=True, cwd=logs)
         try:
-            state = put_to_work(client, mode)
+            state = put_to_work(*clients, mode)
             began = time.monotonic()
             os.killpg(launch.pid, signal.SIGINT)
             try:
@@ -105,16 +103,21 @@ def main() -> None:
     args = parser.parse_args()
     logs = args.logs or Path(tempfile.mkdtemp(prefix="ctrl_c_"))
     logs.mkdir(parents=True, exist_ok=True)
-    rclpy.init()
+    rclpy.init(args=[])  # not this script's arguments
     client = rclpy.create_node("ctrl_c_client")
     executor = SingleThreadedExecutor()
     executor.add_node(client)
-    threading.Thread(target=executor.spin, daemon=True).start()
-    results = {mode: [one_run(client, mode, args.args, args.deadline, logs, k) for k in range(args.runs)]
+    spinning = threading.Thread(target=executor.spin, daemon=True)
+    spinning.start()
+    clients = (ActionClient(client, FitModels, "/compare/fit_models"),  # one of each for all runs
+               client.create_client(RunTrajectory, "/compare/run_trajectory"))
+    results = {mode: [one_run(clients, mode, args.args, args.deadline, logs, k) for k in range(args.runs)]
                for mode in args.mode}
     for mode, oks in results.items():
         print(f"{mode}: {sum(oks)}/{len(oks)} clean")
     executor.shutdown()
+    spinning.join(timeout=5)
+    client.destroy_node()
     rclpy.try_shutdown()
     sys.exit(0 if all(all(oks) for oks in results.values()) else 1)
 
