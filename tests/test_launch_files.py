@@ -197,7 +197,15 @@ def test_every_launched_executable_is_an_entry_point(entry_points):
     for module, function in entry_points.values():
         source = REPO / "src" / "actuator_bench" / Path(*module.split(".")).with_suffix(".py")
         assert function in {f.name for f in ast.parse(source.read_text()).body if isinstance(f, ast.FunctionDef)}
-    assert set(declared_by_module()) == {m for name, (m, _) in entry_points.items() if name.endswith("_node")}
+    nodes = {name for name in entry_points if name.endswith("_node")}
+    assert {entry_points[name] for name in nodes} == {("actuator_bench.node_main", name) for name in nodes}
+    main_module = ast.parse((BENCH / "actuator_bench" / "node_main.py").read_text())
+    runs = {ast.unparse(c.args[0]).strip("'\"") for c in calls(main_module, "run")}  # node_main.<name> runs nodes/<name>
+    assert runs == nodes
+    assert set(declared_by_module()) == {f"actuator_bench.nodes.{name}" for name in nodes}
+    for name in nodes:
+        assert "main" in {f.name for f in ast.parse((BENCH / "actuator_bench" / "nodes" / f"{name}.py").read_text()).body
+                          if isinstance(f, ast.FunctionDef)}
 
 
 def test_every_node_declares_parameters_with_a_description():
@@ -239,7 +247,9 @@ def test_launch_files_set_only_declared_parameters(launch_file, entry_points):
     for call in calls(tree, "Node"):
         if literal(keyword(call, "package")) != "actuator_bench":
             continue
-        module = entry_points[literal(keyword(call, "executable"))][0]
+        executable = literal(keyword(call, "executable"))
+        assert executable in entry_points
+        module = f"actuator_bench.nodes.{executable}"  # what node_main.<executable> runs
         parameters = keyword(call, "parameters")
         keys = set().union(*(dict_keys(p, assignments) for p in parameters.elts)) if parameters else set()
         assert keys - BUILTIN_PARAMETERS <= declared[module], f"{launch_file.name}: {module}"

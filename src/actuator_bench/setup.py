@@ -50,7 +50,7 @@ setup(
     entry_points={
         "console_scripts": [
             "actuator-bench = actuator_bench.cli:main",
-            *(f"{node} = {PACKAGE}.nodes.{node}:main" for node in NODES),
+            *(f"{node} = {PACKAGE}.node_main:{node}" for node in NODES),  # runs nodes/<node>.py's main
         ]
     },
 )

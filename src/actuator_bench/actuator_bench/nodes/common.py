@@ -25,6 +25,7 @@ from rclpy.signals import SignalHandlerOptions
 from sensor_msgs.msg import JointState
 
 from ..bench_core import Publication
+from ..node_main import STOP_SIGNALS
 from ..interfaces import ACTUATOR_COMMAND, ACTUATOR_STATE, BENCH_INFO, JOINT_STATE
 from ..messages import JointSample, joint_state_fields, sample_from_fields, seconds_to_ns, stamp
 
@@ -107,7 +108,8 @@ def spin(make_node: Callable[[], Node], args: Optional[list] = None,
     """Init, spin a node until SIGINT/SIGTERM (or an external shutdown), stop it, destroy it (its
     ``destroy_node`` releases what it holds: torque, bags) and shut down, in that order.
 
-    The signals are handled here, not by rclpy (``SignalHandlerOptions.NO``): rclpy's handler
+    The signals are handled here, not by rclpy (``SignalHandlerOptions.NO``), from the moment the
+    executable began (:mod:`actuator_bench.node_main` holds them pending until here): rclpy's handler
     shuts the context down at once, under callbacks still running (timers then fail with
     "publisher's context is invalid", an action goal is left without a state, cf. ros2/rclpy#398),
     and a worker thread of a multi-threaded executor still waiting on a fit keeps the process
@@ -121,8 +123,9 @@ def spin(make_node: Callable[[], Node], args: Optional[list] = None,
     status 2 for bad parameters (ValueError) and 1 for a runtime fault (no bus, bus errors).
     """
     stop = threading.Event()
-    for number in (signal.SIGINT, signal.SIGTERM):
+    for number in STOP_SIGNALS:
         signal.signal(number, lambda *_: stop.set())
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)  # held since the executable began (node_main)
     rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
     node = None
     try:
