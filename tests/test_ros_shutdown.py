@@ -63,6 +63,29 @@ def test_sigint_while_a_node_starts_exits_cleanly(node, backend, tmp_path):
     assert process.returncode == 0 and "Traceback" not in output and "KeyboardInterrupt" not in output, output
 
 
+def test_ctrl_c_again_and_again_while_exiting_still_exits_cleanly(tmp_path):
+    """A node that stops fast (the recorder) gets SIGINT every 5 ms until it is gone: the second
+    one of ``ros2 launch`` arrived while the interpreter exited, where it killed the recorder
+    (exit code -2, 1 of 10 compare Ctrl-C runs)."""
+    from std_srvs.srv import SetBool
+
+    namespace = f"/exiting_{os.getpid()}"
+    process = node_process("recorder_node", "-r", f"__ns:={namespace}", "-p", f"output_dir:={tmp_path}")
+    rclpy.init()
+    client = rclpy.create_node("exiting_test_client")
+    try:
+        assert client.create_client(SetBool, f"{namespace}/recorder/record").wait_for_service(timeout_sec=60.0)
+    finally:
+        client.destroy_node()
+        rclpy.try_shutdown()
+    deadline = time.monotonic() + 30.0
+    while process.poll() is None and time.monotonic() < deadline:
+        process.send_signal(signal.SIGINT)
+        time.sleep(0.005)
+    output, _ = process.communicate(timeout=10)
+    assert process.returncode == 0 and "Traceback" not in output, output
+
+
 @pytest.fixture
 def identification(tmp_path):
     """An identification node process in its own namespace, and a client node spinning here."""

@@ -109,18 +109,20 @@ def spin(make_node: Callable[[], Node], args: Optional[list] = None,
     ``destroy_node`` releases what it holds: torque, bags) and shut down, in that order.
 
     The signals are handled here, not by rclpy (``SignalHandlerOptions.NO``), from the moment the
-    executable began (:mod:`actuator_bench.node_main` holds them pending until here): rclpy's handler
-    shuts the context down at once, under callbacks still running (timers then fail with
+    executable began (:mod:`actuator_bench.node_main` holds them pending until here): rclpy's
+    handler shuts the context down at once, under callbacks still running (timers then fail with
     "publisher's context is invalid", an action goal is left without a state, cf. ros2/rclpy#398),
     and a worker thread of a multi-threaded executor still waiting on a fit keeps the process
-    alive at exit. Here a signal only sets an event (the second Ctrl-C that ``ros2 launch``
-    forwards changes nothing); the loop spins in 0.1 s slices, so it sees the event at once;
+    alive at exit. Here a signal only sets an event, which the loop (0.1 s slices) sees at once;
     then a node with an :class:`Activity` ``activity`` (one with callbacks on executor threads)
     is told to ``stop_work()`` (end its long callbacks: cancel fits), the executor keeps serving
     while it is busy, for at most ``grace`` [s] (results and goal states go out while the
     context is valid), stops, and the callbacks it already started are waited for (the same
-    ``grace``); only then the node is destroyed and the context shut down. Nothing publishes after shutdown. A node that cannot start logs one line and exits with
-    status 2 for bad parameters (ValueError) and 1 for a runtime fault (no bus, bus errors).
+    ``grace``); only then the node is destroyed and the context shut down. Nothing publishes
+    after shutdown. From the stop on, the signals are ignored: the second Ctrl-C that ``ros2
+    launch`` forwards would otherwise kill a node that is already exiting (the interpreter
+    restores the default handler at exit: exit code -2). A node that cannot start logs one line
+    and exits with status 2 for bad parameters (ValueError) and 1 for a runtime fault.
     """
     stop = threading.Event()
     for number in STOP_SIGNALS:
@@ -152,6 +154,8 @@ def spin(make_node: Callable[[], Node], args: Optional[list] = None,
     except ExternalShutdownException:
         pass
     finally:
+        for number in STOP_SIGNALS:  # ignored from now on, also while the interpreter exits: there a
+            signal.signal(number, signal.SIG_IGN)  # handler reverts to the default one, death by signal
         if node is not None:
             node.destroy_node()
         rclpy.try_shutdown()
