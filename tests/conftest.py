@@ -36,8 +36,16 @@ def pytest_addoption(parser) -> None:
     parser.addini("package_tests", help=help, default="")
 
 
+def colcon_package(config) -> str:
+    """The ini's ``package_tests`` when pytest runs from that ini's folder, as ``colcon test``
+    runs it (cwd = the package folder); else "": ``make test`` from the repository root also
+    finds ``src/actuator_bench/setup.cfg`` (an argument's folder) and must not filter by it."""
+    inipath = config.inipath
+    return config.getini("package_tests") if inipath and inipath.parent == config.invocation_params.dir else ""
+
+
 def pytest_ignore_collect(collection_path: Path, config) -> bool | None:
-    package = config.getoption("--package-tests", default=None) or config.getini("package_tests")
+    package = config.getoption("--package-tests", default=None) or colcon_package(config)
     if package and collection_path.parent == Path(__file__).parent and collection_path.name.startswith("test_") \
             and collection_path.suffix == ".py":
         return owner(collection_path) != package

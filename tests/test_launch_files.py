@@ -297,3 +297,14 @@ def test_colcon_test_runs_each_python_package_with_pytest(package):
     assert ini["tool:pytest"]["package_tests"] == package
     assert package in LAYERS
     assert any(owner(path) == package for path in (REPO / "tests").glob("test_*.py"))
+
+
+def test_make_test_runs_every_package_s_tests():
+    """``make test`` passes src/actuator_bench/test too, so pytest takes that package's setup.cfg
+    as its ini; its ``package_tests`` filters only where colcon runs pytest (from the package)."""
+    import subprocess
+
+    result = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
+                             "-k", "test_contact_start_has_zero_energy_and_zero_wrench", "tests", "src/actuator_bench/test"],
+                            cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert "test_contact_start_has_zero_energy_and_zero_wrench" in result.stdout, result.stdout[-2000:]  # hybrid_sim's
