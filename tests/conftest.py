@@ -73,8 +73,13 @@ def reference_mae_file() -> Path:
 try:
     import os
 
-    from hypothesis import HealthCheck, settings
+    import tempfile
 
+    from hypothesis import HealthCheck, settings
+    from hypothesis.configuration import set_hypothesis_home_dir
+
+    if "HYPOTHESIS_STORAGE_DIRECTORY" not in os.environ:  # its caches, else .hypothesis/ in the working
+        set_hypothesis_home_dir(tempfile.mkdtemp(prefix="hypothesis-"))  # directory: a package's source (colcon)
     settings.register_profile("ci", derandomize=True, database=None, deadline=None, print_blob=True,
                               suppress_health_check=[HealthCheck.too_slow])
     settings.register_profile("release", max_examples=20_000, deadline=None, print_blob=True,
