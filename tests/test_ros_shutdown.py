@@ -59,7 +59,11 @@ def test_sigint_while_a_node_starts_exits_cleanly(node, backend, tmp_path):
         if node == "recorder_node" else node_process(node, "-r", f"__ns:=/starting_{os.getpid()}", *extra)
     time.sleep(0.3)
     process.send_signal(signal.SIGINT)
-    output, _ = process.communicate(timeout=60)
+    try:
+        output, _ = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
     assert process.returncode == 0 and "Traceback" not in output and "KeyboardInterrupt" not in output, output
 
 
@@ -82,6 +86,8 @@ def test_ctrl_c_again_and_again_while_exiting_still_exits_cleanly(tmp_path):
     while process.poll() is None and time.monotonic() < deadline:
         process.send_signal(signal.SIGINT)
         time.sleep(0.005)
+    if process.poll() is None:  # still running: the failure, and no process left behind
+        process.kill()
     output, _ = process.communicate(timeout=10)
     assert process.returncode == 0 and "Traceback" not in output, output
 
