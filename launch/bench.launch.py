@@ -8,18 +8,19 @@
 
 Topics live in ``namespace`` (real): joint_states, actuator_states, commands, bench_info; the
 identification node serves ``<namespace>/fit_models``. Parameters come from ``config`` (a bench
-YAML: a path or a file of share/actuator_bench/config).
+YAML: a path or a file of share/actuator_bench/config). The description include is scoped
+(``GroupAction(scoped=True)``): its arguments do not leak into this file's.
 """
 
 from launch import LaunchContext, LaunchDescription
-from launch.actions import DeclareLaunchArgument, IncludeLaunchDescription, OpaqueFunction
+from launch.actions import DeclareLaunchArgument, GroupAction, IncludeLaunchDescription, OpaqueFunction
 from launch.conditions import IfCondition
 from launch.launch_description_sources import PythonLaunchDescriptionSource
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
 from actuator_bench.backends import installed_backends
-from actuator_bench.launch_common import bench_config, common_arguments, launch_file
+from actuator_bench.launch_common import STOP_TIMEOUT, bench_config, common_arguments, launch_file
 
 
 def nodes(context: LaunchContext) -> list:
@@ -27,12 +28,13 @@ def nodes(context: LaunchContext) -> list:
     namespace = LaunchConfiguration('namespace')
     return [
         Node(package='actuator_bench', executable='bench_node', namespace=namespace,
-             parameters=[config, {'backend': LaunchConfiguration('backend')}]),
+             parameters=[config, {'backend': LaunchConfiguration('backend')}], sigterm_timeout=STOP_TIMEOUT),
         Node(package='actuator_bench', executable='recorder_node', namespace=namespace,
              parameters=[config, {'autostart': LaunchConfiguration('record'), 'prefix': namespace}],
-             condition=IfCondition(LaunchConfiguration('recorder'))),
+             condition=IfCondition(LaunchConfiguration('recorder')), sigterm_timeout=STOP_TIMEOUT),
         Node(package='actuator_bench', executable='identification_node', namespace=namespace,
-             parameters=[config], condition=IfCondition(LaunchConfiguration('identification'))),
+             parameters=[config], condition=IfCondition(LaunchConfiguration('identification')),
+             sigterm_timeout=STOP_TIMEOUT),
     ]
 
 
@@ -46,9 +48,9 @@ def generate_launch_description() -> LaunchDescription:
         DeclareLaunchArgument('identification', default_value='true', description='Run the identification node'),
         *common_arguments(),
         OpaqueFunction(function=nodes),
-        IncludeLaunchDescription(
-            PythonLaunchDescriptionSource(launch_file('description.launch.py', __file__)),
-            launch_arguments={'namespace': LaunchConfiguration('namespace'),
-                              'urdf': LaunchConfiguration('urdf')}.items(),
-            condition=IfCondition(LaunchConfiguration('description'))),
+        GroupAction(scoped=True, condition=IfCondition(LaunchConfiguration('description')), actions=[
+            IncludeLaunchDescription(
+                PythonLaunchDescriptionSource(launch_file('description.launch.py', __file__)),
+                launch_arguments={'namespace': LaunchConfiguration('namespace'),
+                                  'urdf': LaunchConfiguration('urdf')}.items())]),
     ])

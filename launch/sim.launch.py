@@ -7,7 +7,7 @@ The same graph as a real bench (one parameter changed), from the same bench YAML
 """
 
 from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument, IncludeLaunchDescription
+from launch.actions import DeclareLaunchArgument, GroupAction, IncludeLaunchDescription
 from launch.launch_description_sources import PythonLaunchDescriptionSource
 from launch.substitutions import LaunchConfiguration
 
@@ -22,8 +22,8 @@ def generate_launch_description() -> LaunchDescription:
         DeclareLaunchArgument('recorder', default_value='true', description='Run a recorder for this bench'),
         DeclareLaunchArgument('identification', default_value='true', description='Run the identification node'),
         *common_arguments(),
-        IncludeLaunchDescription(
+        GroupAction(scoped=True, actions=[IncludeLaunchDescription(
             PythonLaunchDescriptionSource(launch_file('bench.launch.py', __file__)),
             launch_arguments={'backend': 'mujoco',
-                              **{name: LaunchConfiguration(name) for name in FORWARDED}}.items()),
+                              **{name: LaunchConfiguration(name) for name in FORWARDED}}.items())]),
     ])

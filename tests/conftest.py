@@ -1,10 +1,55 @@
-"""Shared fixtures: paths to the shipped real data."""
+"""Shared fixtures: paths to the shipped real data; ``--package-tests``: one package's tests.
 
+``colcon test`` runs each Python package's tests with pytest from the package folder; its
+``setup.cfg`` points pytest here (``testpaths``) with the ini option ``package_tests = <package>``
+(``--package-tests`` on the command line), which keeps the test files
+that package owns: the highest layer of the project it imports (actuator_bench over hybrid_sim,
+actuator_sim, actuator_drivers over actuator_models; a file importing none tests the
+``actuator-bench`` command or the launch files: actuator_bench). Every test file has exactly one
+owner, so ``colcon test-result`` counts every test once, each under its package.
+"""
+
+import ast
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+#: The project's Python packages, top layer first.
+LAYERS = ("actuator_bench", "hybrid_sim", "actuator_sim", "actuator_drivers", "actuator_models")
+
+
+def owner(path: Path) -> str:
+    """The package a test file belongs to (see the module docstring)."""
+    imported = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            imported |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            imported.add(node.module.split(".")[0])
+    return next((package for package in LAYERS if package in imported), LAYERS[0])
+
+
+def pytest_addoption(parser) -> None:
+    help = "run only the test files of this folder that PACKAGE owns (colcon test)"
+    parser.addoption("--package-tests", metavar="PACKAGE", choices=LAYERS, help=help)
+    parser.addini("package_tests", help=help, default="")
+
+
+def colcon_package(config) -> str:
+    """The ini's ``package_tests`` when pytest runs from that ini's folder, as ``colcon test``
+    runs it (cwd = the package folder); else "": ``make test`` from the repository root also
+    finds ``src/actuator_bench/setup.cfg`` (an argument's folder) and must not filter by it."""
+    inipath = config.inipath
+    return config.getini("package_tests") if inipath and inipath.parent == config.invocation_params.dir else ""
+
+
+def pytest_ignore_collect(collection_path: Path, config) -> bool | None:
+    package = config.getoption("--package-tests", default=None) or colcon_package(config)
+    if package and collection_path.parent == Path(__file__).parent and collection_path.name.startswith("test_") \
+            and collection_path.suffix == ".py":
+        return owner(collection_path) != package
+    return None
 XL330 = REPO / "data" / "xl330"
 
 
@@ -28,8 +73,13 @@ def reference_mae_file() -> Path:
 try:
     import os
 
-    from hypothesis import HealthCheck, settings
+    import tempfile
 
+    from hypothesis import HealthCheck, settings
+    from hypothesis.configuration import set_hypothesis_home_dir
+
+    if "HYPOTHESIS_STORAGE_DIRECTORY" not in os.environ:  # its caches, else .hypothesis/ in the working
+        set_hypothesis_home_dir(tempfile.mkdtemp(prefix="hypothesis-"))  # directory: a package's source (colcon)
     settings.register_profile("ci", derandomize=True, database=None, deadline=None, print_blob=True,
                               suppress_health_check=[HealthCheck.too_slow])
     settings.register_profile("release", max_examples=20_000, deadline=None, print_blob=True,

@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import pytest
+import yaml
 from rosbags.highlevel import AnyReader
 from rosbags.interfaces import QosDurability
 from rosbags.rosbag2 import Reader
@@ -66,17 +67,49 @@ def test_only_messages_between_start_and_stop_are_written(tmp_path, codec):
 def test_latched_bench_info_opens_every_bag_with_transient_local_qos(tmp_path, codec):
     recorder = Recorder(list(TOPICS.values()), codec.typestore)
     recorder.receive(TOPICS["bench_info"], 5, info(codec))
-    for name in ("first", "second"):
-        recorder.start(tmp_path / name)
+    for name, start in (("first", 100), ("second", 200)):
+        recorder.start(tmp_path / name, start)
         recorder.stop()
         with Reader(tmp_path / name) as reader:
             (connection,) = [c for c in reader.connections if c.topic == TOPICS["bench_info"]]
             messages = list(reader.messages([connection]))
-            assert len(messages) == 1 and messages[0][1] == 5
+            assert len(messages) == 1 and messages[0][1] == start  # when recording began
             qos = connection.ext.offered_qos_profiles
             assert qos and qos[0].durability == QosDurability.TRANSIENT_LOCAL
             decoded = codec.decode(BENCH_INFO, messages[0][2])
             assert (decoded.actuator, decoded.trajectory, decoded.kp) == ("mx64", "sin_sin", 32.0)
+
+
+def test_a_bag_starts_when_recording_began_in_ros2_bag_info_metadata(tmp_path, codec):
+    """Finding 5: bench_info published 75 s before recording began does not move the bag's start.
+    An 11 s recording (80 s .. 91 s) is 11 s long in metadata.yaml (the fields ``ros2 bag info``
+    prints) and for the rosbags reader."""
+    from actuator_bench.messages import JointSample, joint_state_fields
+
+    second = 1_000_000_000
+    recorder = Recorder(list(TOPICS.values()), codec.typestore)
+    recorder.receive(TOPICS["bench_info"], 5 * second, info(codec))
+    path = recorder.start(tmp_path / "bag", 80 * second)
+    for k in range(12):
+        ns = (80 + k) * second
+        sample = JointSample(k, ("j",), (0.1 * k,), (0.0,), (0.0,), (1.0,), (7.4,), (30.0,), (True,), (0,))
+        recorder.receive(TOPICS["joint_states"], ns, codec.encode(JOINT_STATE, joint_state_fields(sample), ns))
+    recorder.stop()
+
+    info_yaml = yaml.safe_load((path / "metadata.yaml").read_text())["rosbag2_bagfile_information"]
+    assert info_yaml["starting_time"]["nanoseconds_since_epoch"] == 80 * second
+    assert info_yaml["duration"]["nanoseconds"] == 11 * second
+    assert info_yaml["message_count"] == 13 and info_yaml["storage_identifier"] == "mcap"
+    counts = {t["topic_metadata"]["name"]: t["message_count"] for t in info_yaml["topics_with_message_count"]}
+    assert counts[TOPICS["joint_states"]] == 12 and counts[TOPICS["bench_info"]] == 1
+    (bag_file,) = info_yaml["files"]
+    assert bag_file["path"] in info_yaml["relative_file_paths"] and (path / bag_file["path"]).is_file()
+    assert bag_file["starting_time"]["nanoseconds_since_epoch"] == 80 * second and bag_file["message_count"] == 13
+    with Reader(path) as reader:
+        assert (reader.start_time, reader.duration, reader.message_count) == (80 * second, 11 * second + 1, 13)
+    with AnyReader([path]) as reader:
+        stamps = [t for _, t, _ in reader.messages()]
+        assert min(stamps) == 80 * second and max(stamps) == 91 * second
 
 
 @pytest.mark.parametrize("version", [8, 9])

@@ -76,9 +76,8 @@ def literal(node):
         return None
 
 
-@pytest.fixture(scope="module")
-def setup_kwargs():
-    """The keyword arguments actuator_bench's setup.py gives setuptools.setup."""
+def setup_keywords(folder: Path) -> dict:
+    """The keyword arguments a package's setup.py gives setuptools.setup."""
     import os
 
     import setuptools
@@ -87,12 +86,19 @@ def setup_kwargs():
     original, cwd = setuptools.setup, os.getcwd()
     setuptools.setup = lambda **kw: captured.update(kw)
     try:
-        os.chdir(BENCH)
-        runpy.run_path(str(BENCH / "setup.py"))
+        os.chdir(folder)
+        runpy.run_path(str(folder / "setup.py"))
     finally:
         setuptools.setup = original
         os.chdir(cwd)
     return captured
+
+
+
+@pytest.fixture(scope="module")
+def setup_kwargs():
+    """The keyword arguments actuator_bench's setup.py gives setuptools.setup."""
+    return setup_keywords(BENCH)
 
 
 @pytest.fixture(scope="module")
@@ -102,8 +108,6 @@ def entry_points(setup_kwargs) -> dict:
     for line in setup_kwargs["entry_points"]["console_scripts"]:
         name, target = (s.strip() for s in line.split("="))
         module, function = target.split(":")
-        if module == "actuator_bench.nodes.launcher":  # a node script: the launcher runs nodes.<name>.main
-            module, function = f"actuator_bench.nodes.{function}", "main"
         out[name] = (module, function)
     return out
 
@@ -193,7 +197,15 @@ def test_every_launched_executable_is_an_entry_point(entry_points):
     for module, function in entry_points.values():
         source = REPO / "src" / "actuator_bench" / Path(*module.split(".")).with_suffix(".py")
         assert function in {f.name for f in ast.parse(source.read_text()).body if isinstance(f, ast.FunctionDef)}
-    assert set(declared_by_module()) == {m for name, (m, _) in entry_points.items() if name.endswith("_node")}
+    nodes = {name for name in entry_points if name.endswith("_node")}
+    assert {entry_points[name] for name in nodes} == {("actuator_bench.node_main", name) for name in nodes}
+    main_module = ast.parse((BENCH / "actuator_bench" / "node_main.py").read_text())
+    runs = {ast.unparse(c.args[0]).strip("'\"") for c in calls(main_module, "run")}  # node_main.<name> runs nodes/<name>
+    assert runs == nodes
+    assert set(declared_by_module()) == {f"actuator_bench.nodes.{name}" for name in nodes}
+    for name in nodes:
+        assert "main" in {f.name for f in ast.parse((BENCH / "actuator_bench" / "nodes" / f"{name}.py").read_text()).body
+                          if isinstance(f, ast.FunctionDef)}
 
 
 def test_every_node_declares_parameters_with_a_description():
@@ -235,7 +247,9 @@ def test_launch_files_set_only_declared_parameters(launch_file, entry_points):
     for call in calls(tree, "Node"):
         if literal(keyword(call, "package")) != "actuator_bench":
             continue
-        module = entry_points[literal(keyword(call, "executable"))][0]
+        executable = literal(keyword(call, "executable"))
+        assert executable in entry_points
+        module = f"actuator_bench.nodes.{executable}"  # what node_main.<executable> runs
         parameters = keyword(call, "parameters")
         keys = set().union(*(dict_keys(p, assignments) for p in parameters.elts)) if parameters else set()
         assert keys - BUILTIN_PARAMETERS <= declared[module], f"{launch_file.name}: {module}"
@@ -262,3 +276,35 @@ def test_launch_descriptions_build():
     for path in LAUNCH_FILES:
         description = get_launch_description_from_python_launch_file(str(path))
         assert description.get_launch_arguments()
+
+
+@pytest.mark.parametrize("package", ["actuator_bench", "hybrid_sim", "actuator_sim", "actuator_drivers",
+                                     "actuator_models"])
+def test_colcon_test_runs_each_python_package_with_pytest(package):
+    """colcon runs pytest (JUnit XML) only for a package whose setup.py lists pytest as a test
+    dependency (else unittest, which writes no result file: issue 23, finding 7); pytest, run from
+    the package folder, takes the package's test files of tests/ (conftest.py: package_tests)."""
+    import configparser
+
+    from conftest import LAYERS, owner
+
+    folder = REPO / "src" / package
+    assert "pytest" in setup_keywords(folder)["extras_require"]["test"]
+    assert "python3-pytest" in depends(package_xml(folder), "test_depend")
+    ini = configparser.ConfigParser()
+    ini.read(folder / "setup.cfg")
+    assert "../../tests" in ini["tool:pytest"]["testpaths"].split()
+    assert ini["tool:pytest"]["package_tests"] == package
+    assert package in LAYERS
+    assert any(owner(path) == package for path in (REPO / "tests").glob("test_*.py"))
+
+
+def test_make_test_runs_every_package_s_tests():
+    """``make test`` passes src/actuator_bench/test too, so pytest takes that package's setup.cfg
+    as its ini; its ``package_tests`` filters only where colcon runs pytest (from the package)."""
+    import subprocess
+
+    result = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
+                             "-k", "test_contact_start_has_zero_energy_and_zero_wrench", "tests", "src/actuator_bench/test"],
+                            cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert "test_contact_start_has_zero_energy_and_zero_wrench" in result.stdout, result.stdout[-2000:]  # hybrid_sim's

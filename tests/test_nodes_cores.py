@@ -1,5 +1,6 @@
 """The ROS-free cores of the nodes: player, comparison, simulated and Dynamixel benches, fit jobs."""
 
+import dataclasses
 import json
 import math
 import time
@@ -186,6 +187,51 @@ def test_fit_request_is_checked(tmp_path, xl330_processed):
     assert request_from_fields("l", "xl330", [], 7, 0.0, "").validation_fraction == 0.0
 
 
+def tree(root: Path) -> list:
+    """Every path under ``root`` with its size (empty when ``root`` does not exist)."""
+    return sorted((str(p.relative_to(root)), p.stat().st_size) for p in root.rglob("*")) if root.exists() else []
+
+
+def test_a_refused_fit_writes_nothing_and_names_the_interface_fields(tmp_path, xl330_processed):
+    """M1 + M6 on 6 training logs: M1 (6 free parameters) could be fitted, M6 (15) needs 8. The
+    identification node's action and service both answer with ``FitJob.run`` (a goal or request
+    without ``output_dir`` writes under the node's output root): refused before M1 is fitted,
+    nothing written, and the message names the FitModels fields, not CLI flags."""
+    root = tmp_path / "fits"
+    (root / "earlier").mkdir(parents=True)
+    (root / "earlier" / "m1.json").write_text("{}")
+    before = tree(root)
+    request = request_from_fields(str(xl330_processed), "xl330", ["m1", "m6"], 12, 0.5, "")
+    outcome = FitJob(request, root).run()
+    assert not outcome.success and not outcome.models
+    assert "m6" in outcome.message and "force" in outcome.message and "validation_fraction" in outcome.message
+    assert "--" not in outcome.message
+    assert tree(root) == before
+    named = FitJob(request_from_fields(str(xl330_processed), "xl330", ["m1", "m6"], 12, 0.5, str(tmp_path / "out")),
+                   root).run()
+    assert not named.success and not (tmp_path / "out").exists() and tree(root) == before
+
+
+def test_a_fit_that_never_moved_off_its_start_is_flagged():
+    """:func:`unmoved_fits` on stand-in reports (only ``result.model.friction`` and
+    ``result.train_mae`` are read; the friction models are the real ones): M6 nests M1 and starts
+    from it; M2 does not nest in M3."""
+    from types import SimpleNamespace
+
+    from actuator_bench.identify import unmoved_fits
+    from actuator_models.friction import friction_model
+
+    def report(name, mae):
+        return SimpleNamespace(result=SimpleNamespace(model=SimpleNamespace(friction=friction_model(name)),
+                                                      train_mae=mae))
+
+    (warning,) = unmoved_fits({"m1": report("m1", 0.05), "m6": report("m6", 0.05)}, ("m1", "m6"))
+    assert warning.startswith("m6 never moved off the m1 fit") and "trials" in warning
+    assert unmoved_fits({"m1": report("m1", 0.05), "m6": report("m6", 0.049)}, ("m1", "m6")) == ()
+    assert unmoved_fits({"m6": report("m6", 0.05), "m1": report("m1", 0.05)}, ("m6", "m1")) == ()  # m1 started cold
+    assert unmoved_fits({"m2": report("m2", 0.05), "m3": report("m3", 0.05)}, ("m2", "m3")) == ()
+
+
 def test_fit_job_reports_progress_and_results(tmp_path, xl330_processed):
     request = FitRequest(str(xl330_processed), "xl330", ("m1", "m2"), trials=30, output_dir=str(tmp_path / "fit"))
     job = FitJob(request, tmp_path)
@@ -201,6 +247,8 @@ def test_fit_job_reports_progress_and_results(tmp_path, xl330_processed):
     progress = job.progress()
     assert (progress.model, progress.trials) == ("m2", 30) and 30 <= progress.trial < 30 + 16  # main search only
     assert progress.best_score == pytest.approx(outcome.train_mae[1])
+    unmoved = outcome.train_mae[1] >= outcome.train_mae[0] * (1 - 1e-6)  # m2 starts from m1's fit
+    assert bool(outcome.warnings) == unmoved and all(w in outcome.message for w in outcome.warnings)
     again = FitJob(request, tmp_path).run()  # same output folder: the studies are complete already
     assert again.train_mae == outcome.train_mae
 
@@ -230,8 +278,10 @@ def test_fit_job_on_a_bag(tmp_path):
         loop.run(name, 400.0, 200.0, sink)
     recorder.stop()
     request = FitRequest(str(tmp_path / "bag"), "xl330", ("m1",), trials=12, validation_fraction=0.0,
-                         force=True)  # 2 logs for M1's 6 parameters: refused without it
-    outcome = FitJob(request, tmp_path).run()
+                         output_dir=str(tmp_path / "fit"))  # 2 logs for M1's 6 parameters: refused
+    refused = FitJob(request, tmp_path).run()
+    assert not refused.success and "force" in refused.message and not (tmp_path / "fit").exists()
+    outcome = FitJob(dataclasses.replace(request, force=True), tmp_path).run()
     assert outcome.success and math.isnan(outcome.validation_mae[0])
     assert len(list((Path(outcome.report_dir).parent / "logs").glob("*.json"))) == 2
     assert np.isfinite(outcome.train_mae[0])

@@ -343,13 +343,25 @@ def _readme_block(marker):
     return next(b.split("```")[0] for b in blocks if marker in b)
 
 
+def command_dir() -> Path:
+    """Folder of the ``actuator-bench`` command: the venv's bin (``make install``), else, in a
+    sourced ROS 2 workspace, where colcon installs console scripts (``lib/actuator_bench``, the
+    folder ``ros2 run actuator_bench`` runs from)."""
+    here = Path(sys.executable).parent
+    if (here / "actuator-bench").is_file():
+        return here
+    from ament_index_python.packages import get_package_prefix
+
+    return Path(get_package_prefix("actuator_bench")) / "lib" / "actuator_bench"
+
+
 def test_readme_emulate_and_record_run_as_written(tmp_path):
     """The README's emulate + record example, run as written (against the emulator it starts),
     with one protocol for both."""
     block = _readme_block("actuator-bench emulate")
     protocols = {line.split("--protocol")[1].split()[0] for line in block.splitlines() if "--protocol" in line}
     assert len(protocols) == 1 and block.count("--protocol") >= 2
-    script = block.replace(".venv/bin/", str(Path(sys.executable).parent) + "/")
+    script = block.replace(".venv/bin/", str(command_dir()) + "/")
     result = subprocess.run(["bash", "-e", "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-2000:]
     logs = read_logs(tmp_path / "logs" / "raw")

@@ -50,8 +50,8 @@ setup(
     entry_points={
         "console_scripts": [
             "actuator-bench = actuator_bench.cli:main",
-            # through the launcher: without ROS 2 a node script says so in one line (exit 2)
-            *(f"{node} = {PACKAGE}.nodes.launcher:{node}" for node in NODES),
+            # node_main: without ROS 2 one line (exit 2); with it, stop signals held until the node spins
+            *(f"{node} = {PACKAGE}.node_main:{node}" for node in NODES),  # runs nodes/<node>.py's main
         ]
     },
 )

@@ -22,6 +22,7 @@ setup(
     # netlink for the EtherCAT emulator without relying on the `ip` binary being installed
     install_requires=["actuator_models", "numpy>=1.24", "dynamixel-sdk>=3.7.31", "pyserial>=3.5",
                       "pysoem>=1.1.13", "pyroute2>=0.7"],
+    extras_require={"test": ["pytest"]},  # colcon test runs pytest (JUnit XML) when listed here
     zip_safe=True,
     maintainer="actuator_bench developers",
     maintainer_email="actuator-bench@example.org",

@@ -23,6 +23,7 @@ setup(
     ],
     python_requires=">=3.10",
     install_requires=["actuator_models", "numpy>=1.24", "mujoco>=3.2", "matplotlib>=3.7"],
+    extras_require={"test": ["pytest"]},  # colcon test runs pytest (JUnit XML) when listed here
     zip_safe=False,
     maintainer="actuator_bench developers",
     maintainer_email="actuator-bench@example.org",

@@ -22,7 +22,8 @@ setup(
     # scipy: solve_ivp (adaptive RK with dense output and event location) is the integrator.
     install_requires=["actuator_models", "numpy>=1.24", "scipy>=1.10", "matplotlib>=3.7"],
     # mujoco: only `hybrid-sim wheel --mujoco` (hybrid_sim.wheel_mujoco) runs the wheel in MuJoCo.
-    extras_require={"mujoco": ["mujoco>=3.2"]},
+    extras_require={"mujoco": ["mujoco>=3.2"],
+                    "test": ["pytest"]},  # colcon test runs pytest (JUnit XML) when listed here, not unittest
     zip_safe=False,
     maintainer="actuator_bench developers",
     maintainer_email="actuator-bench@example.org",

@@ -15,19 +15,23 @@ the best parameters so far of the model being fitted.
 from __future__ import annotations
 
 import math
+import shutil
+import tempfile
 import threading
 import time
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional, Sequence, Tuple
+from typing import Mapping, Optional, Sequence, Tuple
 
 from actuator_models.actuators import actuator as find_actuator
+from actuator_models.friction import friction_model, nests
 from actuator_models.identification import DEFAULT_TRIALS, FitInterrupted, FitSettings, Progress
 from actuator_models.logs import LogError, read_logs
-from actuator_models.model import ParamsError
-from actuator_models.report import ALL_MODELS, best_model, fit_models
-from actuator_models.splits import Dataset
+from actuator_models.model import ParamsError, new_model
+from actuator_models.objective import SearchSpace
+from actuator_models.report import ALL_MODELS, ModelReport, best_model, fit_models
+from actuator_models.splits import Dataset, minimum_train_logs
 
 from .bag2json import convert, is_bag
 
@@ -35,6 +39,9 @@ from .bag2json import convert, is_bag
 JOURNAL = "studies.journal"
 #: Study names are ``<prefix>-<model>``.
 STUDY_PREFIX = "fit"
+#: A fit started from a nested model's fit whose training MAE is not below that start's by this
+#: relative margin never moved off it (finding 8 of issue 23: M6 after M1 at a small budget).
+UNMOVED_MARGIN = 1e-6
 
 
 @dataclass(frozen=True)
@@ -90,7 +97,8 @@ class FitProgress:
 @dataclass(frozen=True)
 class FitOutcome:
     """The FitModels result; MAE [rad] per model, NaN where there is no validation log.
-    ``cancelled``: stopped by :meth:`FitJob.cancel` (then ``success`` is False)."""
+    ``cancelled``: stopped by :meth:`FitJob.cancel` (then ``success`` is False). ``warnings``:
+    what the caller should know about a successful fit (also in ``message``), see :func:`unmoved_fits`."""
 
     success: bool
     message: str
@@ -101,6 +109,7 @@ class FitOutcome:
     best_model: str = ""
     report_dir: str = ""
     cancelled: bool = False
+    warnings: Tuple[str, ...] = ()
 
 
 class FitJob:
@@ -124,19 +133,25 @@ class FitJob:
         self._progress: Optional[Progress] = None
 
     def run(self) -> FitOutcome:
-        """Fit every model (blocking); an unusable request gives ``success=False`` and why."""
+        """Fit every model (blocking). Everything is checked before anything is fitted or written
+        (the fields, the logs, and the training log count of every model against ``force``): an
+        unusable request gives ``success=False``, why (naming the request's fields), and no file."""
         request = self.request
         try:
             request.check()
-            logs = Path(request.logs)
-            if is_bag(logs):
-                logs = self.output_dir / "logs"
-                convert(Path(request.logs), logs, self.dt)
-            dataset = Dataset.split(read_logs(logs), request.validation_fraction, seed=self.seed)
-            settings = FitSettings(trials=request.trials, seed=self.seed, force=request.force)
-            reports = fit_models(dataset, request.actuator, self.models, self.output_dir, settings,
-                                 storage=str(self._journal), study_prefix=STUDY_PREFIX, stop=self._cancel,
-                                 progress=self._record_progress)
+            with tempfile.TemporaryDirectory(prefix="fit-logs-") as scratch:
+                logs = Path(request.logs)
+                if is_bag(logs):  # converted aside first: kept only once the request is accepted
+                    logs = Path(scratch)
+                    convert(Path(request.logs), logs, self.dt)
+                dataset = Dataset.split(read_logs(logs), request.validation_fraction, seed=self.seed)
+                settings = FitSettings(trials=request.trials, seed=self.seed, force=request.force)
+                self.check_log_count(dataset, settings)
+                if logs != Path(request.logs):
+                    shutil.copytree(logs, self.output_dir / "logs", dirs_exist_ok=True)
+                reports = fit_models(dataset, request.actuator, self.models, self.output_dir, settings,
+                                     storage=str(self._journal), study_prefix=STUDY_PREFIX, stop=self._cancel,
+                                     progress=self._record_progress)
         except FitInterrupted as stop:
             model = stop.result.model
             params = self.output_dir / f"{model.friction.name}.json"
@@ -148,16 +163,32 @@ class FitJob:
             return FitOutcome(False, str(error))
         results = [reports[m].result for m in self.models]
         best = best_model(reports)
+        warnings = unmoved_fits(reports, self.models)
         return FitOutcome(
             True,
-            f"fitted {', '.join(self.models)} on {request.logs}; best by validation MAE: {best}",
+            "; ".join([f"fitted {', '.join(self.models)} on {request.logs}; best by validation MAE: {best}",
+                       *warnings]),
             self.models,
             tuple(str(reports[m].params_file) for m in self.models),
             tuple(r.train_mae for r in results),
             tuple(math.nan if r.validation_mae is None else r.validation_mae for r in results),
             best,
             str(self.output_dir / "report"),
+            warnings=warnings,
         )
+
+    def check_log_count(self, dataset: Dataset, settings: FitSettings) -> None:
+        """ValueError (naming the FitModels fields) when a model has fewer training logs than one
+        per two free parameters and ``force`` is not set; checked for every model before any fit."""
+        for name in self.models:
+            free = len(SearchSpace.for_model(new_model(self.request.actuator, name), settings.fixed,
+                                             settings.bounds).free)
+            needed = minimum_train_logs(free)
+            if len(dataset.train) < needed and not settings.force:
+                raise ValueError(
+                    f"logs: {len(dataset.train)} training log(s) for the {free} free parameters of {name}: at "
+                    f"least {needed} needed (one per two parameters); give more logs, a smaller "
+                    f"validation_fraction, or set force: true")
 
     def start(self) -> "Future[FitOutcome]":
         """Run in a daemon thread (the process may exit during a fit: its studies' journal keeps
@@ -195,3 +226,21 @@ def request_from_fields(logs: str, actuator: str, models: Sequence[str], trials:
     negative ``validation_fraction`` stand for the engine's defaults, as the interface says)."""
     return FitRequest(logs, actuator.lower(), tuple(m.lower() for m in models), int(trials) or DEFAULT_TRIALS,
                       None if validation_fraction < 0 else float(validation_fraction), output_dir, force=bool(force))
+
+
+def unmoved_fits(reports: Mapping[str, ModelReport], order: Sequence[str]) -> Tuple[str, ...]:
+    """One warning per model whose fit started from an earlier, nested model's fit (as
+    ``fit_models`` starts them) and ended with a training MAE no lower than that start's: the
+    search never moved off it, usually a budget too small for the richer model."""
+    warnings = []
+    for k, name in enumerate(order):
+        target = friction_model(name)
+        nested = [reports[m].result for m in order[:k] if nests(reports[m].result.model.friction, target)]
+        if not nested:
+            continue
+        start = min(nested, key=lambda r: r.train_mae)
+        fitted = reports[name].result.train_mae
+        if fitted >= start.train_mae * (1 - UNMOVED_MARGIN):
+            warnings.append(f"{name} never moved off the {start.model.friction.name} fit it started from "
+                            f"(training MAE {fitted:.6g} vs {start.train_mae:.6g} rad): raise trials")
+    return tuple(warnings)

@@ -12,6 +12,10 @@ from pathlib import Path
 from typing import List, Optional
 
 PACKAGE = "actuator_bench"
+#: ``sigterm_timeout`` of the project's nodes [s, as launch takes it]: how long ``ros2 launch``
+#: waits after SIGINT before SIGTERM (default 5). A node stops within ``STOP_GRACE`` (3 s) plus
+#: its cleanup (:func:`actuator_bench.nodes.common.spin`); a busy machine gets the rest.
+STOP_TIMEOUT = "10"
 
 
 def share_dir() -> Optional[Path]:

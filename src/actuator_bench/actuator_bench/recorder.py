@@ -8,8 +8,10 @@ and writes them while a recording is running. Each recording is a rosbag2 folder
 those of the custom messages taken from ``actuator_interfaces``' ``.msg`` files.
 
 The latest message of each latched topic (``bench_info``) is kept while idle and written at the
-start of every recording, so each bag carries the bench metadata (actuator, mass, length,
-gain) even when it was published long before. Latched topics are recorded with a
+start of every recording, stamped with the time recording began (as ``ros2 bag record`` receives
+a latched message when it subscribes), so each bag carries the bench metadata (actuator, mass,
+length, gain) even when it was published long before, and the bag's start (``ros2 bag info``:
+``starting_time``, ``duration``) is when recording began, not when that message was published. Latched topics are recorded with a
 transient-local offered QoS, so ``ros2 bag play`` latches them again.
 """
 
@@ -72,8 +74,10 @@ class Recorder:
         """Folder of the bag being written, None when idle."""
         return self._writer.path if self._writer else None
 
-    def start(self, path: Path) -> Path:
-        """Open a new bag folder ``path`` (must not exist) and record from now on."""
+    def start(self, path: Path, start_ns: Optional[int] = None) -> Path:
+        """Open a new bag folder ``path`` (must not exist) and record from now on; ``start_ns``
+        [ns]: the time recording begins, on the clock of the receive stamps (None: the system
+        clock, as a node's ROS clock), the stamp of the latched messages written first."""
         if self._writer is not None:
             raise RuntimeError(f"already recording into {self._writer.path}")
         path = Path(path)
@@ -89,8 +93,9 @@ class Recorder:
         }
         self._writer = writer
         self.counts = {topic: 0 for topic in self.types}
-        for topic, (stamp_ns, data) in self._latched.items():
-            self._write(topic, stamp_ns, data)
+        begin = time.time_ns() if start_ns is None else int(start_ns)
+        for topic, (_, data) in self._latched.items():
+            self._write(topic, begin, data)
         return path
 
     def receive(self, topic: str, stamp_ns: int, data: bytes) -> None:

@@ -2,10 +2,13 @@
 files and the bench configs into ``share/actuator_bench``, and the installed launch files find
 their configs there, never in the source tree.
 
-Real pip into a temporary prefix / target (no network: ``--no-deps --no-build-isolation``).
+Real pip into a temporary prefix / target (no network: ``--no-deps --no-build-isolation``), from a
+copy of the package with the repository's launch/ and config/ beside it, as in the repository:
+building in place would write ``build/`` and an egg-info into the source tree.
 """
 
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -20,17 +23,34 @@ LAUNCH_FILES = ("bench.launch.py", "sim.launch.py", "compare.launch.py", "descri
 CONFIGS = ("xl330_bench.yaml", "mx64_bench.yaml", "arm_mx.yaml")
 
 
-def pip_install(*where: str) -> None:
+def source_copy(root: Path) -> Path:
+    """The package and the repository folders its setup.py installs, copied under ``root``."""
+    package = root / "src" / PACKAGE_DIR.name
+    shutil.copytree(PACKAGE_DIR, package, ignore=shutil.ignore_patterns("*.egg-info", "build", "__pycache__"))
+    for folder in ("launch", "config"):
+        shutil.copytree(REPO / folder, root / folder)
+    return package
+
+
+def source_tree() -> list:
+    """Every file of the package's source folder with its size and modification time."""
+    return sorted((str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in PACKAGE_DIR.rglob("*")
+                  if "__pycache__" not in p.parts and p.is_file())
+
+
+def pip_install(source: Path, *where: str) -> None:
     result = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
                              "--ignore-installed",  # else pip would uninstall the editable install of the venv
-                             *where, str(PACKAGE_DIR)], capture_output=True, text=True)
+                             *where, str(source)], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
 
 
 @pytest.fixture(scope="module", params=["--prefix", "--target"])
 def share(request, tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("install")
-    pip_install(request.param, str(root))
+    before = source_tree()
+    pip_install(source_copy(tmp_path_factory.mktemp("source")), request.param, str(root))
+    assert source_tree() == before, "installing wrote into the source tree"
     (found,) = {p.parent for p in root.rglob("share/actuator_bench/package.xml")}
     return found
 

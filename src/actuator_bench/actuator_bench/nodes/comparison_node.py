@@ -12,6 +12,7 @@ so RViz shows them side by side.
 
 from __future__ import annotations
 
+import threading
 import time
 
 from actuator_interfaces.srv import RunTrajectory
@@ -23,7 +24,7 @@ from sensor_msgs.msg import JointState
 from tf2_msgs.msg import TFMessage
 
 from ..comparison import StateComparison
-from .common import LATCHED_QOS, SENSOR_QOS, joint_state_of, read_only, sample_of, spin
+from .common import LATCHED_QOS, SENSOR_QOS, Activity, joint_state_of, read_only, sample_of, spin
 
 
 class ComparisonNode(Node):
@@ -37,6 +38,8 @@ class ComparisonNode(Node):
         placement = self.declare_parameter('placement', [0.0], read_only(
             'y offset of each bench base_link in frame world [m] (one per bench; [0.0]: no TF)')).value
         self.comparison = StateComparison(max_age)
+        self.activity = Activity()  # callbacks on the executor's threads, waited for at shutdown
+        self.stopping = threading.Event()
         self.error_pub = self.create_publisher(JointState, 'error', SENSOR_QOS)
         self.create_subscription(JointState, f'/{sim}/joint_states', self.on_sim, SENSOR_QOS)
         self.create_subscription(JointState, f'/{real}/joint_states', self.on_real, SENSOR_QOS)
@@ -57,14 +60,24 @@ class ComparisonNode(Node):
         return transform
 
     def on_sim(self, msg: JointState) -> None:
-        self.comparison.update_sim(sample_of(msg))
+        with self.activity.running():
+            self.comparison.update_sim(sample_of(msg))
 
     def on_real(self, msg: JointState) -> None:
-        error = self.comparison.update_real(sample_of(msg))
-        if error is not None:
-            self.error_pub.publish(joint_state_of(error))
+        with self.activity.running():
+            error = self.comparison.update_real(sample_of(msg))
+            if error is not None:
+                self.error_pub.publish(joint_state_of(error))
+
+    def stop_work(self) -> None:
+        """Shutdown begins: a forwarded run_trajectory call stops waiting for its answers."""
+        self.stopping.set()
 
     def on_run_trajectory(self, request, response):
+        with self.activity.running():
+            return self.forward(request, response)
+
+    def forward(self, request, response):
         answers = []
         for client in self.bench_clients:
             if not client.wait_for_service(timeout_sec=2.0):
@@ -72,7 +85,7 @@ class ComparisonNode(Node):
                 continue
             future = client.call_async(request)
             deadline = time.monotonic() + 10.0
-            while not future.done() and time.monotonic() < deadline:
+            while not future.done() and time.monotonic() < deadline and not self.stopping.is_set():
                 time.sleep(0.01)  # answered on another thread of the multi-threaded executor
             answers.append(future.result() if future.done() else RunTrajectory.Response(
                 success=False, message=f'{client.srv_name}: no answer'))

@@ -7,14 +7,20 @@ Fits run in background threads, so the executor keeps serving. Cancelling a goal
 after the current generation (the best parameters so far are kept); sending the same goal again
 with the same ``output_dir`` continues the fit. The logic is
 :class:`actuator_bench.identify.FitJob`.
+
+At shutdown (:func:`~actuator_bench.nodes.common.spin`), :meth:`IdentificationNode.stop_work`
+cancels every fit: a goal in flight is aborted (``message`` says why) while the context is still
+valid, and no callback waits on a fit for more than ``STOP_GRACE`` s after that.
 """
 
 from __future__ import annotations
 
+import threading
+import time
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
-from typing import Callable, Set
+from typing import Callable, Optional, Set
 
 from actuator_interfaces.action import FitModels
 from actuator_interfaces.srv import FitModels as FitModelsService
@@ -24,7 +30,10 @@ from rclpy.executors import MultiThreadedExecutor
 from rclpy.node import Node
 
 from ..identify import FitJob, FitOutcome, FitProgress, request_from_fields
-from .common import read_only, spin
+from .common import STOP_GRACE, Activity, read_only, spin
+
+#: Polling period [s] of a running fit (cancel requests, shutdown).
+POLL = 0.1
 
 
 def fill_result(msg, outcome: FitOutcome):
@@ -52,6 +61,9 @@ class IdentificationNode(Node):
         self.feedback_period = self.declare_parameter('feedback_period', 1.0, read_only(
             'Period of the action feedback [s]')).value
         self.jobs: Set[FitJob] = set()  # running fits, cancelled on shutdown
+        self.stopping = threading.Event()
+        self.activity = Activity()  # execute and on_fit, waited for at shutdown
+        self.stopped_at: Optional[float] = None  # time.monotonic() of stop_work
         group = ReentrantCallbackGroup()
         self.action_server = ActionServer(
             self, FitModels, 'fit_models', execute_callback=self.execute,
@@ -63,48 +75,75 @@ class IdentificationNode(Node):
                                           request.validation_fraction, request.output_dir, request.force),
                       self.output_root, self.seed)
 
-    def run(self, job: FitJob, wait: Callable[[Future], FitOutcome]) -> FitOutcome:
-        """Run a fit (tracked, so that shutdown cancels it) and wait for it with ``wait``."""
+    def run(self, job: FitJob, on_poll: Callable[[], None] = lambda: None) -> FitOutcome:
+        """Run a fit (tracked, so that shutdown cancels it), calling ``on_poll`` every
+        :data:`POLL` s while it runs; once the node stops, the fit is cancelled and waited for at
+        most ``STOP_GRACE`` s (its daemon thread keeps the studies' journal consistent)."""
         self.jobs.add(job)
         try:
-            return wait(job.start())
+            outcome: Future = job.start()
+            while True:
+                try:
+                    return outcome.result(timeout=POLL)
+                except FutureTimeout:
+                    if self.stopping.is_set():
+                        job.cancel()
+                        if time.monotonic() - self.stopped_at > STOP_GRACE:
+                            return FitOutcome(False, 'node shut down while fitting; the studies journal in '
+                                                     f'{job.output_dir} keeps the completed trials', cancelled=True)
+                    else:
+                        on_poll()
         finally:
             self.jobs.discard(job)
 
     def execute(self, goal_handle) -> FitModels.Result:
+        with self.activity.running():
+            return self.fit_goal(goal_handle)
+
+    def fit_goal(self, goal_handle) -> FitModels.Result:
         job = self.job(goal_handle.request)
         self.get_logger().info(f'fitting {", ".join(job.models)} of {job.request.actuator} into {job.output_dir}')
+        sent = [time.monotonic()]
 
-        def wait(outcome: Future) -> FitOutcome:
-            while True:
-                try:
-                    return outcome.result(timeout=self.feedback_period)
-                except FutureTimeout:
-                    if goal_handle.is_cancel_requested or not self.context.ok():
-                        job.cancel()
-                        continue
-                    progress = job.progress()
-                    if progress is not None:
-                        goal_handle.publish_feedback(feedback_msg(progress))
+        def poll() -> None:
+            if goal_handle.is_cancel_requested:
+                job.cancel()
+            elif time.monotonic() - sent[0] >= self.feedback_period:
+                sent[0] = time.monotonic()
+                progress = job.progress()
+                if progress is not None:
+                    goal_handle.publish_feedback(feedback_msg(progress))
 
-        result = self.run(job, wait)
-        if not self.context.ok():  # shut down while fitting: nobody to answer
-            return fill_result(FitModels.Result(), result)
+        result = self.run(job, poll)
         if result.success:
             goal_handle.succeed()
-        elif result.cancelled:
+            for warning in result.warnings:
+                self.get_logger().warning(warning)
+        elif result.cancelled and goal_handle.is_cancel_requested:
             goal_handle.canceled()
         else:
             goal_handle.abort()
-            self.get_logger().error(f'fit failed: {result.message}')
+            if self.stopping.is_set():
+                self.get_logger().warning(f'goal aborted at shutdown: {result.message}')
+            else:
+                self.get_logger().error(f'fit failed: {result.message}')
         return fill_result(FitModels.Result(), result)
 
     def on_fit(self, request, response):
-        return fill_result(response, self.run(self.job(request), lambda outcome: outcome.result()))
+        with self.activity.running():
+            return fill_result(response, self.run(self.job(request)))
+
+    def stop_work(self) -> None:
+        """Shutdown begins: cancel every fit (stopped after the current generation, best
+        parameters so far kept); goals in flight are aborted within ``STOP_GRACE`` s."""
+        self.stopped_at = time.monotonic()
+        self.stopping.set()
+        for job in list(self.jobs):
+            job.cancel()
 
     def destroy_node(self) -> None:
-        for job in list(self.jobs):  # stop after the current generation; best parameters are kept
-            job.cancel()
+        if self.stopped_at is None:
+            self.stop_work()
         self.action_server.destroy()
         super().destroy_node()
 

@@ -3,8 +3,9 @@
 Service ``~/record`` (std_srvs/SetBool): ``data: true`` starts a new bag
 ``<output_dir>/<prefix>_<date>-<time>``, ``false`` closes it; the response message is the bag
 folder. Messages are taken serialised (no deserialisation) and written with their receive time;
-the latest ``bench_info`` opens every bag. The bag is closed on shutdown. The logic is
-:class:`actuator_bench.recorder.Recorder`; ``actuator-bench bag2json`` turns bags into logs.
+the latest ``bench_info`` opens every bag, stamped with the time recording began. The bag is
+closed on shutdown. The logic is :class:`actuator_bench.recorder.Recorder`; ``actuator-bench
+bag2json`` turns bags into logs.
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ class RecorderNode(Node):
             self.start()
 
     def start(self) -> Path:
-        path = self.recorder.start(self.output_dir / default_bag_name(self.prefix))
+        path = self.recorder.start(self.output_dir / default_bag_name(self.prefix), self.get_clock().now().nanoseconds)
         self.get_logger().info(f'recording {", ".join(self.recorder.types)} into {path}')
         return path
 
