@@ -4,6 +4,7 @@ against the stand-alone emulators, interrupted on cue, and the emulated servo re
 from __future__ import annotations
 
 import os
+import re
 import select
 import signal
 import subprocess
@@ -61,10 +62,11 @@ def torque_enable(port: str, actuator: str = "mx64", protocol: int = 2, servo_id
         bus.close()
 
 
-def interrupted(command: Sequence[str], cue: bytes, signum: int = signal.SIGINT, after: float = 0.0,
-                timeout: float = 300.0) -> Tuple[int, str]:
-    """Run an ``actuator-bench`` command; send it ``signum`` ``after`` seconds after ``cue``
-    first shows on its stderr (never, if the command ended first); ``(exit status, stderr)``."""
+def interrupted(command: Sequence[str], cue: "bytes | re.Pattern[bytes]", signum: int = signal.SIGINT,
+                after: float = 0.0, timeout: float = 300.0) -> Tuple[int, str]:
+    """Run an ``actuator-bench`` command; send it ``signum`` ``after`` seconds after ``cue`` (bytes,
+    or a pattern: a progress line can skip any one value on a busy machine) first shows on its
+    stderr (never, if the command ended first); ``(exit status, stderr)``."""
     process = subprocess.Popen([str(BIN / "actuator-bench"), *command], stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE, env=ENV)
     deadline = time.monotonic() + timeout
@@ -78,7 +80,8 @@ def interrupted(command: Sequence[str], cue: bytes, signum: int = signal.SIGINT,
         if ready and not data:  # the command ended
             break
         chunks.append(data)
-        if cued is None and cue in b"".join(chunks):
+        seen = b"".join(chunks)
+        if cued is None and (cue.search(seen) if isinstance(cue, re.Pattern) else cue in seen):
             cued = time.monotonic()
         if not sent and cued is not None and time.monotonic() >= cued + after:
             process.send_signal(signum)
