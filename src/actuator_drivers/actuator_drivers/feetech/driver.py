@@ -1,0 +1,131 @@
+"""Feetech STS driver (ROS-free) over feetech-servo-sdk: the same contract as the Dynamixel driver.
+
+:class:`FeetechDriver` opens the bus, pings every servo and checks its model number (777 for the
+STS3215), turns the torque off and puts the firmware in the plain P position law the servo model
+assumes (position mode 0, D and I coefficients 0, acceleration 0 and goal speed 0 = no profile:
+the firmware's own 3400 counts/s target-speed limit is the model's ``target_speed_limit``).
+Each cycle: :meth:`command` sends goals (one SYNC WRITE of Goal Position; torque enable
+written when it changes), :meth:`read` reads every servo in one SYNC READ of addresses 56-70
+(position, speed, load = PWM duty, voltage, temperature, status, moving, current), in SI units.
+
+Safety (inherited from :class:`~actuator_drivers.dynamixel_driver.DynamixelDriver`, whose
+lifecycle this class reuses over a Feetech bus and table): goals checked against the joint
+limits (configured limits within the servo's own position limits) before anything is sent;
+torque off on :meth:`close` (``with``, interpreter exit), on any Feetech fault (fault bits in a
+status packet, a bus that stopped answering) and by the command watchdog.
+
+The P coefficient (address 21) lives in the EEPROM area: with Lock (55) = 1, the power-up value,
+a write takes effect but is not saved across power cycles, which is what a bench wants.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Optional, Sequence, Union
+
+from ..clock import Clock, LockstepClock
+from ..dynamixel_driver import DynamixelDriver, ServoConfig, ServoState
+from .bus import FeetechBus
+from .errors import FeetechError, ModelMismatchError
+from .tables import control_table, table_for_model_number
+
+LOG = logging.getLogger(__name__)
+#: Registers the driver zeroes so that the firmware runs the plain P law.
+PLAIN_P = ("d_coefficient", "i_coefficient", "acceleration", "goal_time", "goal_velocity")
+
+
+class FeetechDriver(DynamixelDriver):
+    """Driver of the STS servos on one bus.
+
+    Args:
+        port: serial device or emulator pty.
+        servos: the servos; a single :class:`~actuator_drivers.dynamixel_driver.ServoConfig` is
+            accepted (``actuator`` = ``sts3215``).
+        baudrate: bits/s (STS default 1000000).
+        retries: extra attempts per transaction after a timeout/corrupt packet.
+        command_timeout: watchdog [s]; None disables it.
+        latency_ms: USB latency timer used in receive timeouts [ms].
+        clock: bench clock (a lockstep emulator's clock for an in-process emulator).
+    """
+
+    def __init__(  # pylint: disable=super-init-not-called  (another bus and table, same lifecycle)
+        self,
+        port: str,
+        servos: Union[ServoConfig, Sequence[ServoConfig]],
+        baudrate: int = 1_000_000,
+        retries: int = 3,
+        command_timeout: Optional[float] = 0.5,
+        latency_ms: float = 16.0,
+        clock: Union[Clock, LockstepClock, None] = None,
+    ) -> None:
+        configs = [servos] if isinstance(servos, ServoConfig) else list(servos)
+        if not configs:
+            raise ValueError("servos: at least one servo is needed")
+        ids = [c.servo_id for c in configs]
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"servos: IDs must be distinct, got {ids}")
+        if command_timeout is not None and not command_timeout > 0:
+            raise ValueError(f"command_timeout {command_timeout!r}: must be positive seconds or None")
+        self.configs = {c.servo_id: c for c in configs}
+        self.tables = {c.servo_id: control_table(c.actuator) for c in configs}
+        self.clock = clock or Clock()
+        self.bus = FeetechBus(port, baudrate, retries, latency_ms, clock=self.clock)  # type: ignore[assignment]
+        self.protocol = 0  # Feetech "protocol end" 0 (STS, little-endian)
+        self.command_timeout = command_timeout
+        self.limits = {c.servo_id: (c.min_position, c.max_position) for c in configs}
+        self.torque = {i: False for i in ids}
+        self.watchdog_trips = 0
+        self._last_command = self.clock.watchdog_time()
+        self._lock = threading.RLock()
+        self._stop = threading.Event()
+        self._watchdog: Optional[threading.Thread] = None
+        self._block = self._state_block()
+
+    def _setup(self, servo_id: int) -> None:
+        table = self.tables[servo_id]
+        model = self.bus.ping(servo_id)
+        if model != table.model_number:
+            found = table_for_model_number(model)
+            raise ModelMismatchError(f"servo {servo_id}: model number {model}{f' ({found.title})' if found else ''} "
+                                     f"does not match the configured {table.title} (model number {table.model_number})")
+        self._write(servo_id, "torque_enable", 0)
+        self.torque[servo_id] = False
+        if self._read(servo_id, "operating_mode") != 0:
+            self._write(servo_id, "operating_mode", 0)
+        for name in PLAIN_P:
+            self._write(servo_id, name, 0)
+        self._intersect_limits(servo_id)
+
+    def _guarded(self, action):
+        """Run a bus action; on any Feetech fault release torque everywhere, then re-raise."""
+        try:
+            return action()
+        except FeetechError:
+            self._release_all()
+            raise
+
+    def _release_all(self) -> None:
+        """Best-effort torque off on every servo, with retries; fault bits in the answer do not
+        stop it (a servo reporting overload must still be released)."""
+        for servo_id in self.ids:
+            reg = self.tables[servo_id]["torque_enable"]
+            try:
+                self.bus.write(servo_id, reg.address, reg.size, 0, "torque off", check=False)  # type: ignore[call-arg]
+            except FeetechError as error:
+                LOG.warning("servo %d: torque release failed: %s", servo_id, error)
+            self.torque[servo_id] = False
+
+    def _decode(self, servo_id: int, data: bytes, now: float) -> ServoState:
+        table = self.tables[servo_id]
+        start = self._block[0]
+
+        def si(name: str) -> float:
+            reg = table[name]
+            return reg.to_si(int.from_bytes(data[reg.address - start: reg.end - start], "little"))
+
+        return ServoState(
+            position=si("present_position"), velocity=si("present_velocity"), load=si("present_load"),
+            current=si("present_current"), input_voltage=si("present_voltage"),
+            temperature=si("present_temperature"), torque_enabled=self.torque[servo_id], time=now,
+        )
