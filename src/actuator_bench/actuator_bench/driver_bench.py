@@ -25,7 +25,7 @@ from actuator_drivers.erob_bench import ErobBench
 from actuator_drivers.erob_driver import ErobDriver
 from actuator_drivers.one_driver_bench import OneDriverBench
 from actuator_models.bench import Bench
-from actuator_models.model import Model, load_model
+from actuator_models.model import Model, library_names, load_model
 from actuator_models.simulation import Pendulum
 
 
@@ -131,6 +131,7 @@ class DriverBench(OneDriverBench):
 
 def driver_bench(driver: Union[DynamixelDriver, ErobDriver], actuator: str) -> Bench:
     """The bench of an open driver; the motor torque of its samples is estimated by the
-    published ``<actuator>/m6`` model."""
+    published ``<actuator>/m6`` model (``<actuator>/m1`` where only M1 is published: sts3215)."""
     bench = ErobBench if isinstance(driver, ErobDriver) else DriverBench
-    return bench(driver, [load_model(f"{actuator}/m6")] * len(driver.ids))
+    name = f"{actuator}/m6" if f"{actuator}/m6" in library_names() else f"{actuator}/m1"
+    return bench(driver, [load_model(name)] * len(driver.ids))

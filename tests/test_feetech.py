@@ -1,0 +1,175 @@
+"""Feetech STS family (issue 22): the stock vendor SDK against the pty emulator, byte-level
+framing, sign-magnitude registers checked against the SDK's own conversion, and the driver's
+safety guarantees read back from the emulated servo (limits, fault bits, a dead bus, the
+watchdog, Ctrl-C during a recording). Lockstep emulation wherever a number is asserted."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import pytest
+import scservo_sdk as sdk
+
+from actuator_bench.driver_bench import driver_bench
+from actuator_bench.messages import BenchInfo
+from actuator_bench.recording import RecordingError, record
+from actuator_drivers.driver_errors import CommandTimeout, LimitError
+from actuator_drivers.feetech.errors import CommunicationError, HardwareError, ModelMismatchError
+from actuator_drivers.feetech.tables import sts3215
+from actuator_drivers.feetech_emulator.emulated import emulated_feetech
+from actuator_drivers.feetech_emulator.emulator import FeetechEmulator
+
+FAST = dict(prepare_time=0.3, settle_time=0.1, return_time=0.3)
+STS = BenchInfo("sts3215", mass=0.3, length=0.1)
+
+
+def test_stock_vendor_sdk_pings_moves_and_releases_the_emulated_servo():
+    """Acceptance: plain scservo_sdk calls, as in the vendor's examples (wall-clock emulator)."""
+    with FeetechEmulator.single("sts3215/m1", 0.3, 0.1, time_scale=1.0) as emulator:
+        port, handler = sdk.PortHandler(emulator.port), sdk.PacketHandler(0)
+        assert port.openPort()
+        model, result, error = handler.ping(port, 1)
+        assert (model, result, error) == (777, sdk.COMM_SUCCESS, 0)
+        start, _, _ = handler.read2ByteTxRx(port, 1, 56)
+        goal = start + 500  # counts
+        assert handler.write1ByteTxRx(port, 1, 40, 1) == (sdk.COMM_SUCCESS, 0)
+        assert handler.write2ByteTxRx(port, 1, 42, goal) == (sdk.COMM_SUCCESS, 0)
+        deadline, position = time.monotonic() + 20.0, start
+        while time.monotonic() < deadline and abs(goal - position) > 100:
+            time.sleep(0.05)
+            position, result, _ = handler.read2ByteTxRx(port, 1, 56)
+            assert result == sdk.COMM_SUCCESS
+        assert abs(goal - position) <= 100 < abs(goal - start)  # moved most of the way (gravity sags it)
+        assert handler.write1ByteTxRx(port, 1, 40, 0) == (sdk.COMM_SUCCESS, 0)
+        assert handler.read1ByteTxRx(port, 1, 40)[:2] == (0, sdk.COMM_SUCCESS)
+        assert not emulator.servo(1).torque_enabled
+        port.closePort()
+
+
+def test_packets_are_the_documented_bytes():
+    with FeetechEmulator.single("sts3215/m1", 0.3, 0.1, time_scale=None, trace=True) as emulator:
+        port, handler = sdk.PortHandler(emulator.port), sdk.PacketHandler(0)
+        assert port.openPort()
+        handler.ping(port, 1)
+        handler.write2ByteTxRx(port, 1, 42, 0x0123)
+        port.closePort()
+    trace = emulator.trace
+    # ping: FF FF ID LEN=2 INSTR=1 CHK=~(1+2+1); status FF FF ID 2 ERR=0 CHK=~(1+2)
+    assert trace[0] == ("rx", bytes([0xFF, 0xFF, 0x01, 0x02, 0x01, 0xFB]))
+    assert trace[1] == ("tx", bytes([0xFF, 0xFF, 0x01, 0x02, 0x00, 0xFC]))
+    # model number read (SDK ping reads address 3): 777 = 0x0309 little-endian
+    assert trace[3] == ("tx", bytes([0xFF, 0xFF, 0x01, 0x04, 0x00, 0x09, 0x03, (~(1 + 4 + 9 + 3)) & 0xFF]))
+    # write goal position 0x0123 little-endian at 42 (0x2A)
+    body = [0x01, 0x05, 0x03, 0x2A, 0x23, 0x01]
+    assert trace[4] == ("rx", bytes([0xFF, 0xFF, *body, (~sum(body)) & 0xFF]))
+
+
+@pytest.mark.parametrize("name, bit", [("goal_position", 15), ("present_velocity", 15), ("homing_offset", 11),
+                                       ("present_load", 10)])
+@pytest.mark.parametrize("value", [-1000, -1, 0, 1, 777])
+def test_sign_magnitude_registers_match_the_sdk_conversion(name, bit, value):
+    register = sts3215()[name]
+    raw = sdk.SCS_TOSCS(value, bit)
+    assert register.encode(value) == raw
+    assert register.decode(raw) == sdk.SCS_TOHOST(raw, bit) == value
+
+
+def test_driver_reads_si_units_and_moves_with_the_sts_speed_limit():
+    with emulated_feetech("sts3215/m1", 0.3, 0.1) as (emulator, driver):
+        driver.set_kp(32)
+        assert emulator.servo(1).peek("p_coefficient") == 32 and emulator.servo(1).peek("d_coefficient") == 0
+        positions = []
+        for _ in range(40):  # 0.2 s towards 1 rad: the firmware's target moves at most 5.2 rad/s
+            driver.command(1.0, True)
+            driver.clock.sleep(0.005)
+            positions.append(driver.read()[1].position)
+        state = driver.read()[1]
+        assert state.input_voltage == pytest.approx(7.4) and state.torque_enabled
+        assert 0.3 < positions[-1] < 0.2 * 2 * 3.14159 * 3400 / 4096 + 0.01
+        assert driver.counters.transactions > 80 and driver.counters.errors == 0
+
+
+def test_joint_limits_refuse_a_goal_and_send_nothing():
+    with emulated_feetech("sts3215/m1", 0.3, 0.1, limits=(-1.0, 1.0)) as (emulator, driver):
+        before = emulator.servo(1).peek("goal_position")
+        with pytest.raises(LimitError, match=r"goal 1\.5 rad is outside the joint limits"):
+            driver.command(1.5, True)
+        assert emulator.servo(1).peek("goal_position") == before and not emulator.servo(1).torque_enabled
+
+
+def test_fault_bits_become_clear_errors_and_torque_is_off():
+    with emulated_feetech("sts3215/m1", 0.3, 0.1) as (emulator, driver):
+        driver.command(0.2, True)
+        emulator.inject_hardware_error("overload")
+        with pytest.raises(HardwareError, match="servo 1: hardware error overload"):
+            driver.read()
+        assert not emulator.servo(1).torque_enabled and not any(driver.torque.values())
+
+
+def test_dead_bus_is_a_clear_error_after_retries_and_counted():
+    with emulated_feetech("sts3215/m1", 0.3, 0.1, retries=2) as (emulator, driver):
+        driver.command(0.2, True)
+        emulator.set_faults(dead=True)
+        with pytest.raises(CommunicationError, match="servo 1: sync read .* after 3 attempt"):
+            driver.read()
+        assert driver.counters.timeouts >= 3 and driver.counters.failures >= 1
+        emulator.set_faults(dead=False)
+        assert emulator.servo(1).torque_enabled  # the release could not reach it while dead ...
+        driver.release()
+        assert not emulator.servo(1).torque_enabled  # ... and goes through once the bus answers
+
+
+def test_corrupt_and_dropped_replies_are_retried_and_counted():
+    with emulated_feetech("sts3215/m1", 0.3, 0.1, seed=3) as (emulator, driver):
+        emulator.set_faults(drop=0.2, corrupt=0.2)
+        for _ in range(30):
+            driver.command(0.1, True)
+            driver.clock.sleep(0.005)
+            driver.read()
+        c = driver.counters
+        assert c.timeouts > 0 and c.corrupt > 0 and c.retries == c.errors and c.failures == 0
+
+
+def test_watchdog_releases_the_torque_in_bench_time():
+    with emulated_feetech("sts3215/m1", 0.3, 0.1) as (emulator, driver):
+        driver.command(0.3, True)
+        driver.clock.sleep(0.6)  # no command for longer than the 0.5 s timeout
+        driver.read()
+        assert driver.watchdog_trips == 1 and not emulator.servo(1).torque_enabled
+
+
+def test_model_number_is_checked():
+    with FeetechEmulator.single("sts3215/m1", 0.3, 0.1, time_scale=None) as emulator:
+        emulator.servo(1).poke("model_number", 1234)
+        from actuator_drivers.dynamixel_driver import ServoConfig
+        from actuator_drivers.feetech.driver import FeetechDriver
+
+        driver = FeetechDriver(emulator.port, ServoConfig(1, "sts3215"), clock=emulator.clock)
+        with pytest.raises(ModelMismatchError, match="model number 1234 does not match the configured Feetech STS3215"):
+            driver.open()
+
+
+def test_ctrl_c_during_a_recording_leaves_the_torque_off(tmp_path):
+    def interrupt(progress):
+        if progress.t > 0.5:
+            os.kill(os.getpid(), signal.SIGINT)
+
+    with emulated_feetech("sts3215/m1", 0.3, 0.1) as (emulator, driver):
+        with pytest.raises(KeyboardInterrupt):
+            record(driver_bench(driver, "sts3215"), "sin_sin", STS, 32, logdir=tmp_path, progress=interrupt, **FAST)
+        assert not emulator.servo(1).torque_enabled  # read back from the emulated servo's memory
+        assert emulator.servo(1).peek("torque_enable") == 0
+    assert list((tmp_path / "partial").glob("*.json"))
+
+
+def test_a_stalled_loop_stops_an_sts_recording_with_torque_off(tmp_path):
+    def stall(progress):
+        if 0.5 < progress.t < 0.52:
+            driver.clock.sleep(0.7)
+
+    with emulated_feetech("sts3215/m1", 0.3, 0.1) as (emulator, driver):
+        with pytest.raises(RecordingError) as info:
+            record(driver_bench(driver, "sts3215"), "up_and_down", STS, 32, logdir=tmp_path, progress=stall, **FAST)
+        assert isinstance(info.value.__cause__, CommandTimeout) and not emulator.servo(1).torque_enabled
