@@ -173,3 +173,23 @@ def test_a_stalled_loop_stops_an_sts_recording_with_torque_off(tmp_path):
         with pytest.raises(RecordingError) as info:
             record(driver_bench(driver, "sts3215"), "up_and_down", STS, 32, logdir=tmp_path, progress=stall, **FAST)
         assert isinstance(info.value.__cause__, CommandTimeout) and not emulator.servo(1).torque_enabled
+
+
+def test_feetech_emulator_backend_publishes_what_the_other_backends_publish():
+    """ROS-free core of ``bench.launch.py backend:=feetech_emulator`` (rclpy is not in CI): the same
+    topics, message types and stamping as the Dynamixel emulator backend."""
+    from actuator_bench.bench_core import BenchCore
+    from actuator_bench.backends import BACKENDS
+
+    seen = {}
+    for backend, params in (("dynamixel_emulator", {"kp": [400.0]}),
+                            ("feetech_emulator", {"actuators": ["sts3215"], "models": ["sts3215/m1"], "kp": [32.0],
+                                                 "baudrate": 1000000})):
+        core = BenchCore({"backend": backend, "mass": 0.3, "length": 0.1, "time_scale": 4.0, **params}, BACKENDS)
+        try:
+            _, started = core.start("sin_sin", params["kp"][0])
+            pubs = started + core.tick() + core.tick() + (core.close() or [])
+        finally:
+            core.loop.bench.close()
+        seen[backend] = [(p.topic, p.msgtype, p.stamped, sorted(p.fields)) for p in pubs]
+    assert seen["feetech_emulator"] == seen["dynamixel_emulator"]

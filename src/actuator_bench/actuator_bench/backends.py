@@ -9,8 +9,9 @@ name, so adding an actuator family is one :class:`Backend` entry:
 
 Built in: ``dynamixel`` (a Dynamixel bus), ``dynamixel_emulator`` (the same driver on the
 emulated bus), ``mujoco`` (the MuJoCo simulation, wall-clock paced), ``erob`` (eRob drives over
-EtherCAT, ``port`` = network interface) and ``erob_emulator`` (the eRob driver on emulated drives
-over a veth pair; root).
+EtherCAT, ``port`` = network interface), ``erob_emulator`` (the eRob driver on emulated drives
+over a veth pair; root), ``feetech`` (Feetech STS servos, feetech-servo-sdk) and
+``feetech_emulator`` (the same driver on the emulated STS bus).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Callable, Iterator, Mapping, Tuple
 
 from actuator_models.actuators import actuator
 from actuator_models.bench import Bench
+from actuator_models.model import library_names
 
 
 @dataclass(frozen=True)
@@ -70,7 +72,9 @@ class BenchParams:
                 raise ValueError(f"{name}: {len(values)} values for {n} joints {list(self.joints)}")
         for name in self.actuators:
             actuator(name)  # ValueError naming the registry's actuators for an unknown one
-        object.__setattr__(self, "models", tuple(m or f"{a}/m6" for m, a in zip(self.models, self.actuators)))
+        published = library_names()  # "<actuator>/m6", or "/m1" where only M1 is published (sts3215)
+        object.__setattr__(self, "models", tuple(m or (f"{a}/m6" if f"{a}/m6" in published else f"{a}/m1")
+                                                 for m, a in zip(self.models, self.actuators)))
 
 
 @dataclass(frozen=True)
@@ -140,6 +144,23 @@ def _erob(emulate: bool) -> Callable[[BenchParams], Bench]:
     return open_bench
 
 
+def _feetech(emulate: bool) -> Callable[[BenchParams], Bench]:
+    def open_bench(p: BenchParams) -> Bench:
+        from actuator_drivers.feetech.bench import FeetechBench, FeetechConfig
+
+        config = FeetechConfig(
+            ids=p.ids, joints=p.joints, actuators=p.actuators, min_position=p.min_position,
+            max_position=p.max_position, models=p.models, port=p.port, baudrate=p.baudrate,
+            command_timeout=p.command_timeout, latency_ms=p.latency_ms)
+        if not emulate:
+            return FeetechBench.open(config)
+        from actuator_drivers.feetech_emulator.emulated import open_emulated_bench
+
+        return open_emulated_bench(config, p.mass, p.length, p.arm_mass, p.time_scale, p.seed)
+
+    return open_bench
+
+
 def _mujoco(p: BenchParams) -> Bench:
     from .sim_bench import SimBench, SimConfig
 
@@ -157,6 +178,10 @@ BACKENDS = BackendRegistry(
     Backend("erob", "eRob drives over EtherCAT (port = network interface)", _erob(emulate=False), "erob_bench.yaml"),
     Backend("erob_emulator", "the eRob driver on emulated drives over a veth pair (root)", _erob(emulate=True),
             "erob_bench.yaml"),
+    Backend("feetech", "Feetech STS servos on a serial bus (feetech-servo-sdk)", _feetech(emulate=False),
+            "sts3215_bench.yaml"),
+    Backend("feetech_emulator", "the Feetech driver on the emulated STS bus", _feetech(emulate=True),
+            "sts3215_bench.yaml"),
 )
 
 

@@ -58,6 +58,13 @@ def record_logs(settings: DemoSettings, raw_dir: Path) -> List[Path]:
             record_all(driver_bench(erob, settings.actuator), settings.grid, settings.actuator, raw_dir, lambda m, l: erob.set_bench(1, m, l) is None,
                        on_recording=finished, rate=200, prepare_time=1.0, return_time=1.0)
         return done
+    if settings.feetech:
+        from actuator_drivers.feetech_emulator.emulated import emulated_feetech
+
+        with emulated_feetech(settings.reference, first_mass, first_length, time_scale=settings.time_scale) as (emu, sts):
+            record_all(driver_bench(sts, settings.actuator), settings.grid, settings.actuator, raw_dir,
+                       lambda m, l: emu.set_bench(m, l) is None, on_recording=finished, prepare_time=1.0, return_time=1.0)
+        return done
     with emulated_dynamixel(settings.actuator, settings.reference, first_mass, first_length,
                             protocol=1, time_scale=settings.time_scale) as (emulator, driver):
         def change_bench(mass: float, length: float) -> bool:

@@ -78,7 +78,8 @@ def assert_first_order(log) -> None:
 
 def test_fake_backend_is_a_bench():
     assert isinstance(REGISTRY.open("first_order", BenchParams()), Bench)
-    assert list(REGISTRY) == ["dynamixel", "dynamixel_emulator", "mujoco", "erob", "erob_emulator", "first_order"]
+    assert list(REGISTRY) == ["dynamixel", "dynamixel_emulator", "mujoco", "erob", "erob_emulator", "feetech",
+                              "feetech_emulator", "first_order"]
     with pytest.raises(ValueError, match="unknown backend 'nope'.*first_order"):
         REGISTRY["nope"]
 
