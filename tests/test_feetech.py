@@ -193,3 +193,25 @@ def test_feetech_emulator_backend_publishes_what_the_other_backends_publish():
             core.loop.bench.close()
         seen[backend] = [(p.topic, p.msgtype, p.stamped, sorted(p.fields)) for p in pubs]
     assert seen["feetech_emulator"] == seen["dynamixel_emulator"]
+
+
+def test_emulate_command_prints_a_description_then_the_pty_path():
+    import subprocess
+    import sys
+
+    from actuator_drivers.dynamixel_driver import ServoConfig
+    from actuator_drivers.feetech.driver import FeetechDriver
+
+    command = [sys.executable, "-m", "actuator_drivers.cli", "emulate", "--actuator", "sts3215", "--params", "sts3215/m1",
+               "--mass", "0.3", "--length", "0.1", "--id", "2"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        banner = process.stdout.readline()
+        port = process.stdout.readline().strip()
+        assert "Feetech emulator: Feetech STS3215, ID 2, model sts3215/m1" in banner and port.startswith("/dev/")
+        with FeetechDriver(port, ServoConfig(2, "sts3215"), retries=10, latency_ms=200) as driver:
+            assert abs(driver.read()[2].position) < 0.01
+    finally:
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=10)
+    assert process.returncode == 0 and "status packets sent" in err

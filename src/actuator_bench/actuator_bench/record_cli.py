@@ -24,6 +24,7 @@ from actuator_drivers.clock import Clock
 from actuator_drivers.driver_errors import UsageError
 from actuator_drivers.dynamixel_emulator import DynamixelEmulator, Faults
 from actuator_drivers.erob_driver import ErobDriver
+from actuator_drivers.feetech.tables import feetech_actuators
 from actuator_models.outputs import refuse_existing
 from actuator_models.trajectories import TRAJECTORIES
 
@@ -141,11 +142,15 @@ def _run_record_all(args: argparse.Namespace) -> int:
         return _run_record_all_erob(args, grid, line)
     if args.emulate:
         mass, length = grid.groups()[0]
-        emulator = DynamixelEmulator.single(
-            args.actuator, args.emulate, mass, length, args.arm_mass, protocol=args.protocol, servo_id=args.id,
-            vin=args.vin, time_scale=None if args.lockstep else args.time_scale,
-            faults=Faults(args.drop, args.corrupt, args.delay), seed=args.seed,
-        ).start()
+        options = dict(servo_id=args.id, vin=args.vin, time_scale=None if args.lockstep else args.time_scale,
+                       faults=Faults(args.drop, args.corrupt, args.delay), seed=args.seed)
+        if args.actuator in feetech_actuators():
+            from actuator_drivers.feetech_emulator.emulator import FeetechEmulator
+
+            emulator = FeetechEmulator.single(args.emulate, mass, length, args.arm_mass, **options).start()
+        else:
+            emulator = DynamixelEmulator.single(args.actuator, args.emulate, mass, length, args.arm_mass,
+                                                protocol=args.protocol, **options).start()
 
         def change(m: float, l: float) -> bool:
             emulator.set_bench(m, l, args.arm_mass)
