@@ -112,3 +112,25 @@ def test_an_actuator_file_describes_another_sts_servo(tmp_path):
     voltage.write_text(path.read_text().replace("control_law: sts", "control_law: voltage"))
     with pytest.raises(ValueError, match=r"field 'parameters' \(voltage law\): unknown field 'target_speed_limit'"):
         actuator(voltage)
+
+
+def test_so100_arm_holds_a_horizontal_pose_with_the_static_gravity_torques():
+    """The SO-100-style arm in MuJoCo driven by STS models: at rest with both links horizontal the
+    motor torques equal the gravity torques of the MJCF's masses (closed form), up to the
+    friction the model can hold at rest (M1: friction_base)."""
+    from actuator_sim.arm import ARMS, arm_simulation
+
+    model = load_model("sts3215/m1")
+    sim = arm_simulation(ARMS["so100"], model, model, kp=32.0)
+    pose = np.array([math.pi / 2, 0.0])
+    sim.reset(pose)
+    sim.set_goal(pose)
+    sim.step(400)  # 2 s
+    g = 9.80665
+    elbow = g * (0.035 * 0.0675 + 0.2 * 0.135)
+    shoulder = g * (0.045 * 0.058 + 0.055 * 0.116 + 0.035 * (0.116 + 0.0675) + 0.2 * (0.116 + 0.135))
+    torque = np.abs(sim.state.motor_torque)
+    budget = model.values["friction_base"]
+    assert np.abs(sim.velocity).max() < 1e-3
+    assert abs(torque[1] - elbow) <= budget + 1e-3 and abs(torque[0] - shoulder) <= budget + 1e-3
+    assert np.abs(sim.position - pose).max() < 0.1  # the P law's sag at kp 32
