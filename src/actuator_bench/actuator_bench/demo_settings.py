@@ -48,9 +48,9 @@ EROB_FULL = DemoSettings("erob80_100/m6", "erob80_100", Grid((3.1, 8.2, 14.6), (
                          partner="erob80_50", fitted_joint=0, ethercat=True)
 EROB_QUICK = replace(EROB_FULL, grid=Grid((3.1, 14.6), (0.5,), (25, 100)), trials=1500, paths=("circle",))
 #: Feetech STS3215 (issue 22): an emulated servo whose truth is the published M1 with load-dependent
-#: friction added (feetech_emulator/sts3215_truth_m6.json, not a published model), on the elbow of the MX 2R arm (no SO-100 arm yet)
+#: friction added (feetech_emulator/sts3215_truth_m6.json, not a published model), on both joints of the SO-100-style arm
 STS_FULL = DemoSettings(str(files("actuator_drivers.feetech_emulator") / "sts3215_truth_m6.json"), "sts3215",
-                        Grid((0.2, 0.5), (0.1, 0.15), (16, 32)), arm="mx", partner="mx106", fitted_joint=1,
+                        Grid((0.2, 0.5), (0.1, 0.15), (16, 32)), arm="so100", partner="sts3215", fitted_joint=1,
                         feetech=True)
 STS_QUICK = replace(STS_FULL, grid=Grid((0.2, 0.5), (0.1,), (16, 32)), trials=1500, paths=("circle",))
 SETTINGS = {"mx64": (FULL, QUICK), "erob80_100": (EROB_FULL, EROB_QUICK), "sts3215": (STS_FULL, STS_QUICK)}
