@@ -93,6 +93,11 @@ class DynamixelBus:
             emulator makes receive timeouts bench-time events (see :class:`BusPort`).
     """
 
+    #: the SDK's result codes and the error a failed transaction raises (another SDK's bus, such as
+    #: the Feetech one, subclasses with its own)
+    SUCCESS, TIMEOUT, CORRUPT = COMM_SUCCESS, COMM_RX_TIMEOUT, COMM_RX_CORRUPT
+    failure, port_failure = CommunicationError, PortError
+
     def __init__(self, port: str, protocol: int = 2, baudrate: int = 57600, retries: int = 3,
                  latency_ms: float = 16.0, clock: Optional[LockstepClock] = None) -> None:
         if protocol not in (1, 2):
@@ -114,9 +119,9 @@ class DynamixelBus:
         try:
             ok = self.port.setBaudRate(self.baudrate)  # opens the serial port
         except Exception as error:  # serial.SerialException, OSError
-            raise PortError(f"cannot open {self.port_name}: {error}") from None
+            raise self.port_failure(f"cannot open {self.port_name}: {error}") from None
         if not ok:
-            raise PortError(f"cannot open {self.port_name} at {self.baudrate} baud")
+            raise self.port_failure(f"cannot open {self.port_name} at {self.baudrate} baud")
         self.is_open = True
 
     def close(self) -> None:
@@ -129,24 +134,24 @@ class DynamixelBus:
                   tries: int) -> Tuple[object, int]:
         """Run ``attempt() -> (data, comm_result, error)`` until it succeeds; return ``(data, error)``."""
         self.counters.transactions += 1
-        result = COMM_SUCCESS
+        result = self.SUCCESS
         for index in range(tries):
             if index:
                 self.counters.retries += 1
             try:
                 data, result, error = attempt()
             except IndexError:  # dynamixel_sdk indexes a valid status packet shorter than asked for
-                data, result, error = None, COMM_RX_CORRUPT, 0  # (a late reply to an earlier instruction)
-            if result == COMM_SUCCESS:
+                data, result, error = None, self.CORRUPT, 0  # (a late reply to an earlier instruction)
+            if result == self.SUCCESS:
                 return data, error
-            if result == COMM_RX_TIMEOUT:
+            if result == self.TIMEOUT:
                 self.counters.timeouts += 1
-            elif result == COMM_RX_CORRUPT:
+            elif result == self.CORRUPT:
                 self.counters.corrupt += 1
             else:
                 self.counters.other += 1
         self.counters.failures += 1
-        raise CommunicationError(servo_id, operation, self.handler.getTxRxResult(result).replace("[TxRxResult] ", ""), tries)
+        raise self.failure(servo_id, operation, self.handler.getTxRxResult(result).replace("[TxRxResult] ", ""), tries)
 
     def check_status(self, servo_id: int, operation: str, error: int) -> None:
         """Raise for a status packet's error field (hardware errors first)."""
@@ -177,8 +182,8 @@ class DynamixelBus:
         """Unsigned value of ``size`` (1, 2 or 4) bytes at ``address``."""
         def attempt() -> Tuple[object, int, int]:
             data, result, error = self.handler.readTxRx(self.port, servo_id, address, size)
-            if result == COMM_SUCCESS and len(data) < size and not error:
-                result = COMM_RX_CORRUPT  # a short status packet: a late reply to another instruction
+            if result == self.SUCCESS and len(data) < size and not error:
+                result = self.CORRUPT  # a short status packet: a late reply to another instruction
             return data, result, error
 
         data, error = self._attempts(servo_id, operation, attempt, 1 + self.retries)
@@ -210,23 +215,23 @@ class DynamixelBus:
         def attempt() -> Tuple[object, int, int]:
             nonlocal failed_id
             result = send()
-            if result != COMM_SUCCESS:
+            if result != self.SUCCESS:
                 return None, result, 0
             replies: List[Tuple[int, list, int]] = []
             for servo_id in ids:
                 data, result, error = self.handler.readRx(self.port, servo_id, length)
-                if result == COMM_SUCCESS and len(data) < length:
-                    result = COMM_RX_CORRUPT
-                if result != COMM_SUCCESS:
+                if result == self.SUCCESS and len(data) < length:
+                    result = self.CORRUPT
+                if result != self.SUCCESS:
                     failed_id = servo_id
                     return None, result, 0
                 replies.append((servo_id, data, error))
-            return replies, COMM_SUCCESS, 0
+            return replies, self.SUCCESS, 0
 
         try:
             replies, _ = self._attempts(ids[0], operation, attempt, 1 + self.retries)
-        except CommunicationError as error:
-            raise CommunicationError(failed_id, error.operation, error.result, error.attempts) from None
+        except self.failure as error:
+            raise self.failure(failed_id, error.operation, error.result, error.attempts) from None
         out: Dict[int, bytes] = {}
         for servo_id, data, error in replies:  # type: ignore[union-attr]
             self.check_status(servo_id, operation, error)

@@ -133,9 +133,9 @@ class DynamixelDriver:
         if command_timeout is not None and not command_timeout > 0:
             raise ValueError(f"command_timeout {command_timeout!r}: must be positive seconds or None")
         self.configs: Dict[int, ServoConfig] = {c.servo_id: c for c in configs}
-        self.tables: Dict[int, ControlTable] = {c.servo_id: control_table(c.actuator, protocol) for c in configs}
+        self.tables: Dict[int, ControlTable] = {c.servo_id: self._table(c.actuator, protocol) for c in configs}
         self.clock = clock or Clock()
-        self.bus = DynamixelBus(port, protocol, baudrate, retries, latency_ms, clock=self.clock)
+        self.bus = self._bus(port, protocol, baudrate, retries, latency_ms)
         self.protocol = protocol
         self.command_timeout = command_timeout
         self.limits: Dict[int, tuple] = {c.servo_id: (c.min_position, c.max_position) for c in configs}
@@ -146,6 +146,16 @@ class DynamixelDriver:
         self._stop = threading.Event()
         self._watchdog: Optional[threading.Thread] = None
         self._block = self._state_block()
+
+    #: the errors of this driver's bus (a subclass for another family, Feetech, sets its own)
+    faults = DynamixelError
+
+    @staticmethod
+    def _table(actuator: str, protocol: int) -> ControlTable:
+        return control_table(actuator, protocol)
+
+    def _bus(self, port: str, protocol: int, baudrate: int, retries: int, latency_ms: float) -> DynamixelBus:
+        return DynamixelBus(port, protocol, baudrate, retries, latency_ms, clock=self.clock)
 
     # ------------------------------------------------------------------ lifecycle
     @property
@@ -296,7 +306,7 @@ class DynamixelDriver:
         """Run a bus action; on any Dynamixel fault release torque everywhere, then re-raise."""
         try:
             return action()
-        except DynamixelError:
+        except self.faults:
             self._release_all()
             raise
 
@@ -307,7 +317,7 @@ class DynamixelDriver:
             try:
                 reg = self.tables[servo_id]["torque_enable"]
                 self.bus.write(servo_id, reg.address, reg.size, 0, "torque off")
-            except DynamixelError as error:
+            except self.faults as error:
                 LOG.warning("servo %d: torque release failed: %s", servo_id, error)
             self.torque[servo_id] = False
 

@@ -20,17 +20,15 @@ a write takes effect but is not saved across power cycles, which is what a bench
 
 from __future__ import annotations
 
-import logging
-import threading
 from typing import Optional, Sequence, Union
 
 from ..clock import Clock, LockstepClock
 from ..dynamixel_driver import DynamixelDriver, ServoConfig, ServoState
+from ..dynamixel_tables import ControlTable
 from .bus import FeetechBus
 from .errors import FeetechError, ModelMismatchError
-from .tables import control_table, table_for_model_number
+from .tables import STS_END, control_table, table_for_model_number
 
-LOG = logging.getLogger(__name__)
 #: Registers the driver zeroes so that the firmware runs the plain P law.
 PLAIN_P = ("d_coefficient", "i_coefficient", "acceleration", "goal_time", "goal_velocity")
 
@@ -49,7 +47,9 @@ class FeetechDriver(DynamixelDriver):
         clock: bench clock (a lockstep emulator's clock for an in-process emulator).
     """
 
-    def __init__(  # pylint: disable=super-init-not-called  (another bus and table, same lifecycle)
+    faults = FeetechError
+
+    def __init__(
         self,
         port: str,
         servos: Union[ServoConfig, Sequence[ServoConfig]],
@@ -59,28 +59,14 @@ class FeetechDriver(DynamixelDriver):
         latency_ms: float = 16.0,
         clock: Union[Clock, LockstepClock, None] = None,
     ) -> None:
-        configs = [servos] if isinstance(servos, ServoConfig) else list(servos)
-        if not configs:
-            raise ValueError("servos: at least one servo is needed")
-        ids = [c.servo_id for c in configs]
-        if len(set(ids)) != len(ids):
-            raise ValueError(f"servos: IDs must be distinct, got {ids}")
-        if command_timeout is not None and not command_timeout > 0:
-            raise ValueError(f"command_timeout {command_timeout!r}: must be positive seconds or None")
-        self.configs = {c.servo_id: c for c in configs}
-        self.tables = {c.servo_id: control_table(c.actuator) for c in configs}
-        self.clock = clock or Clock()
-        self.bus = FeetechBus(port, baudrate, retries, latency_ms, clock=self.clock)  # type: ignore[assignment]
-        self.protocol = 0  # Feetech "protocol end" 0 (STS, little-endian)
-        self.command_timeout = command_timeout
-        self.limits = {c.servo_id: (c.min_position, c.max_position) for c in configs}
-        self.torque = {i: False for i in ids}
-        self.watchdog_trips = 0
-        self._last_command = self.clock.watchdog_time()
-        self._lock = threading.RLock()
-        self._stop = threading.Event()
-        self._watchdog: Optional[threading.Thread] = None
-        self._block = self._state_block()
+        super().__init__(port, servos, STS_END, baudrate, retries, command_timeout, latency_ms, clock)
+
+    @staticmethod
+    def _table(actuator: str, protocol: int) -> ControlTable:
+        return control_table(actuator)
+
+    def _bus(self, port: str, protocol: int, baudrate: int, retries: int, latency_ms: float) -> FeetechBus:  # type: ignore[override]
+        return FeetechBus(port, baudrate, retries, latency_ms, clock=self.clock)
 
     def _setup(self, servo_id: int) -> None:
         table = self.tables[servo_id]
@@ -96,25 +82,6 @@ class FeetechDriver(DynamixelDriver):
         for name in PLAIN_P:
             self._write(servo_id, name, 0)
         self._intersect_limits(servo_id)
-
-    def _guarded(self, action):
-        """Run a bus action; on any Feetech fault release torque everywhere, then re-raise."""
-        try:
-            return action()
-        except FeetechError:
-            self._release_all()
-            raise
-
-    def _release_all(self) -> None:
-        """Best-effort torque off on every servo, with retries; fault bits in the answer do not
-        stop it (a servo reporting overload must still be released)."""
-        for servo_id in self.ids:
-            reg = self.tables[servo_id]["torque_enable"]
-            try:
-                self.bus.write(servo_id, reg.address, reg.size, 0, "torque off", check=False)  # type: ignore[call-arg]
-            except FeetechError as error:
-                LOG.warning("servo %d: torque release failed: %s", servo_id, error)
-            self.torque[servo_id] = False
 
     def _decode(self, servo_id: int, data: bytes, now: float) -> ServoState:
         table = self.tables[servo_id]
