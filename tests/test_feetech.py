@@ -227,3 +227,41 @@ def test_emulate_command_prints_a_description_then_the_pty_path():
         process.send_signal(signal.SIGTERM)
         _, err = process.communicate(timeout=10)
     assert process.returncode == 0 and "status packets sent" in err
+
+
+def test_reg_write_waits_for_action_and_two_servos_share_one_sync_read(monkeypatch):
+    from actuator_drivers.dynamixel_driver import ServoConfig
+    from actuator_drivers.feetech.driver import FeetechDriver
+    from actuator_drivers.feetech.tables import sts3215 as table
+    from actuator_drivers.feetech_emulator.firmware import StsServo
+    from actuator_models.model import load_model
+    from actuator_models.simulation import Pendulum
+
+    model = load_model("sts3215/m1")
+    def bus(time_scale):
+        servos = [StsServo(table(), model, Pendulum(0.3, 0.1), servo_id=i) for i in (1, 2)]
+        return FeetechEmulator(servos, time_scale=time_scale, trace=True)
+
+    monkeypatch.setattr(sdk.port_handler, "LATENCY_TIMER", 250)
+    with bus(1.0) as emulator:  # the stock SDK's port keeps wall-clock time
+        port, handler = sdk.PortHandler(emulator.port), sdk.PacketHandler(0)
+        assert port.openPort()
+        assert _until_ok(handler.regWriteTxRx, port, 2, 42, 2, [0x00, 0x09]) == (0,)
+        assert emulator.servo(2).peek("goal_position") == 2048 and emulator.servo(2).peek("registered") == 1
+        executed = len(emulator.trace)
+        handler.action(port, sdk.BROADCAST_ID)  # broadcast: no status packet to wait for
+        deadline = time.monotonic() + 10.0
+        while len(emulator.trace) == executed and time.monotonic() < deadline:  # traced once executed
+            time.sleep(0.01)
+        assert emulator.servo(2).peek("goal_position") == 0x0900 and emulator.servo(2).peek("registered") == 0
+        port.closePort()
+    with bus(None) as emulator:
+        with FeetechDriver(emulator.port, [ServoConfig(1, "sts3215"), ServoConfig(2, "sts3215")],
+                           clock=emulator.clock) as driver:
+            before = len(emulator.trace)
+            states = driver.read()
+            packets = emulator.trace[before:]
+    assert sorted(states) == [1, 2]
+    received = [raw for kind, raw in packets if kind == "rx"]
+    assert len(received) == 1 and received[0][4] == 0x82 and list(received[0][5:9]) == [56, 15, 1, 2]
+    assert [raw[2] for kind, raw in packets if kind == "tx"] == [1, 2]  # one status packet per servo, in order

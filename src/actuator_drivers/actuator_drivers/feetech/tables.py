@@ -111,6 +111,7 @@ def sts3215() -> ControlTable:
         _r("present_load", 60, 2, scale=0.001, encoding="sign_magnitude", sign_bit=10),
         _r("present_voltage", 62, 1, scale=0.1, unit="V"),
         _r("present_temperature", 63, 1, unit="degC"),
+        _r("registered", 64, 1),  # asynchronous write flag: a REG WRITE waits for ACTION
         _r("status", 65, 1),
         _r("moving", 66, 1),
         _r("present_current", 69, 2, scale=0.0065, encoding="sign_magnitude", sign_bit=15, unit="A"),

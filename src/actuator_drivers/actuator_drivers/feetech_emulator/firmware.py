@@ -28,6 +28,7 @@ from typing import Optional, Tuple
 from actuator_models.model import Model
 from actuator_models.simulation import Pendulum, PendulumSimulator
 
+from ..dynamixel_firmware import EmulatedServo
 from ..dynamixel_tables import ControlTable
 from ..feetech.errors import status_byte
 
@@ -35,8 +36,10 @@ from ..feetech.errors import status_byte
 FRAMING = 1
 
 
-class StsServo:
-    """One STS servo: control table, instruction semantics and the simulated shaft.
+class StsServo(EmulatedServo):
+    """One STS servo: control table, instruction semantics and the simulated shaft (memory,
+    READ/WRITE/REG WRITE/ACTION and the load change are those of the Dynamixel firmware; the STS
+    write rules, status byte, faults and registers are here).
 
     Args:
         table: the control table (``feetech.tables.sts3215()``).
@@ -45,7 +48,7 @@ class StsServo:
         7.4 V if None). temperature [degC]. q: initial shaft angle [rad]. physics_dt: step [s].
     """
 
-    def __init__(self, table: ControlTable, model: Model, bench: Pendulum, servo_id: int = 1,
+    def __init__(self, table: ControlTable, model: Model, bench: Pendulum, servo_id: int = 1,  # pylint: disable=super-init-not-called
                  vin: Optional[float] = None, temperature: float = 30.0, q: float = 0.0,
                  physics_dt: float = 0.005) -> None:
         if model.actuator.name != table.actuator:
@@ -63,23 +66,6 @@ class StsServo:
         self.poke("goal_position", table["goal_position"].from_si(self.sim.q))
         self.poke("id", servo_id)
         self._refresh()
-
-    # ------------------------------------------------------------------ memory
-    def peek(self, name: str) -> int:
-        reg = self.table[name]
-        return int.from_bytes(self.memory[reg.address: reg.end], "little")
-
-    def poke(self, name: str, raw: int) -> None:
-        reg = self.table[name]
-        self.memory[reg.address: reg.end] = (raw & ((1 << (8 * reg.size)) - 1)).to_bytes(reg.size, "little")
-
-    def value(self, name: str) -> float:
-        """A register in SI units."""
-        return self.table[name].to_si(self.peek(name))
-
-    @property
-    def servo_id(self) -> int:
-        return self.peek("id")
 
     @property
     def protocol(self) -> int:
@@ -100,33 +86,7 @@ class StsServo:
     def torque_enabled(self) -> bool:
         return self.peek("torque_enable") == 1
 
-    # ------------------------------------------------------------------ instructions
-    def read(self, address: int, length: int) -> Tuple[bytes, Optional[str]]:
-        if length < 1 or address + length > self.table.size:
-            return b"", "access"
-        return bytes(self.memory[address: address + length]), None
-
-    def write(self, address: int, data: bytes) -> Optional[str]:
-        items, fault = self._check_write(address, data)
-        if fault:
-            return fault
-        for reg, raw in items:
-            self.poke(reg.name, raw)
-        return None
-
-    def reg_write(self, address: int, data: bytes) -> Optional[str]:
-        _, fault = self._check_write(address, data)
-        if not fault:
-            self._registered = (address, bytes(data))
-        return fault
-
-    def action(self) -> Optional[str]:
-        if self._registered is None:
-            return "instruction"
-        address, data = self._registered
-        self._registered = None
-        return self.write(address, data)
-
+    # ------------------------------------------------------------------ STS rules
     def _check_write(self, address: int, data: bytes) -> Tuple[list, Optional[str]]:
         items, index = [], 0
         while index < len(data):
@@ -159,11 +119,6 @@ class StsServo:
             self.poke("torque_enable", 0)
 
     # ------------------------------------------------------------------ physics
-    def set_bench(self, bench: Pendulum) -> None:
-        """Change the pendulum load, keeping the shaft state."""
-        self.sim = PendulumSimulator(self.model, bench, vin=self.sim.vin, q=self.sim.q, v=self.sim.v,
-                                     integrator=self.sim.integrator)
-
     def advance(self, t: float) -> None:
         """Run the shaft up to bench time ``t`` [s] in ``physics_dt`` steps."""
         steps = math.floor(t / self.physics_dt + 1e-9) - self.steps
