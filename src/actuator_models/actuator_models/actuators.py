@@ -98,9 +98,12 @@ class VoltageControlled(Actuator):
 # ---------------------------------------------------------------- Feetech STS (issue 22)
 #: Feetech STS firmware: the smoothed target moves at most 3400 counts/s (4096 counts per turn).
 STS_TARGET_SPEED = 2 * np.pi * 3400 / 4096  # rad/s
-ERROR_GAIN_RATIO = Parameter("error_gain_ratio", 1.0, 0.1, 10.0, "1", "firmware error gain over its nominal value", "rk")
+#: Both span two decades around the nominal firmware value: searched on a log scale, centred on it
+#: (a linear search starts at 5x the speed limit, where the limit never binds: a plateau).
+ERROR_GAIN_RATIO = Parameter("error_gain_ratio", 1.0, 0.1, 10.0, "1", "firmware error gain over its nominal value", "rk",
+                             log=True)
 TARGET_SPEED_LIMIT = Parameter("target_speed_limit", STS_TARGET_SPEED, 0.1 * STS_TARGET_SPEED, 10 * STS_TARGET_SPEED,
-                               "rad/s", "largest speed of the firmware's smoothed target", "vmax")
+                               "rad/s", "largest speed of the firmware's smoothed target", "vmax", log=True)
 
 
 @dataclass(frozen=True)
