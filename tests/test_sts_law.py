@@ -134,3 +134,18 @@ def test_so100_arm_holds_a_horizontal_pose_with_the_static_gravity_torques():
     assert np.abs(sim.velocity).max() < 1e-3
     assert abs(torque[1] - elbow) <= budget + 1e-3 and abs(torque[0] - shoulder) <= budget + 1e-3
     assert np.abs(sim.position - pose).max() < 0.1  # the P law's sag at kp 32
+
+
+def test_the_law_parameters_are_searched_on_a_log_scale_centred_on_their_nominal_values():
+    from actuator_models.objective import SearchSpace
+
+    space = SearchSpace.for_model(new_model("sts3215", "m1"))
+    centre = space.from_unit(np.full(len(space.free), 0.5))
+    assert centre["target_speed_limit"] == pytest.approx(STS_TARGET_SPEED)  # geometric mean of 0.1x and 10x
+    assert centre["error_gain_ratio"] == pytest.approx(1.0)
+    assert centre["kt"] == pytest.approx((0.1 + 3.0) / 2)  # the others stay linear
+    values = {**centre, "target_speed_limit": 2.0, "error_gain_ratio": 7.0}
+    unit = space.to_unit(values)
+    assert unit[space.names.index("target_speed_limit")] == pytest.approx(
+        math.log(2.0 / (0.1 * STS_TARGET_SPEED)) / math.log(100))
+    assert space.from_unit(unit) == pytest.approx(values)
