@@ -15,8 +15,8 @@ import scservo_sdk as sdk
 from actuator_bench.driver_bench import driver_bench
 from actuator_bench.messages import BenchInfo
 from actuator_bench.recording import RecordingError, record
-from actuator_drivers.driver_errors import CommandTimeout, LimitError
-from actuator_drivers.feetech.errors import CommunicationError, HardwareError, ModelMismatchError
+from actuator_drivers.driver_errors import CommandTimeout
+from actuator_drivers.feetech.errors import CommunicationError, HardwareError, JointLimitError, ModelMismatchError
 from actuator_drivers.feetech.tables import sts3215
 from actuator_drivers.feetech_emulator.emulated import emulated_feetech
 from actuator_drivers.feetech_emulator.emulator import FeetechEmulator
@@ -106,7 +106,7 @@ def test_driver_reads_si_units_and_moves_with_the_sts_speed_limit():
 def test_joint_limits_refuse_a_goal_and_send_nothing():
     with emulated_feetech("sts3215/m1", 0.3, 0.1, limits=(-1.0, 1.0)) as (emulator, driver):
         before = emulator.servo(1).peek("goal_position")
-        with pytest.raises(LimitError, match=r"goal 1\.5 rad is outside the joint limits"):
+        with pytest.raises(JointLimitError, match=r"goal 1\.5 rad is outside the joint limits"):
             driver.command(1.5, True)
         assert emulator.servo(1).peek("goal_position") == before and not emulator.servo(1).torque_enabled
 

@@ -148,7 +148,7 @@ class DynamixelDriver:
         self._block = self._state_block()
 
     #: the errors of this driver's bus (a subclass for another family, Feetech, sets its own)
-    faults = DynamixelError
+    faults, limit_error = DynamixelError, JointLimitError
 
     @staticmethod
     def _table(actuator: str, protocol: int) -> ControlTable:
@@ -263,7 +263,7 @@ class DynamixelDriver:
                 raise ValueError(f"servo {servo_id}: goal {value!r} is not a number of radians") from None
             low, high = self.limits[servo_id]
             if not (math.isfinite(goal) and low <= goal <= high):
-                raise JointLimitError(f"servo {servo_id} ({self.configs[servo_id].joint}): goal {goal!r} rad is "
+                raise self.limit_error(f"servo {servo_id} ({self.configs[servo_id].joint}): goal {goal!r} rad is "
                                       f"outside the joint limits [{low:.4f}, {high:.4f}] rad; nothing was sent")
             raws[servo_id] = self.tables[servo_id]["goal_position"].from_si(goal)
         enable = self._per_servo(torque_enable, "torque_enable") if torque_enable is not None else {}

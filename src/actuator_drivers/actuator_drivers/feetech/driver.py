@@ -26,7 +26,7 @@ from ..clock import Clock, LockstepClock
 from ..dynamixel_driver import DynamixelDriver, ServoConfig, ServoState
 from ..dynamixel_tables import ControlTable
 from .bus import FeetechBus
-from .errors import FeetechError, ModelMismatchError
+from .errors import FeetechError, JointLimitError, ModelMismatchError
 from .tables import STS_END, control_table, table_for_model_number
 
 #: Registers the driver zeroes so that the firmware runs the plain P law.
@@ -47,7 +47,7 @@ class FeetechDriver(DynamixelDriver):
         clock: bench clock (a lockstep emulator's clock for an in-process emulator).
     """
 
-    faults = FeetechError
+    faults, limit_error = FeetechError, JointLimitError
 
     def __init__(
         self,
