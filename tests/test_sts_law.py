@@ -149,3 +149,12 @@ def test_the_law_parameters_are_searched_on_a_log_scale_centred_on_their_nominal
     assert unit[space.names.index("target_speed_limit")] == pytest.approx(
         math.log(2.0 / (0.1 * STS_TARGET_SPEED)) / math.log(100))
     assert space.from_unit(unit) == pytest.approx(values)
+
+
+def test_log_scale_bounds_map_back_inside_the_bounds():
+    from actuator_models.objective import SearchSpace
+
+    space = SearchSpace.for_model(new_model("sts3215", "m1"))
+    for corner in (0.0, 1.0):
+        values = space.from_unit(np.full(len(space.free), corner))
+        assert all(p.lower <= values[p.name] <= p.upper for p in space.free)  # optuna refuses a value outside

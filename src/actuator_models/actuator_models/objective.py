@@ -88,7 +88,7 @@ class SearchSpace:
         """A point of the unit cube -> free parameter values (clipped to the bounds)."""
         low, high = self._scaled(self.lower), self._scaled(self.upper)
         y = low + np.clip(unit, 0.0, 1.0) * (high - low)
-        x = np.where(self._log, np.exp(np.where(self._log, y, 0.0)), y)
+        x = np.clip(np.where(self._log, np.exp(np.where(self._log, y, 0.0)), y), self.lower, self.upper)  # exp(log(b)) may pass b
         return {p.name: float(v) for p, v in zip(self.free, x)}
 
     def batch(self, parameter_sets: Sequence[Mapping[str, float]]) -> Dict[str, np.ndarray]:
