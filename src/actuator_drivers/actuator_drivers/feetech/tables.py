@@ -14,6 +14,7 @@ speeds are counts/s (so the same scale as positions, per second).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Dict, Optional, Tuple
 
 from ..dynamixel_tables import CENTER, POSITION_LSB, ControlTable, Register
@@ -46,16 +47,9 @@ class StsRegister(Register):
         return magnitude | ((1 << self.sign_bit) if value < 0 else 0)
 
 
-def _r(name: str, address: int, size: int, **kw) -> StsRegister:
-    return StsRegister(name, address, size, **kw)
-
-
-def _rw(name: str, address: int, size: int, **kw) -> StsRegister:
-    return StsRegister(name, address, size, writable=True, **kw)
-
-
-def _eeprom(name: str, address: int, size: int, **kw) -> StsRegister:
-    return StsRegister(name, address, size, writable=True, eeprom=True, **kw)
+_r = StsRegister  # read-only item
+_rw = partial(StsRegister, writable=True)  # RAM item
+_eeprom = partial(StsRegister, writable=True, eeprom=True)  # EEPROM item
 
 
 _POS = dict(scale=POSITION_LSB, offset=CENTER, unit="rad")
