@@ -69,14 +69,26 @@ class SearchSpace:
     def upper(self) -> np.ndarray:
         return np.array([p.upper for p in self.free])
 
+    @property
+    def _log(self) -> np.ndarray:
+        """Which free parameters are searched on a log scale (:attr:`Parameter.log`)."""
+        return np.array([p.log for p in self.free], dtype=bool)
+
+    def _scaled(self, x: np.ndarray) -> np.ndarray:
+        return np.where(self._log, np.log(np.where(self._log, x, 1.0)), x)
+
     def to_unit(self, values: Mapping[str, float]) -> np.ndarray:
-        """Free parameter values -> the unit cube CMA-ES searches (0 = lower bound, 1 = upper)."""
+        """Free parameter values -> the unit cube CMA-ES searches (0 = lower bound, 1 = upper;
+        linear, or logarithmic for log-scale parameters)."""
         x = np.array([float(values[p.name]) for p in self.free])
-        return (x - self.lower) / (self.upper - self.lower)
+        low, high = self._scaled(self.lower), self._scaled(self.upper)
+        return (self._scaled(x) - low) / (high - low)
 
     def from_unit(self, unit: np.ndarray) -> Dict[str, float]:
         """A point of the unit cube -> free parameter values (clipped to the bounds)."""
-        x = self.lower + np.clip(unit, 0.0, 1.0) * (self.upper - self.lower)
+        low, high = self._scaled(self.lower), self._scaled(self.upper)
+        y = low + np.clip(unit, 0.0, 1.0) * (high - low)
+        x = np.clip(np.where(self._log, np.exp(np.where(self._log, y, 0.0)), y), self.lower, self.upper)  # exp(log(b)) may pass b
         return {p.name: float(v) for p, v in zip(self.free, x)}
 
     def batch(self, parameter_sets: Sequence[Mapping[str, float]]) -> Dict[str, np.ndarray]:
