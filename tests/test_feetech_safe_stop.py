@@ -7,7 +7,6 @@ The interrupting emulator is the Dynamixel one's hook (``test_safe_stop``) over 
 
 from __future__ import annotations
 
-import logging
 from dataclasses import replace
 
 import pytest
@@ -21,7 +20,9 @@ from actuator_drivers.feetech.driver import FeetechDriver
 from actuator_drivers.feetech.errors import HardwareError
 from actuator_drivers.feetech_emulator.emulator import FeetechEmulator
 
-from test_safe_stop import FAST, InterruptingEmulator, _ctrl_c_raises  # noqa: F401 (autouse fixture)
+from test_safe_stop import (  # noqa: F401 (_ctrl_c_raises: the autouse fixture)
+    FAST, InterruptingEmulator, _ctrl_c_raises, assert_interrupted_recording_released,
+)
 
 STS = BenchInfo("sts3215", mass=0.3, length=0.1)
 
@@ -45,21 +46,8 @@ POINTS = [(12, False), (100, True), (101, True), (260, False), (270, False)]
 
 @pytest.mark.parametrize("at, in_run", POINTS)
 def test_interrupt_anywhere_in_an_sts_recording_ends_with_torque_off(tmp_path, caplog, at, in_run):
-    caplog.set_level(logging.WARNING)
     emulator, driver = open_sts(at)
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            record(FeetechBench.of(driver, "sts3215"), replace(trajectory("sin_sin"), duration=2.0), STS, 32,
-                   logdir=tmp_path, **FAST)
-        assert emulator.counters.received >= at
-        assert emulator.servo(1).peek("torque_enable") == 0  # released while the program goes on
-        assert not driver.bus.port.is_using and not driver.read()[1].torque_enabled  # the bus answers
-    finally:
-        driver.close()
-        emulator.stop()
-    assert emulator.servo(1).peek("torque_enable") == 0
-    assert "release failed" not in caplog.text and "Port is in use" not in caplog.text
-    assert len(list((tmp_path / "partial").glob("*.json"))) == int(in_run)
+    assert_interrupted_recording_released(FeetechBench.of(driver, "sts3215"), emulator, STS, tmp_path, caplog, in_run)
 
 
 def test_sts_alarm_during_a_recording_releases_and_reads_back(tmp_path, caplog):
