@@ -14,7 +14,7 @@ P = {"kt": 2.0, "R": 4.0}
 
 
 def test_registry_names():
-    assert set(ACTUATORS) == {"mx64", "mx106", "xl330", "erob80_50", "erob80_100"}
+    assert set(ACTUATORS) == {"mx64", "mx106", "xl330", "erob80_50", "erob80_100", "sts3215"}
     with pytest.raises(ValueError, match="unknown actuator 'mx28'"):
         actuator("mx28")
 
@@ -58,7 +58,7 @@ def test_params_round_trip_records_integrator(tmp_path):
 
 def test_library_and_defaults():
     names = library_names()
-    assert len(names) == 30 and "mx64/m6" in names and "erob80_100/m1" in names
+    assert len(names) == 31 and "mx64/m6" in names and "erob80_100/m1" in names and "sts3215/m1" in names
     assert load_model("erob80_100/m1").values["R"] == 2.0  # file without R keeps the default
     assert load_model("xl330/m6").values["alpha"] == pytest.approx(8.683259907618984)
 

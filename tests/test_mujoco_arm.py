@@ -73,6 +73,7 @@ def test_virtual_experiment_m6_beats_m1_on_every_path_at_low_gain():
 def test_arm_actuators_are_names_of_the_actuator_registry():
     from actuator_sim.arm import ARMS, Arm
 
-    assert {(a.shoulder, a.elbow) for a in ARMS.values()} == {("mx106", "mx64"), ("erob80_100", "erob80_50")}
+    assert {(a.shoulder, a.elbow) for a in ARMS.values()} == {("mx106", "mx64"), ("erob80_100", "erob80_50"),
+                                                           ("sts3215", "sts3215")}
     with pytest.raises(ValueError, match=r"unknown actuator 'mx65' \(did you mean 'mx64'\?\); expected one of"):
         Arm("mx", "arm_mx.xml", "mx106", "mx65")

@@ -76,13 +76,20 @@ POINTS = [(9, 1, False), (20, 1, False), (100, 1, True), (101, 1, True), (201, 1
 
 @pytest.mark.parametrize("at, protocol, in_run", POINTS)
 def test_interrupt_anywhere_in_a_recording_ends_with_torque_off(tmp_path, caplog, at, protocol, in_run):
-    caplog.set_level(logging.WARNING)
     emulator, driver = open_bench(at, protocol=protocol)
+    assert_interrupted_recording_released(DynamixelBench.of(driver, "mx64"), emulator, MX64, tmp_path, caplog, in_run)
+
+
+def assert_interrupted_recording_released(bench, emulator, info: BenchInfo, tmp_path, caplog, in_run: bool) -> None:
+    """Record until the emulator's interrupt: Torque Enable reads 0 in the emulated servo, the
+    port is usable again, no release failed, and a partial log is kept when the run was under
+    way. Closes the bench's driver and the emulator."""
+    caplog.set_level(logging.WARNING)
+    driver = bench.driver
     try:
         with pytest.raises(KeyboardInterrupt):
-            record(DynamixelBench.of(driver, "mx64"), replace(trajectory("sin_sin"), duration=2.0), MX64, 32,
-                   logdir=tmp_path, **FAST)
-        assert emulator.counters.received >= at
+            record(bench, replace(trajectory("sin_sin"), duration=2.0), info, 32, logdir=tmp_path, **FAST)
+        assert emulator.counters.received >= emulator.at
         assert emulator.servo(1).peek("torque_enable") == 0  # released while the program goes on
         assert not driver.bus.port.is_using and not driver.read()[1].torque_enabled  # the bus answers
     finally:

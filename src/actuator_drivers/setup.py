@@ -19,9 +19,11 @@ setup(
     ],
     python_requires=">=3.10",
     # pysoem: the EtherCAT master (SOEM) for eRob, manylinux wheels; pyroute2: veth pairs over
-    # netlink for the EtherCAT emulator without relying on the `ip` binary being installed
+    # netlink for the EtherCAT emulator without relying on the `ip` binary being installed;
+    # feetech-servo-sdk: the Feetech STS SDK LeRobot installs (module scservo_sdk, docs/FEETECH.md)
     install_requires=["actuator_models", "numpy>=1.24", "dynamixel-sdk>=3.7.31", "pyserial>=3.5",
-                      "pysoem>=1.1.13", "pyroute2>=0.7"],
+                      "pysoem>=1.1.13", "pyroute2>=0.7", "feetech-servo-sdk>=1.0.0"],
+    package_data={"actuator_drivers.feetech_emulator": ["*.json"]},
     extras_require={"test": ["pytest"]},  # colcon test runs pytest (JUnit XML) when listed here
     zip_safe=True,
     maintainer="actuator_bench developers",
@@ -36,6 +38,8 @@ setup(
             "dynamixel_emulator = actuator_drivers.dynamixel_emulator.bench:BACKEND",
             "erob = actuator_drivers.erob.bench:BACKEND",
             "erob_emulator = actuator_drivers.ethercat_emulator.bench:BACKEND",
+            "feetech = actuator_drivers.feetech.bench:BACKEND",
+            "feetech_emulator = actuator_drivers.feetech_emulator.bench:BACKEND",
         ],
     },
 )

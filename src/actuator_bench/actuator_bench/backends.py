@@ -12,8 +12,9 @@ point in its ``setup.py``::
     entry_points={"actuator_bench.backends": ["feetech = actuator_drivers.feetech.bench:BACKEND"]}
 
 Installed here: ``dynamixel`` and ``dynamixel_emulator`` (actuator_drivers), ``erob`` and
-``erob_emulator`` (actuator_drivers; the emulator needs root for its veth pair), ``mujoco``
-(actuator_sim).
+``erob_emulator`` (actuator_drivers; the emulator needs root for its veth pair), ``feetech`` and
+``feetech_emulator`` (actuator_drivers: Feetech STS servos over feetech-servo-sdk, and the same
+driver on the emulated STS bus), ``mujoco`` (actuator_sim).
 """
 
 from __future__ import annotations

@@ -67,6 +67,14 @@ def record_logs(settings: DemoSettings, raw_dir: Path) -> List[Path]:
             for emulator in started:
                 say(f"emulated drive when the line left OP: {emulator.op_exit.get(1, 'unknown')}")
         return done
+    if settings.feetech:
+        from actuator_drivers.feetech.bench import FeetechBench
+        from actuator_drivers.feetech_emulator.emulated import emulated_feetech
+
+        with emulated_feetech(settings.reference, first_mass, first_length, time_scale=settings.time_scale) as (emu, sts):
+            record_all(FeetechBench.of(sts, settings.actuator), settings.grid, settings.actuator, raw_dir,
+                       lambda m, l: emu.set_bench(m, l) is None, on_recording=finished, prepare_time=1.0, return_time=1.0)
+        return done
     with emulated_dynamixel(settings.actuator, settings.reference, first_mass, first_length,
                             protocol=1, time_scale=settings.time_scale) as (emulator, driver):
         def change_bench(mass: float, length: float) -> bool:
@@ -137,14 +145,19 @@ def figures(reports: Dict[str, ModelReport], logs: Sequence[Log], settings: Demo
     def joints(other, emulated):  # (shoulder, elbow)
         return (emulated, other) if settings.fitted_joint == 0 else (other, emulated)
 
-    real_names = joints(f"{partner}/m6", settings.reference)
+    same = partner == settings.actuator  # an arm of one servo type (SO-100): both joints are the emulated servo
+    real_names = joints(settings.reference if same else f"{partner}/m6", settings.reference)
     say(f"MuJoCo 2R arm: {len(paths)} path(s), 'real' arm = {real_names[0]} + {real_names[1]}")
     arm = ARMS[settings.arm]
     real = (load_model(real_names[0]), load_model(real_names[1]))
+
+    def other(name: str):  # the other joint's model in a candidate arm
+        return reports[name].result.model if same else load_model(f"{partner}/{name}")
+
+    mate = "fitted" if same else partner + "/"
     candidates = {
-        f"M1 ({partner}/m1 + fitted m1)": joints(load_model(f"{partner}/m1"), reports["m1"].result.model),
-        f"{best.upper()} ({partner}/{best} + fitted {best})": joints(load_model(f"{partner}/{best}"),
-                                                                     reports[best].result.model),
+        f"M1 ({mate}{' ' if same else ''}m1 + fitted m1)": joints(other("m1"), reports["m1"].result.model),
+        f"{best.upper()} ({mate}{' ' if same else ''}{best} + fitted {best})": joints(other(best), reports[best].result.model),
     }
     table = compare_arm(arm, real, candidates, paths)
     (out / "arm_2r.json").write_text(json.dumps({"real": list(real_names), "maes": table}, indent=2) + "\n")
@@ -152,7 +165,8 @@ def figures(reports: Dict[str, ModelReport], logs: Sequence[Log], settings: Demo
         table, out / "arm_2r.png",
         title=f"MuJoCo 2R arm ({actuator(arm.shoulder).title} shoulder + {actuator(arm.elbow).title} elbow), low gain: "
               f"joint MAE against the 'real' arm\n"
-              f"'real' arm = published M6 models ({real_names[0]} + {real_names[1]}), simulated: "
+              f"'real' arm = {'the emulated truth' if same else 'published M6 models'} "
+              f"({Path(real_names[0]).name} + {Path(real_names[1]).name}), simulated: "
               f"M6's advantage here is partly built in"))
     for group, row in table.items():
         say(f"2R {group}: " + ", ".join(f"{k} {v:.4f} rad" for k, v in row.items()))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import signal
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from importlib.resources import files
 from pathlib import Path
 from typing import Iterator, Optional, Sequence
 
@@ -27,6 +28,7 @@ class DemoSettings:
         arm: the MuJoCo 2R arm (``mx``, ``erob``). partner: the actuator of the arm's other joint.
         fitted_joint: which joint carries the emulated actuator (0 shoulder, 1 elbow).
         ethercat: the emulated servo is an eRob on a veth pair (root), else a Dynamixel on a pty.
+        feetech: the emulated servo is a Feetech STS on a pty (its feetech-servo-sdk driver).
     """
 
     reference: str = "mx64/m6"
@@ -39,6 +41,7 @@ class DemoSettings:
     partner: str = "mx106"
     fitted_joint: int = 1
     ethercat: bool = False
+    feetech: bool = False
 
 
 FULL = DemoSettings()
@@ -47,7 +50,13 @@ QUICK = replace(FULL, grid=Grid((0.5, 1.5), (0.15,), (8, 32)), trials=1500, path
 EROB_FULL = DemoSettings("erob80_100/m6", "erob80_100", Grid((3.1, 8.2, 14.6), (0.5,), (25, 100)), arm="erob",
                          partner="erob80_50", fitted_joint=0, ethercat=True)
 EROB_QUICK = replace(EROB_FULL, grid=Grid((3.1, 14.6), (0.5,), (25, 100)), trials=1500, paths=("circle",))
-SETTINGS = {"mx64": (FULL, QUICK), "erob80_100": (EROB_FULL, EROB_QUICK)}
+#: Feetech STS3215 (issue 22): an emulated servo whose truth is the published M1 with load-dependent
+#: friction added (feetech_emulator/sts3215_truth_m6.json, not a published model), on both joints of the SO-100-style arm
+STS_FULL = DemoSettings(str(files("actuator_drivers.feetech_emulator") / "sts3215_truth_m6.json"), "sts3215",
+                        Grid((0.2, 0.5), (0.1, 0.15), (16, 32)), arm="so100", partner="sts3215", fitted_joint=1,
+                        feetech=True)
+STS_QUICK = replace(STS_FULL, grid=Grid((0.2, 0.5), (0.1,), (16, 32)), trials=1500, paths=("circle",))
+SETTINGS = {"mx64": (FULL, QUICK), "erob80_100": (EROB_FULL, EROB_QUICK), "sts3215": (STS_FULL, STS_QUICK)}
 
 
 #: What the demo writes in its output folder (and ``--force`` removes before a new run, in a

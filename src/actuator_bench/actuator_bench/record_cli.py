@@ -27,6 +27,7 @@ from actuator_drivers.dynamixel_emulator.emulator import DynamixelEmulator, Faul
 from actuator_drivers.dynamixel.bench import DynamixelBench
 from actuator_drivers.erob.bench import ErobBench
 from actuator_drivers.erob.drive import ErobDriver
+from actuator_drivers.feetech.tables import feetech_actuators
 from actuator_models.outputs import refuse_existing
 from actuator_models.trajectories import TRAJECTORIES
 
@@ -77,6 +78,15 @@ def _configure_record(p: argparse.ArgumentParser) -> None:
     p.add_argument("--bag", type=Path, help="also write an MCAP bag of the same cycles (a new folder)")
 
 
+def _serial_bench(actuator: str) -> type:
+    """The bench class of a serial-bus actuator's family (Feetech for sts3215, else Dynamixel)."""
+    if actuator in feetech_actuators():
+        from actuator_drivers.feetech.bench import FeetechBench
+
+        return FeetechBench
+    return DynamixelBench
+
+
 def _run_record(args: argparse.Namespace) -> int:
     line = ProgressLine()
     _check_source(args, args.ethercat)
@@ -86,7 +96,7 @@ def _run_record(args: argparse.Namespace) -> int:
     if args.bag is not None:
         refuse_existing([args.bag], False)
     with opened as driver:
-        bench = (ErobBench if args.ethercat else DynamixelBench).of(driver, args.actuator)
+        bench = (ErobBench if args.ethercat else _serial_bench(args.actuator)).of(driver, args.actuator)
         recording = record(bench, args.trajectory, info, args.kp, rate=args.rate,
                            logdir=args.logdir, bag=args.bag, progress=line)
     line.done(recording)
@@ -144,11 +154,15 @@ def _run_record_all(args: argparse.Namespace) -> int:
         return _run_record_all_erob(args, grid, line)
     if args.emulate:
         mass, length = grid.groups()[0]
-        emulator = DynamixelEmulator.single(
-            args.actuator, args.emulate, mass, length, args.arm_mass, protocol=args.protocol, servo_id=args.id,
-            vin=args.vin, time_scale=None if args.lockstep else args.time_scale,
-            faults=Faults(args.drop, args.corrupt, args.delay), seed=args.seed,
-        ).start()
+        options = dict(servo_id=args.id, vin=args.vin, time_scale=None if args.lockstep else args.time_scale,
+                       faults=Faults(args.drop, args.corrupt, args.delay), seed=args.seed)
+        if args.actuator in feetech_actuators():
+            from actuator_drivers.feetech_emulator.emulator import FeetechEmulator
+
+            emulator = FeetechEmulator.single(args.emulate, mass, length, args.arm_mass, **options).start()
+        else:
+            emulator = DynamixelEmulator.single(args.actuator, args.emulate, mass, length, args.arm_mass,
+                                                protocol=args.protocol, **options).start()
 
         def change(m: float, l: float) -> bool:
             emulator.set_bench(m, l, args.arm_mass)
@@ -164,7 +178,7 @@ def _run_record_all(args: argparse.Namespace) -> int:
     print(f"{len(grid)} recordings in {len(grid.groups())} mass/length group(s) -> {args.logdir}", file=sys.stderr)
     try:
         with open_driver(args, port, clock) as driver:
-            done = record_all(DynamixelBench.of(driver, args.actuator), grid, args.actuator, args.logdir, change, arm_mass=args.arm_mass, vin=args.vin,
+            done = record_all(_serial_bench(args.actuator).of(driver, args.actuator), grid, args.actuator, args.logdir, change, arm_mass=args.arm_mass, vin=args.vin,
                               rate=args.rate, progress=line, on_recording=line.done)
     finally:
         if emulator is not None:

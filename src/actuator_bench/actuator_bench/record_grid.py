@@ -59,6 +59,8 @@ TABLE_ONE: Dict[str, Grid] = {
     # paper Table I, eRob80: masses at 0.5 m, PD gains in A/rad
     "erob80_50": Grid((3.1, 8.2, 12.7, 14.6, 19.6), (0.5,), (10, 25, 50, 100)),
     "erob80_100": Grid((3.1, 8.2, 12.7, 14.6, 19.6), (0.5,), (10, 25, 50, 100)),
+    # Feetech STS3215 at 7.4 V (stall about 1.9 N m): lighter loads, firmware P coefficients
+    "sts3215": Grid((0.2, 0.5, 0.8), (0.1, 0.15), (8, 16, 32)),
 }
 
 

@@ -22,7 +22,7 @@ from actuator_models.bench import Bench, BenchParams
 from actuator_models.logs import read_log
 
 TAU = 0.05  # s
-BUILT_IN = ["dynamixel", "dynamixel_emulator", "erob", "erob_emulator", "mujoco"]
+BUILT_IN = ["dynamixel", "dynamixel_emulator", "erob", "erob_emulator", "feetech", "feetech_emulator", "mujoco"]
 
 #: the whole fifth family: its module ...
 MODULE = '''"""A fifth actuator family: a first-order joint, dq/dt = (goal - q) / TAU while torque is on."""

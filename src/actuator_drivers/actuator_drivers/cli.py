@@ -42,6 +42,7 @@ from actuator_drivers.dynamixel.driver import DynamixelDriver, ServoConfig
 from actuator_drivers.dynamixel_emulator.emulator import DynamixelEmulator, Faults
 from actuator_drivers.dynamixel.tables import table_actuators
 from actuator_drivers.safe_stop import terminate_as_interrupt
+from actuator_drivers.feetech.tables import SDK_BAUDRATES as FEETECH_BAUDRATES, feetech_actuators
 
 PROG = "actuator-bench"  #: the program the commands' examples are written for
 
@@ -81,8 +82,9 @@ def fraction(text: str) -> float:
 
 
 def add_servo_options(p: argparse.ArgumentParser, required_actuator: bool = True) -> None:
-    p.add_argument("--actuator", required=required_actuator, choices=table_actuators() + erob_cli.EROB_ACTUATORS,
-                   help="servo model (erob*: with --ethercat or --emulate)")
+    p.add_argument("--actuator", required=required_actuator,
+                   choices=table_actuators() + erob_cli.EROB_ACTUATORS + feetech_actuators(),
+                   help="servo model (erob*: with --ethercat or --emulate; sts3215: Feetech, 1000000 baud)")
     p.add_argument("--protocol", type=int, choices=(1, 2), default=2,
                    help="firmware protocol (MX: 1 or 2; XL330: 2) [2]")
     p.add_argument("--id", type=int, default=1, help="servo ID [1]")
@@ -91,8 +93,8 @@ def add_servo_options(p: argparse.ArgumentParser, required_actuator: bool = True
 
 
 def add_bus_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--baud", type=int, default=57600, choices=SDK_BAUDRATES, metavar="BAUD",
-                   help="baud rate [57600]")
+    p.add_argument("--baud", type=int, choices=sorted(set(SDK_BAUDRATES) | set(FEETECH_BAUDRATES)), metavar="BAUD",
+                   help="baud rate [57600; 1000000 for Feetech]")
     p.add_argument("--latency-ms", type=float, default=16.0,
                    help="USB latency timer used in receive timeouts, ms (1 for low-latency adapters) [16]")
     p.add_argument("--retries", type=int, help="extra attempts per transaction [3; 10 with --emulate]")
@@ -113,9 +115,15 @@ def add_fault_options(p: argparse.ArgumentParser) -> None:
 
 
 def open_driver(args: argparse.Namespace, port: str, clock: WallClock) -> DynamixelDriver:
+    """The driver of ``--actuator``'s family (Dynamixel, or Feetech for sts3215) on ``port``."""
     servo = ServoConfig(args.id, args.actuator, args.limits[0], args.limits[1])
     retries = args.retries if args.retries is not None else (10 if getattr(args, "emulate", None) else 3)
-    return DynamixelDriver(port, servo, protocol=args.protocol, baudrate=args.baud, retries=retries,
+    if args.actuator in feetech_actuators():
+        from .feetech.driver import FeetechDriver
+
+        return FeetechDriver(port, servo, baudrate=args.baud or 1_000_000, retries=retries,
+                             latency_ms=args.latency_ms, clock=clock)
+    return DynamixelDriver(port, servo, protocol=args.protocol, baudrate=args.baud or 57600, retries=retries,
                            latency_ms=args.latency_ms, clock=clock)
 
 
@@ -143,14 +151,21 @@ def _run_emulate(args: argparse.Namespace) -> int:
         raise UsageError(f"emulate: the following arguments are required: {', '.join(missing)}")
     model = load_model(args.model)
     actuator = args.actuator or model.actuator.name
-    emulator = DynamixelEmulator.single(
-        actuator, model, args.mass, args.length, args.arm_mass, protocol=args.protocol, servo_id=args.id,
-        vin=args.vin, physics_dt=args.physics_dt, time_scale=args.time_scale,
-        faults=Faults(args.drop, args.corrupt, args.delay), seed=args.seed,
-    )
+    common = dict(servo_id=args.id, vin=args.vin, physics_dt=args.physics_dt, time_scale=args.time_scale,
+                  faults=Faults(args.drop, args.corrupt, args.delay), seed=args.seed)
+    if actuator in feetech_actuators():
+        from .feetech_emulator.emulator import FeetechEmulator
+
+        emulator: DynamixelEmulator = FeetechEmulator.single(model, args.mass, args.length, args.arm_mass,
+                                                             actuator=actuator, **common)
+        family, detail = "Feetech emulator", ""
+    else:
+        emulator = DynamixelEmulator.single(actuator, model, args.mass, args.length, args.arm_mass,
+                                            protocol=args.protocol, **common)
+        family, detail = "Dynamixel emulator", f" (protocol {args.protocol})"
     with emulator:
         servo = emulator.servos[0]
-        print(f"Dynamixel emulator: {servo.table.title} (protocol {args.protocol}), ID {args.id}, model {args.model}, "
+        print(f"{family}: {servo.table.title}{detail}, ID {args.id}, model {args.model}, "
               f"pendulum {args.mass:g} kg at {args.length:g} m, time scale {args.time_scale:g}")
         print(emulator.port, flush=True)
         print("Ctrl-C to stop.", file=sys.stderr, flush=True)
@@ -171,6 +186,7 @@ def _run_emulate(args: argparse.Namespace) -> int:
 DYNAMIXEL_COMMANDS = (
     Command("emulate", "emulated Dynamixel on a pseudo-terminal (prints the device path)", _configure_emulate, _run_emulate,
             ("actuator-bench emulate --actuator mx64 --params mx64/m6 --mass 1.0 --length 0.15 --protocol 2",
+             "actuator-bench emulate --actuator sts3215 --params sts3215/m1 --mass 0.3 --length 0.1",
              "actuator-bench emulate --actuator xl330 --params fit-xl330/m6.json --mass 0.5 --length 0.1 --drop 0.05")),
     Command("veth", "create or remove a veth pair (the virtual EtherCAT cable; root)", erob_cli.configure_veth,
             erob_cli.run_veth,

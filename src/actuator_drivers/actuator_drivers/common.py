@@ -24,7 +24,7 @@ from contextlib import ExitStack
 from typing import Any, Sequence, Tuple
 
 from actuator_models.bench import Command, CommandRouter, ErrorCounters, JointSample, WallClock  # noqa: F401 (re-exported)
-from actuator_models.model import Model, load_model
+from actuator_models.model import Model, load_model, published_model
 
 #: Wall-clock seconds a lockstep bus waits for the emulator before declaring it gone.
 LOCKSTEP_WALL_TIMEOUT = 30.0
@@ -187,8 +187,9 @@ class OneDriverBench:
     @classmethod
     def of(cls, driver: Any, actuator: str) -> "OneDriverBench":
         """The bench of an open driver whose joints are all ``actuator``; the motor torque of its
-        samples is estimated by the published ``<actuator>/m6`` model."""
-        return cls(driver, [load_model(f"{actuator}/m6")] * len(driver.ids))
+        samples is estimated by the published model (``<actuator>/m6``, or ``/m1`` where only M1
+        is published: :func:`~actuator_models.model.published_model`)."""
+        return cls(driver, [load_model(published_model(actuator))] * len(driver.ids))
 
     @staticmethod
     def applied(state: Any) -> float:

@@ -5,8 +5,9 @@ checked against the unit the control law expects::
 
     name: xm430                          # what logs call the motor ("motor" field)
     title: Dynamixel XM430-W350          # optional, for figures
-    control_law: voltage                 # voltage (Dynamixel PWM law, paper eq. 12-13)
-                                         # or current (generic current law, paper eq. 14-15)
+    control_law: voltage                 # voltage (Dynamixel PWM law, paper eq. 12-13),
+                                         # current (generic current law, paper eq. 14-15)
+                                         # or sts (Feetech STS: target-speed limit, then the voltage law)
     constants:
       error_gain: {value: 0.0115, unit: 1/rad}   # voltage law: duty per rad per unit of kp
       max_duty:   {value: 1.0, unit: "1"}        # voltage law: largest duty cycle
@@ -17,6 +18,9 @@ checked against the unit the control law expects::
       R:        {default: 5.2,   bounds: [2.0, 10.0],   unit: ohm}
       armature: {default: 0.008, bounds: [0.001, 0.05], unit: kg m^2}
       q_offset: {default: 0.0,   bounds: [-0.1, 0.1],   unit: rad}   # optional
+      # sts law only, optional (default 1 in [0.1, 10], and 5.2155 rad/s = 3400 counts/s in 0.1-10x):
+      # error_gain_ratio:   {default: 1.0, bounds: [0.1, 10.0], unit: "1"}
+      # target_speed_limit: {default: 5.2155, bounds: [0.52, 52.2], unit: rad/s}
     friction_bounds:                     # optional: search bounds of friction parameters
       friction_base: {bounds: [0.0, 0.3], unit: N m}
 
@@ -30,7 +34,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Dict, Mapping, Tuple, Union
 
-from .actuators import ARMATURE, KT, Q_OFFSET, R, Actuator, CurrentControlled, VoltageControlled
+from .actuators import (
+    ARMATURE, ERROR_GAIN_RATIO, KT, Q_OFFSET, R, TARGET_SPEED_LIMIT, Actuator, CurrentControlled, SpeedLimitedVoltage,
+    VoltageControlled,
+)
 from .friction import DYNAMIC_FRICTION_MODELS, FRICTION_MODELS
 from .parameters import Parameter, did_you_mean
 
@@ -38,7 +45,10 @@ from .parameters import Parameter, did_you_mean
 LAWS: Dict[str, Dict[str, str]] = {
     "voltage": {"error_gain": "1/rad", "max_duty": "1", "vin": "V"},
     "current": {"max_current": "A", "vin": "V"},
+    "sts": {"error_gain": "1/rad", "max_duty": "1", "vin": "V"},
 }
+#: Parameters of the sts law only (optional in a description: their defaults apply).
+STS_PARAMETERS: Dict[str, Parameter] = {p.name: p for p in (ERROR_GAIN_RATIO, TARGET_SPEED_LIMIT)}
 #: The actuator's own parameters: required ones and optional ones.
 OWN_PARAMETERS: Dict[str, Parameter] = {p.name: p for p in (KT, R, ARMATURE, Q_OFFSET)}
 REQUIRED_PARAMETERS = ("kt", "R", "armature")
@@ -132,13 +142,17 @@ def actuator_from_description(data: object, source: str = "<description>") -> Ac
             raise ActuatorFileError(f"{where}: {value:g} is not positive")
         values[key] = value
     params = _mapping(data.get("parameters"), f"{source}: field 'parameters'")
-    _no_unknown(params, tuple(OWN_PARAMETERS), f"{source}: field 'parameters'")
+    allowed = {**OWN_PARAMETERS, **(STS_PARAMETERS if law == "sts" else {})}
+    _no_unknown(params, tuple(allowed), f"{source}: field 'parameters' ({law} law)")
     for key in REQUIRED_PARAMETERS:
         if key not in params:
             raise ActuatorFileError(f"{source}: parameters.{key}: missing (required: {', '.join(REQUIRED_PARAMETERS)})")
     own = tuple(
         _parameter(base, params[key], f"{source}: parameters.{key}") for key, base in OWN_PARAMETERS.items() if key in params
     )
+    if law == "sts":
+        own += tuple(_parameter(base, params[key], f"{source}: parameters.{key}") if key in params else base
+                     for key, base in STS_PARAMETERS.items())
     models = (*FRICTION_MODELS.values(), *DYNAMIC_FRICTION_MODELS.values())
     friction = {p.name: p for m in models for p in m.parameters}
     bounds_data = _mapping(data.get("friction_bounds", {}), f"{source}: field 'friction_bounds'")
@@ -153,6 +167,9 @@ def actuator_from_description(data: object, source: str = "<description>") -> Ac
         friction_bounds[str(key)] = (lower, upper)
     title = str(data.get("title") or name)
     common = dict(friction_bounds=friction_bounds, default_vin=values["vin"], description=dict(data))
+    if law == "sts":
+        return SpeedLimitedVoltage(name.strip(), title, own, error_gain=values["error_gain"],
+                                   max_duty=values["max_duty"], **common)  # type: ignore[arg-type]
     if law == "voltage":
         return VoltageControlled(name.strip(), title, own, error_gain=values["error_gain"],
                                  max_duty=values["max_duty"], **common)  # type: ignore[arg-type]

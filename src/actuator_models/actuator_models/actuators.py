@@ -53,6 +53,15 @@ class Actuator:
     default_vin: float = 12.0
     description: Mapping[str, object] = field(default_factory=dict, compare=False)
 
+    def firmware(self, state: Value, goal: Value, q: Value, enable: Value, dt: Value,
+                 p: ParamValues) -> Tuple[Value, Value]:
+        """Firmware state before the control law: ``(new state, setpoint [rad])``.
+
+        The state (rad, same shape as ``q``) starts at the first position; laws without one
+        (every law but :class:`SpeedLimitedVoltage`) return ``(state, goal)`` unchanged.
+        """
+        return state, goal
+
     def control(self, goal: Value, q: Value, v: Value, kp: Value, vin: Value) -> Value:
         """Control signal (V or A) the firmware applies for a goal position [rad]."""
         raise NotImplementedError
@@ -84,6 +93,37 @@ class VoltageControlled(Actuator):
 
     def torque(self, control: Value, enable: Value, v: Value, p: ParamValues, vin: Value) -> Value:
         return np.where(enable, _emf_torque(control, v, p), 0.0)
+
+
+# ---------------------------------------------------------------- Feetech STS (issue 22)
+#: Feetech STS firmware: the smoothed target moves at most 3400 counts/s (4096 counts per turn).
+STS_TARGET_SPEED = 2 * np.pi * 3400 / 4096  # rad/s
+#: Both span two decades around the nominal firmware value: searched on a log scale, centred on it
+#: (a linear search starts at 5x the speed limit, where the limit never binds: a plateau).
+ERROR_GAIN_RATIO = Parameter("error_gain_ratio", 1.0, 0.1, 10.0, "1", "firmware error gain over its nominal value", "rk",
+                             log=True)
+TARGET_SPEED_LIMIT = Parameter("target_speed_limit", STS_TARGET_SPEED, 0.1 * STS_TARGET_SPEED, 10 * STS_TARGET_SPEED,
+                               "rad/s", "largest speed of the firmware's smoothed target", "vmax", log=True)
+
+
+@dataclass(frozen=True)
+class SpeedLimitedVoltage(VoltageControlled):
+    """Feetech STS voltage law: the firmware's target moves towards the goal at most
+    ``target_speed_limit`` [rad/s] (a state, :meth:`firmware`), then the Dynamixel-style P law
+    ``duty = clip(error_gain_ratio * kp * error_gain * (target - q), +-max_duty)``, ``V = vin duty``.
+
+    The ratio multiplies the tracking error (same duty as multiplying the gain); while torque is
+    disabled the target follows the shaft, so enabling it holds the present position.
+    """
+
+    error_gain: float = 0.166
+    max_duty: float = 0.97
+
+    def firmware(self, state: Value, goal: Value, q: Value, enable: Value, dt: Value,
+                 p: ParamValues) -> Tuple[Value, Value]:
+        step = p["target_speed_limit"] * dt
+        target = np.where(enable, state + clip(goal - state, -step, step), q)
+        return target, q + p["error_gain_ratio"] * (target - q)
 
 
 @dataclass(frozen=True)
@@ -147,6 +187,7 @@ _XL = (
     ARMATURE.with_bounds(1e-4, 0.05),
     Q_OFFSET,
 )
+_STS = _XL + (ERROR_GAIN_RATIO, TARGET_SPEED_LIMIT)
 _EROB = (KT.with_bounds(1.0, 15.0), R.with_bounds(0.1, 3.5), ARMATURE.with_bounds(0.001, 2.0))
 
 ACTUATORS: Dict[str, Actuator] = {
@@ -157,6 +198,7 @@ ACTUATORS: Dict[str, Actuator] = {
         VoltageControlled(
             "xl330", "Dynamixel XL330-M288", _XL, default_vin=7.4, error_gain=XL330_GAIN, max_duty=1.0
         ),
+        SpeedLimitedVoltage("sts3215", "Feetech STS3215", _STS, default_vin=7.4),
         CurrentPD("erob80_50", "eRob80:50", _EROB, _EROB_FRICTION, default_vin=48.0, damping=1.0),
         CurrentPD("erob80_100", "eRob80:100", _EROB, _EROB_FRICTION, default_vin=48.0, damping=2.0),
     )

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, Mapping, Optional, Protocol, Sequence, Tuple, runtime_checkable
 
 from .actuators import actuator
+from .model import published_model
 
 
 @dataclass(frozen=True)
@@ -295,7 +296,7 @@ class BenchParams:
     Attributes:
         joints: joint names. actuators: actuator per joint (``actuator_models`` registry name).
         models: servo model per joint (params file or library name such as ``xl330/m6``; ``""``:
-        ``<actuator>/m6``): the torque estimate, and the emulated or simulated physics.
+        :func:`~actuator_models.model.published_model`, ``<actuator>/m6`` or ``/m1``): the torque estimate, and the emulated or simulated physics.
         ids: bus IDs. min_position, max_position: joint limits [rad]. kp: initial gain per joint
         (actuator units). vin: supply voltage per joint [V], 0 = the actuator's default.
         port: device (serial port, network interface). baudrate [bit/s]. protocol: bus protocol.
@@ -338,7 +339,7 @@ class BenchParams:
                 raise ValueError(f"{name}: {len(values)} values for {n} joints {list(self.joints)}")
         for name in self.actuators:
             actuator(name)  # ValueError naming the registry's actuators for an unknown one
-        object.__setattr__(self, "models", tuple(m or f"{a}/m6" for m, a in zip(self.models, self.actuators)))
+        object.__setattr__(self, "models", tuple(m or published_model(a) for m, a in zip(self.models, self.actuators)))
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,9 @@ numba, one (parameter set, log) pair per iteration of a parallel loop (``prange`
 the machine's cores. Compiled code is cached on disk (``cache=True``: the first call of a fresh
 install compiles, about ten seconds; later processes load it).
 
-Supported: the three control laws of :mod:`.actuators` (:class:`~.actuators.VoltageControlled`,
-:class:`~.actuators.CurrentPD`, :class:`~.actuators.CurrentControlled`, exact classes), the
+Supported: the control laws of :mod:`.actuators` (:class:`~.actuators.VoltageControlled`,
+:class:`~.actuators.CurrentPD`, :class:`~.actuators.CurrentControlled`,
+:class:`~.actuators.SpeedLimitedVoltage`, exact classes), the
 friction models M1-M6 and both integrators. :func:`supports` says whether a model can run here;
 :class:`~actuator_models.objective.Objective` falls back to the numpy rollout otherwise (dynamic
 friction such as Dahl, a user-defined control law).
@@ -22,7 +23,7 @@ from typing import Any, Mapping, Tuple
 
 import numpy as np
 
-from .actuators import Actuator, CurrentControlled, CurrentPD, VoltageControlled
+from .actuators import Actuator, CurrentControlled, CurrentPD, SpeedLimitedVoltage, VoltageControlled
 from .friction import FRICTION_MODELS, FrictionModel
 from .parameters import ParamValues
 
@@ -35,8 +36,9 @@ COLUMNS: Tuple[str, ...] = (
     "load_friction_motor", "load_friction_external",
     "load_friction_motor_stribeck", "load_friction_external_stribeck",
     "load_friction_motor_quad", "load_friction_external_quad",
+    "error_gain_ratio", "target_speed_limit",  # Feetech STS law (SpeedLimitedVoltage)
 )
-_LAWS = {VoltageControlled: 0, CurrentPD: 1, CurrentControlled: 2}
+_LAWS = {VoltageControlled: 0, CurrentPD: 1, CurrentControlled: 2, SpeedLimitedVoltage: 3}
 _FRICTIONS = {"m1": 1, "m2": 2, "m3": 3, "m4": 4, "m5": 5, "m6": 6}
 _INTEGRATORS = {"bam": 0, "semi-implicit": 1}
 

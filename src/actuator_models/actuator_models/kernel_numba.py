@@ -60,6 +60,15 @@ def motor(law: int, c: np.ndarray, goal: float, q: float, v: float, kp: float, v
     high = (vin - kt * v) / r
     return kt * min(max(current, low), high) * (1.0 if enable else 0.0)
 
+@numba.njit(inline="always", **OPTIONS)
+def sts_firmware(target: float, goal: float, q: float, enable: bool, dt: float, p: np.ndarray) -> tuple:
+    """Feetech STS law (code 3): (smoothed target, setpoint); see SpeedLimitedVoltage.firmware."""
+    if not enable:
+        return q, q
+    step = p[18] * dt
+    target = target + min(max(goal - target, -step), step)
+    return target, q + p[17] * (target - q)
+
 @numba.njit(**OPTIONS)
 def simulate(law: int, c: np.ndarray, kind: int, semi: bool, p: np.ndarray, goal: np.ndarray,
              enable: np.ndarray, position: np.ndarray, q: float, v: float, mass: float, length: float,
@@ -70,11 +79,15 @@ def simulate(law: int, c: np.ndarray, kind: int, semi: bool, p: np.ndarray, goal
     inertia = mass * length**2 + arm_mass * length**2 / 3 + p[2]
     offset = p[3]
     error = 0.0
+    target = q  # firmware state of the STS law (code 3, the voltage law after it)
     for k in range(steps):
         if write:
             out[k] = q
         error += abs(q - position[k])
-        tm = motor(law, c, goal[k], q, v, kp, vin, enable[k], p)
+        setpoint = goal[k]
+        if law == 3:
+            target, setpoint = sts_firmware(target, goal[k], q, enable[k], dt, p)
+        tm = motor(0 if law == 3 else law, c, setpoint, q, v, kp, vin, enable[k], p)
         te = -(mass + arm_mass / 2) * 9.80665 * length * math.sin(q + offset)
         tfm = budget(kind, tm, te, v, p)
         stopping = inertia * v / dt + tm + te

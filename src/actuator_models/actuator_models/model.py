@@ -28,8 +28,9 @@ from .parameters import Parameter, did_you_mean
 
 INTEGRATORS = ("bam", "semi-implicit")
 #: Parameters a params file may omit (the published files do); their defaults are
-#: ``R`` = 2.0 ohm (the Parameter default) and ``q_offset`` = 0 rad (no encoder offset).
-OPTIONAL_PARAMETERS = ("R", "q_offset")
+#: ``R`` = 2.0 ohm (the Parameter default) and ``q_offset`` = 0 rad (no encoder offset); the
+#: Feetech STS law's ``error_gain_ratio`` = 1 and ``target_speed_limit`` = 3400 counts/s.
+OPTIONAL_PARAMETERS = ("R", "q_offset", "error_gain_ratio", "target_speed_limit")
 #: Keys of a params file that are not parameters.
 RESERVED_KEYS = ("model", "actuator", "integrator", "actuator_description")
 
@@ -170,6 +171,13 @@ def library_names() -> List[str]:
         for item in folder.iterdir()
         if item.name.endswith(".json")
     )
+
+
+def published_model(actuator_name: str) -> str:
+    """The library name of an actuator's best published model: ``<actuator>/m6``, or
+    ``<actuator>/m1`` where only M1 is published (``sts3215``)."""
+    best = f"{actuator_name}/m6"
+    return best if best in library_names() else f"{actuator_name}/m1"
 
 
 def load_model(name_or_path: Union[str, Path], notes: Optional[Callable[[str], None]] = None) -> Model:

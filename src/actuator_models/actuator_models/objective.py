@@ -77,7 +77,8 @@ class SearchSpace:
                     raise ValueError(f"bounds of {p.name!r}: lower {low} must be below upper {high}")
                 p = p.with_bounds(low, high)
             free.append(p)
-        log = tuple(log_scale and p.lower > 0 and p.upper >= LOG_RATIO * p.lower for p in free)
+        # a parameter declared log-scale (Parameter.log: the STS firmware's ratio and speed limit) always is
+        log = tuple(p.log or (log_scale and p.lower > 0 and p.upper >= LOG_RATIO * p.lower) for p in free)
         return cls(tuple(free), fixed, log)
 
     @property

@@ -39,6 +39,8 @@ class Parameter:
             or ``"real"``; when not given, from the sign of ``lower`` at definition (a search
             that starts at 0 is a magnitude, one that starts above 0 a strictly positive
             quantity). :func:`with_bounds` keeps the domain of the definition.
+        log: searched on a log scale (bounds spanning decades, such as 0.1-10x a nominal value:
+            the centre of the search is then their geometric mean); needs a positive lower bound.
     """
 
     name: str
@@ -49,6 +51,7 @@ class Parameter:
     meaning: str
     symbol: str = ""
     domain: str = ""
+    log: bool = False
 
     def __post_init__(self) -> None:
         if not self.domain:
@@ -56,6 +59,8 @@ class Parameter:
             object.__setattr__(self, "domain", derived)
         if self.domain not in DOMAINS:
             raise ValueError(f"parameter {self.name!r}: domain {self.domain!r} is not one of {', '.join(DOMAINS)}")
+        if self.log and not self.lower > 0:
+            raise ValueError(f"parameter {self.name!r}: a log-scale search needs a positive lower bound, got {self.lower}")
 
     def problem(self, value: float) -> Optional[str]:
         """Why ``value`` is outside the parameter's physical domain, or None when it is inside."""

@@ -166,9 +166,11 @@ def rollout(
     dynamic = friction.state
     w = None if dynamic is None else np.full(shape, dynamic.initial)
     out = np.empty(shape + (batch.steps,))
+    firmware = q.copy()  # firmware state (Feetech STS smoothed target), see Actuator.firmware
     for k in range(batch.steps):
         out[..., k] = q
-        control = actuator.control(batch.goal_position[:, k], q, v, batch.kp, batch.vin)
+        firmware, goal = actuator.firmware(firmware, batch.goal_position[:, k], q, batch.torque_enable[:, k], batch.dt, p)
+        control = actuator.control(goal, q, v, batch.kp, batch.vin)
         te = batch.bench.gravity_torque(q + offset)
         tm = actuator.torque(control, batch.torque_enable[:, k], v, p, batch.vin)
         budget = friction.budget(tm, te, v, p)
@@ -232,13 +234,18 @@ class PendulumSimulator:
         self.q, self.v = float(q), float(v)
         self.control = self.motor_torque = self.external_torque = self.friction_torque = 0.0
         self._inertia = float(bench.inertia(model.values["armature"]))
+        #: firmware state (Feetech STS smoothed target [rad]), see Actuator.firmware
+        self.firmware = self.q
         dynamic = model.friction.state
         #: state of dynamic friction (Dahl's w), None for M1-M6
         self.friction_state: Optional[float] = None if dynamic is None else dynamic.initial
 
     def step(self, goal: float, enable: bool, kp: float, dt: float) -> None:
         """Advance ``dt`` [s] with the firmware tracking ``goal`` [rad] at gain ``kp``."""
-        control = float(self.model.actuator.control(goal, self.q, self.v, kp, self.vin))
+        act = self.model.actuator
+        state, target = act.firmware(self.firmware, goal, self.q, bool(enable), dt, self.model.values)
+        self.firmware = float(state)
+        control = float(act.control(float(target), self.q, self.v, kp, self.vin))
         self.step_control(control, enable, dt)
 
     def step_control(self, control: float, enable: bool, dt: float) -> None:

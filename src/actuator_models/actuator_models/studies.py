@@ -73,7 +73,7 @@ def record(study: Any, space: SearchSpace, points: Sequence[Mapping[str, float]]
     from optuna.distributions import FloatDistribution
     from optuna.trial import create_trial
 
-    distributions = {p.name: FloatDistribution(p.lower, p.upper) for p in space.free}
+    distributions = {p.name: FloatDistribution(p.lower, p.upper, log=p.log) for p in space.free}
     trials = [
         create_trial(params={n: point[n] for n in space.names}, distributions=distributions, value=float(cost),
                      user_attrs=dict(attrs[index]) if isinstance(attrs, Sequence) else {**attrs, MEMBER: index})

@@ -35,7 +35,7 @@ class Arm:
     """A shipped 2R arm.
 
     Attributes:
-        name: ``"mx"`` or ``"erob"``. mjcf: model file name. shoulder, elbow: actuator names
+        name: ``"mx"``, ``"erob"`` or ``"so100"``. mjcf: model file name. shoulder, elbow: actuator names
         (``actuator_models`` registry). gains: firmware gain by level (``"low"``, ``"high"``).
     """
 
@@ -62,6 +62,8 @@ class Arm:
 ARMS: Dict[str, Arm] = {
     "mx": Arm("mx", ARM_MJCF["mx"], "mx106", "mx64", {"low": 4.0, "high": 32.0}),
     "erob": Arm("erob", ARM_MJCF["erob"], "erob80_100", "erob80_50", {"low": 10.0, "high": 100.0}),
+    # LeRobot's SO-100 uses P Coefficient 16 (factory 32)
+    "so100": Arm("so100", ARM_MJCF["so100"], "sts3215", "sts3215", {"low": 8.0, "high": 32.0}),
 }
 GAIN_LEVELS = ("low", "high")
 

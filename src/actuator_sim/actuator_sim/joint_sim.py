@@ -276,6 +276,7 @@ class JointSimulation:
         self.data.qpos[self._qpos] = q
         self.data.qvel[self._dofs] = v
         self.goal_position = q.copy()
+        self._firmware = q.copy()  # firmware state per joint (Feetech STS smoothed target), Actuator.firmware
         self._friction_state = np.array([0.0 if d is None else d.initial for d in self._dynamic])
         mujoco.mj_forward(self.model, self.data)
         self._friction_loss = friction_loss_torque(self.data, self.model.nv)
@@ -307,7 +308,9 @@ class JointSimulation:
         v = self.data.qvel[self._dofs].copy()
         for i, servo in enumerate(self.servos):
             act, values = servo.model.actuator, servo.model.values
-            self._control[i] = act.control(self.goal_position[i], q[i], v[i], self.kp[i], self._vin[i])
+            self._firmware[i], goal = act.firmware(self._firmware[i], self.goal_position[i], q[i], self.torque_enable[i],
+                                                   self.timestep, values)
+            self._control[i] = act.control(goal, q[i], v[i], self.kp[i], self._vin[i])
             self._motor_torque[i] = act.torque(self._control[i], self.torque_enable[i], v[i], values, self._vin[i])
         self._external_torque = external_torque(self.data, self._friction_loss)[self._dofs]
         if self.update_friction:

@@ -1,7 +1,8 @@
 """The shipped MJCF and URDF files (package data in ``actuator_sim/models``).
 
 ``pendulum.xml``/``.urdf`` (default bench, see :mod:`actuator_sim.pendulum`), ``arm_mx.xml``
-(MX-106 shoulder + MX-64 elbow) and ``arm_erob.xml`` (eRob80:100 + eRob80:50), each with a URDF
+(MX-106 shoulder + MX-64 elbow), ``arm_erob.xml`` (eRob80:100 + eRob80:50) and ``arm_so100.xml``
+(two Feetech STS3215, SO-100 style), each with a URDF
 generated from it for RViz (:func:`generated_files` regenerates them; a test keeps them in sync).
 """
 
@@ -16,8 +17,9 @@ import mujoco
 from .pendulum import DEFAULT_BENCH, pendulum_mjcf, pendulum_urdf
 from .urdf import mjcf_to_urdf
 
-ARM_MJCF = {"mx": "arm_mx.xml", "erob": "arm_erob.xml"}
-ARM_TITLES = {"mx": "2R arm, Dynamixel MX-106 shoulder + MX-64 elbow", "erob": "2R arm, eRob80:100 shoulder + eRob80:50 elbow"}
+ARM_MJCF = {"mx": "arm_mx.xml", "erob": "arm_erob.xml", "so100": "arm_so100.xml"}
+ARM_TITLES = {"mx": "2R arm, Dynamixel MX-106 shoulder + MX-64 elbow", "erob": "2R arm, eRob80:100 shoulder + eRob80:50 elbow",
+              "so100": "SO-100-style 2R arm, Feetech STS3215 shoulder + STS3215 elbow"}
 
 
 def models_dir() -> Path:

@@ -46,11 +46,17 @@ class DynamixelBench(OneDriverBench):
         models = [load_model(m) for m in params.models]
         servos = [ServoConfig(i, a, lo, hi, j) for i, a, lo, hi, j in
                   zip(params.ids, params.actuators, params.min_position, params.max_position, params.joints)]
-        driver = DynamixelDriver(port or params.port, servos, protocol=params.protocol, baudrate=params.baudrate,
-                                 retries=retries, command_timeout=params.command_timeout,
-                                 latency_ms=params.latency_ms, clock=clock)
+        driver = cls.make_driver(port or params.port, servos, params, retries, clock)
         driver.open()
         return cls(driver, models)
+
+    @staticmethod
+    def make_driver(port: str, servos: Sequence[ServoConfig], params: BenchParams, retries: int,
+               clock: Union[WallClock, LockstepClock, None]) -> DynamixelDriver:
+        """The (unopened) driver of this family for :meth:`open` (a family on the same driver
+        core, Feetech, returns its own)."""
+        return DynamixelDriver(port, servos, protocol=params.protocol, baudrate=params.baudrate, retries=retries,
+                               command_timeout=params.command_timeout, latency_ms=params.latency_ms, clock=clock)
 
 
 #: The ``dynamixel`` backend (entry point of group ``actuator_bench.backends``).

@@ -17,9 +17,6 @@ it). Protocol 1.0 BULK READ is sent with ``Protocol1PacketHandler.bulkReadTx`` d
 
 from __future__ import annotations
 
-import select
-import time
-from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from dynamixel_sdk import (
@@ -32,8 +29,9 @@ from dynamixel_sdk import (
     PortHandler,
 )
 
-from actuator_drivers.common import LOCKSTEP_WALL_TIMEOUT, ErrorCounters, LockstepClock
+from actuator_drivers.common import ErrorCounters, LockstepClock
 from actuator_drivers.safe_stop import InterruptShield
+from actuator_drivers.serial_port import LockstepSerialPort
 from actuator_drivers.dynamixel.errors import (
     HARDWARE_ERROR_BITS,
     P1_ERROR_BITS,
@@ -53,100 +51,9 @@ SDK_BAUDRATES = (9600, 19200, 38400, 57600, 115200, 230400, 460800, 500000, 5760
 HARDWARE_ERROR_STATUS = 70  # Protocol 2.0 address of Hardware Error Status (MX(2.0), X series)
 
 
-class BusPort(PortHandler):
-    """``PortHandler`` that sleeps until bytes arrive instead of spinning, with a configurable
-    latency timer, and that follows a lockstep emulator's bus turn.
-
-    * The SDK polls the port with a zero read timeout until the status packet is complete or the
-      packet timeout passes: a busy loop that keeps a core, and the GIL, busy. Here each read
-      first waits (``select``) until bytes are available or the packet deadline passes, so
-      waiting costs nothing and another thread of the process (an in-process emulator) runs freely.
-    * The SDK's receive timeout is ``tx_time + 2 * LATENCY_TIMER + 2`` ms with LATENCY_TIMER
-      fixed at 16 ms (the FTDI default); ``latency_ms`` replaces it (1 ms for adapters set to
-      low latency).
-    * With a :class:`~actuator_drivers.common.LockstepClock` the packet deadline is in bench time: each read
-      waits (wall clock, without a deadline) until the emulator has executed every byte written
-      and every status byte it wrote has arrived; a packet still incomplete then will never
-      complete, so the receive times out at once and bench time moves on to the deadline, as
-      on a real bus. A status packet answered after the deadline (an injected delay) is a
-      timeout too; its late bytes are discarded by the next transmission.
-    """
-
-    def __init__(self, port_name: str, latency_ms: float = 16.0, clock: Optional[LockstepClock] = None) -> None:
-        super().__init__(port_name)
-        self.latency_ms = latency_ms
-        self.clock = clock if clock is not None and clock.lockstep else None
-        self._tx_ms = 0.0  # bench time of the last transmission [ms] (lockstep)
-
-    def readPort(self, length):  # noqa: N802 (SDK name)
-        if self.clock is not None:
-            self._settle()
-            if self._late():
-                return b""
-            data = self.ser.read(length)
-            self.clock.consumed(len(data))
-            return data
-        remaining = (self.packet_timeout - self.getTimeSinceStart()) / 1000.0
-        if remaining > 0 and self.ser.in_waiting < length:
-            try:
-                select.select([self.ser.fileno()], [], [], remaining)
-            except (AttributeError, OSError, ValueError):  # no pollable descriptor (not POSIX)
-                time.sleep(min(remaining, 0.001))
-        return self.ser.read(length)
-
-    def writePort(self, packet):  # noqa: N802 (SDK name)
-        if self.clock is not None:
-            self._tx_ms = self.clock.now() * 1000.0  # before the emulator can answer and move the clock
-            self.clock.sent(len(packet))
-        return super().writePort(packet)
-
-    def clearPort(self):  # noqa: N802 (SDK name)
-        if self.clock is not None:
-            self._settle()
-            self.clock.consumed(self.ser.in_waiting)
-        super().clearPort()
-
-    def setPacketTimeout(self, packet_length):  # noqa: N802 (SDK name)
-        self.setPacketTimeoutMillis(self.tx_time_per_byte * packet_length + 2.0 * self.latency_ms + 2.0)
-
-    def setPacketTimeoutMillis(self, msec):  # noqa: N802 (SDK name)
-        self.packet_start_time = self._tx_ms if self.clock is not None else self.getCurrentTime()
-        self.packet_timeout = msec
-
-    def getCurrentTime(self):  # noqa: N802 (SDK name)
-        if self.clock is not None:
-            return self.clock.now() * 1000.0
-        return super().getCurrentTime()
-
-    def isPacketTimeout(self):  # noqa: N802 (SDK name)
-        if self.clock is None:
-            return super().isPacketTimeout()
-        # the SDK asks only while a packet is incomplete, and readPort waited for every byte
-        self._settle()
-        if self.ser.in_waiting and not self._late():
-            return False
-        self.clock.sleep_until((self.packet_start_time + self.packet_timeout) / 1000.0)
-        return True
-
-    def recover(self) -> None:
-        """Make the port usable after a transaction that did not finish: the SDK marks the port
-        busy (its public ``is_using`` flag) from ``txPacket`` to the end of ``rxPacket``, and
-        refuses every transaction while it is set; late status bytes are discarded."""
-        self.is_using = False
-        if self.is_open:
-            self.clearPort()
-
-    def _late(self) -> bool:
-        return self.getCurrentTime() - self.packet_start_time > self.packet_timeout
-
-    def _settle(self) -> None:
-        """Lockstep: wait until the emulator executed all our bytes and its replies arrived."""
-        clock = self.clock
-        if not clock.wait_handled():
-            return  # no emulator turn: the port behaves as if nothing is coming
-        deadline = time.monotonic() + LOCKSTEP_WALL_TIMEOUT
-        while self.ser.in_waiting < clock.unread and time.monotonic() < deadline:
-            select.select([self.ser.fileno()], [], [], 0.05)
+class BusPort(LockstepSerialPort, PortHandler):
+    """dynamixel-sdk's ``PortHandler`` with the waiting, lockstep and recovery rules of
+    :class:`~actuator_drivers.serial_port.LockstepSerialPort`."""
 
 
 class DynamixelBus:
@@ -161,6 +68,11 @@ class DynamixelBus:
         clock: the bench clock; a :class:`~actuator_drivers.common.LockstepClock` shared with an in-process
             emulator makes receive timeouts bench-time events (see :class:`BusPort`).
     """
+
+    #: the SDK's result codes and the error a failed transaction raises (another SDK's bus, such as
+    #: the Feetech one, subclasses with its own)
+    SUCCESS, TIMEOUT, CORRUPT = COMM_SUCCESS, COMM_RX_TIMEOUT, COMM_RX_CORRUPT
+    failure, port_failure = CommunicationError, PortError
 
     def __init__(self, port: str, protocol: int = 2, baudrate: int = 57600, retries: int = 3,
                  latency_ms: float = 16.0, clock: Optional[LockstepClock] = None) -> None:
@@ -185,9 +97,9 @@ class DynamixelBus:
         try:
             ok = self.port.setBaudRate(self.baudrate)  # opens the serial port
         except Exception as error:  # serial.SerialException, OSError
-            raise PortError(f"cannot open {self.port_name}: {error}") from None
+            raise self.port_failure(f"cannot open {self.port_name}: {error}") from None
         if not ok:
-            raise PortError(f"cannot open {self.port_name} at {self.baudrate} baud")
+            raise self.port_failure(f"cannot open {self.port_name} at {self.baudrate} baud")
         self.is_open = True
 
     def close(self) -> None:
@@ -206,24 +118,24 @@ class DynamixelBus:
     def _attempt_all(self, servo_id: int, operation: str, attempt: Callable[[], Tuple[object, int, int]],
                      tries: int) -> Tuple[object, int]:
         self.counters.transactions += 1
-        result = COMM_SUCCESS
+        result = self.SUCCESS
         for index in range(tries):
             if index:
                 self.counters.retries += 1
             try:
                 data, result, error = attempt()
             except IndexError:  # dynamixel_sdk indexes a valid status packet shorter than asked for
-                data, result, error = None, COMM_RX_CORRUPT, 0  # (a late reply to an earlier instruction)
-            if result == COMM_SUCCESS:
+                data, result, error = None, self.CORRUPT, 0  # (a late reply to an earlier instruction)
+            if result == self.SUCCESS:
                 return data, error
-            if result == COMM_RX_TIMEOUT:
+            if result == self.TIMEOUT:
                 self.counters.timeouts += 1
-            elif result == COMM_RX_CORRUPT:
+            elif result == self.CORRUPT:
                 self.counters.corrupt += 1
             else:
                 self.counters.other += 1
         self.counters.failures += 1
-        raise CommunicationError(servo_id, operation, self.handler.getTxRxResult(result).replace("[TxRxResult] ", ""), tries)
+        raise self.failure(servo_id, operation, self.handler.getTxRxResult(result).replace("[TxRxResult] ", ""), tries)
 
     def check_status(self, servo_id: int, operation: str, error: int, hardware_ok: bool = False) -> None:
         """Raise for a status packet's error field (hardware errors first). ``hardware_ok``: a
@@ -261,8 +173,8 @@ class DynamixelBus:
         :meth:`check_status`)."""
         def attempt() -> Tuple[object, int, int]:
             data, result, error = self.handler.readTxRx(self.port, servo_id, address, size)
-            if result == COMM_SUCCESS and len(data) < size and not error:
-                result = COMM_RX_CORRUPT  # a short status packet: a late reply to another instruction
+            if result == self.SUCCESS and len(data) < size and not error:
+                result = self.CORRUPT  # a short status packet: a late reply to another instruction
             return data, result, error
 
         data, error = self._attempts(servo_id, operation, attempt, 1 + self.retries)
@@ -296,23 +208,23 @@ class DynamixelBus:
         def attempt() -> Tuple[object, int, int]:
             nonlocal failed_id
             result = send()
-            if result != COMM_SUCCESS:
+            if result != self.SUCCESS:
                 return None, result, 0
             replies: List[Tuple[int, list, int]] = []
             for servo_id in ids:
                 data, result, error = self.handler.readRx(self.port, servo_id, length)
-                if result == COMM_SUCCESS and len(data) < length:
-                    result = COMM_RX_CORRUPT
-                if result != COMM_SUCCESS:
+                if result == self.SUCCESS and len(data) < length:
+                    result = self.CORRUPT
+                if result != self.SUCCESS:
                     failed_id = servo_id
                     return None, result, 0
                 replies.append((servo_id, data, error))
-            return replies, COMM_SUCCESS, 0
+            return replies, self.SUCCESS, 0
 
         try:
             replies, _ = self._attempts(ids[0], operation, attempt, 1 + self.retries)
-        except CommunicationError as error:
-            raise CommunicationError(failed_id, error.operation, error.result, error.attempts) from None
+        except self.failure as error:
+            raise self.failure(failed_id, error.operation, error.result, error.attempts) from None
         out: Dict[int, bytes] = {}
         for servo_id, data, error in replies:  # type: ignore[union-attr]
             self.check_status(servo_id, operation, error)

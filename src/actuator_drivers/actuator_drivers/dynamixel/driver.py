@@ -30,8 +30,8 @@ import threading
 from dataclasses import dataclass
 from typing import Dict, List, Mapping, Optional, Sequence, Union
 
-from actuator_drivers.common import LockstepClock
 from actuator_models.bench import WallClock
+from actuator_drivers.common import LockstepClock
 from actuator_drivers.dynamixel.bus import DynamixelBus, ErrorCounters
 from actuator_drivers.dynamixel.errors import DynamixelError, JointLimitError, ModelMismatchError, ReleaseError
 from actuator_drivers.dynamixel.tables import ControlTable, control_table, table_for_model_number
@@ -134,9 +134,9 @@ class DynamixelDriver:
         if command_timeout is not None and not command_timeout > 0:
             raise ValueError(f"command_timeout {command_timeout!r}: must be positive seconds or None")
         self.configs: Dict[int, ServoConfig] = {c.servo_id: c for c in configs}
-        self.tables: Dict[int, ControlTable] = {c.servo_id: control_table(c.actuator, protocol) for c in configs}
+        self.tables: Dict[int, ControlTable] = {c.servo_id: self._table(c.actuator, protocol) for c in configs}
         self.clock = clock or WallClock()
-        self.bus = DynamixelBus(port, protocol, baudrate, retries, latency_ms, clock=self.clock)
+        self.bus = self._bus(port, protocol, baudrate, retries, latency_ms)
         self.protocol = protocol
         self.command_timeout = command_timeout
         self.limits: Dict[int, tuple] = {c.servo_id: (c.min_position, c.max_position) for c in configs}
@@ -147,6 +147,16 @@ class DynamixelDriver:
         self._stop = threading.Event()
         self._watchdog: Optional[threading.Thread] = None
         self._block = self._state_block()
+
+    #: the errors of this driver's bus (a subclass for another family, Feetech, sets its own)
+    faults, limit_error, release_error = DynamixelError, JointLimitError, ReleaseError
+
+    @staticmethod
+    def _table(actuator: str, protocol: int) -> ControlTable:
+        return control_table(actuator, protocol)
+
+    def _bus(self, port: str, protocol: int, baudrate: int, retries: int, latency_ms: float) -> DynamixelBus:
+        return DynamixelBus(port, protocol, baudrate, retries, latency_ms, clock=self.clock)
 
     # ------------------------------------------------------------------ lifecycle
     @property
@@ -200,11 +210,9 @@ class DynamixelDriver:
         model = self.bus.ping(servo_id)
         if model != table.model_number:
             found = table_for_model_number(model, self.protocol)
-            raise ModelMismatchError(
-                f"servo {servo_id}: model number {model}"
-                f"{f' ({found.title})' if found else ''} does not match the configured {table.title} "
-                f"(model number {table.model_number}, protocol {self.protocol})"
-            )
+            raise ModelMismatchError(f"servo {servo_id}: model number {model}{f' ({found.title})' if found else ''} "
+                                     f"does not match the configured {table.title} "
+                                     f"(model number {table.model_number}, protocol {self.protocol})")
         self._write(servo_id, "torque_enable", 0)
         self.torque[servo_id] = False
         if self.protocol == 2:
@@ -254,7 +262,7 @@ class DynamixelDriver:
                 raise ValueError(f"servo {servo_id}: goal {value!r} is not a number of radians") from None
             low, high = self.limits[servo_id]
             if not (math.isfinite(goal) and low <= goal <= high):
-                raise JointLimitError(f"servo {servo_id} ({self.configs[servo_id].joint}): goal {goal!r} rad is "
+                raise self.limit_error(f"servo {servo_id} ({self.configs[servo_id].joint}): goal {goal!r} rad is "
                                       f"outside the joint limits [{low:.4f}, {high:.4f}] rad; nothing was sent")
             raws[servo_id] = self.tables[servo_id]["goal_position"].from_si(goal)
         enable = self._per_servo(torque_enable, "torque_enable") if torque_enable is not None else {}
@@ -279,7 +287,7 @@ class DynamixelDriver:
         with self._lock, self.bus.shield:
             failed = self._release_all()
         if failed:
-            raise ReleaseError("torque release failed: " + "; ".join(failed))
+            raise self.release_error("torque release failed: " + "; ".join(failed))
 
     def read(self) -> Dict[int, ServoState]:
         """One synchronised read of every servo (checks the watchdog first)."""
@@ -300,7 +308,7 @@ class DynamixelDriver:
         """Run a bus action; on any Dynamixel fault release torque everywhere, then re-raise."""
         try:
             return action()
-        except DynamixelError:
+        except self.faults:
             self._release_all()
             raise
 
@@ -315,19 +323,20 @@ class DynamixelDriver:
         for servo_id in self.ids:
             try:
                 self._release_verified(servo_id)
-            except DynamixelError as error:
+            except self.faults as error:
                 LOG.warning("servo %d: torque release failed: %s", servo_id, error)
                 failed.append(str(error))
             self.torque[servo_id] = False
         return failed
 
     def _release_verified(self, servo_id: int, attempts: int = 3) -> None:
+        """Torque off, then Torque Enable read back; up to ``attempts`` writes."""
         reg = self.tables[servo_id]["torque_enable"]
         for _ in range(attempts):
             self.bus.write(servo_id, reg.address, reg.size, 0, "torque off", hardware_ok=True)
             if self.bus.read(servo_id, reg.address, reg.size, "read back torque_enable", hardware_ok=True) == 0:
                 return
-        raise ReleaseError(f"servo {servo_id}: Torque Enable still reads 1 after {attempts} torque-off writes")
+        raise self.release_error(f"servo {servo_id}: Torque Enable still reads 1 after {attempts} torque-off writes")
 
     def _set_torque(self, servo_ids: Sequence[int], on: bool) -> None:
         for servo_id in servo_ids:
@@ -360,19 +369,14 @@ class DynamixelDriver:
 
         def si(name: str) -> float:
             reg = table[name]
-            raw = int.from_bytes(data[reg.address - start : reg.end - start], "little")
-            return reg.to_si(raw)
+            return reg.to_si(int.from_bytes(data[reg.address - start : reg.end - start], "little"))
 
         p1 = self.protocol == 1
         return ServoState(
-            position=si("present_position"),
-            velocity=si("present_speed" if p1 else "present_velocity"),
-            load=si(table.effort_register),
-            current=None if p1 else si(table.current_register),
+            position=si("present_position"), velocity=si("present_speed" if p1 else "present_velocity"),
+            load=si(table.effort_register), current=None if p1 else si(table.current_register),
             input_voltage=si("present_voltage" if p1 else "present_input_voltage"),
-            temperature=si("present_temperature"),
-            torque_enabled=self.torque[servo_id],
-            time=now,
+            temperature=si("present_temperature"), torque_enabled=self.torque[servo_id], time=now,
         )
 
     def _check_watchdog(self) -> None:
