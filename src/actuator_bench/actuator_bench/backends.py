@@ -20,7 +20,7 @@ driver on the emulated STS bus), ``mujoco`` (actuator_sim).
 from __future__ import annotations
 
 from importlib.metadata import entry_points
-from typing import Iterator, Mapping
+from typing import Dict, Iterator, Mapping, Optional
 
 from actuator_models.bench import Backend, Bench, BenchParams
 
@@ -31,13 +31,16 @@ GROUP = "actuator_bench.backends"
 class BackendRegistry(Mapping[str, Backend]):
     """Backends by name (immutable: :meth:`with_backend` returns an extended copy)."""
 
-    def __init__(self, *backends: Backend) -> None:
+    def __init__(self, *backends: Backend, unavailable: Optional[Mapping[str, str]] = None) -> None:
         self._backends = {b.name: b for b in backends}
+        self._unavailable = dict(unavailable or {})  # name -> why its entry point did not load
 
     def __getitem__(self, name: str) -> Backend:
         try:
             return self._backends[name]
         except KeyError:
+            if name in self._unavailable:
+                raise ValueError(f"backend {name!r} is installed but cannot load: {self._unavailable[name]}") from None
             raise ValueError(f"unknown backend {name!r}; expected one of {', '.join(self._backends)}") from None
 
     def __iter__(self) -> Iterator[str]:
@@ -47,7 +50,7 @@ class BackendRegistry(Mapping[str, Backend]):
         return len(self._backends)
 
     def with_backend(self, backend: Backend) -> "BackendRegistry":
-        return BackendRegistry(*self._backends.values(), backend)
+        return BackendRegistry(*self._backends.values(), backend, unavailable=self._unavailable)
 
     def open(self, name: str, params: BenchParams) -> Bench:
         """Open a bench of backend ``name``."""
@@ -60,13 +63,20 @@ class BackendRegistry(Mapping[str, Backend]):
 
 def installed_backends() -> BackendRegistry:
     """The backends of every installed family (entry points of :data:`GROUP`), by name; read
-    afresh at each call, so a family installed after this process started is found too.
-    TypeError names an entry point that is not a :class:`Backend` of its own name."""
+    afresh at each call, so a family installed after this process started is found too. A family
+    whose module cannot be imported (its vendor SDK missing) is left out, and naming it says why:
+    one family's missing SDK does not stop the others. TypeError names an entry point that is not
+    a :class:`Backend` of its own name."""
     found = []
+    unavailable: Dict[str, str] = {}
     for point in sorted(entry_points(group=GROUP), key=lambda p: p.name):
-        backend = point.load()
+        try:
+            backend = point.load()
+        except ImportError as error:
+            unavailable[point.name] = f"{point.value}: {error}"
+            continue
         if not isinstance(backend, Backend) or backend.name != point.name:
             raise TypeError(f"entry point {point.name} = {point.value} (group {GROUP}): expected an "
                             f"actuator_models.bench.Backend named {point.name!r}, got {backend!r}")
         found.append(backend)
-    return BackendRegistry(*found)
+    return BackendRegistry(*found, unavailable=unavailable)

@@ -115,6 +115,23 @@ def test_fifth_family_is_installed_as_one_module_and_one_entry_point(fifth_famil
         registry["nope"]
 
 
+def test_a_family_whose_sdk_is_missing_leaves_the_others_usable(tmp_path, monkeypatch):
+    """An entry point whose module cannot import (its vendor SDK not installed) is left out of the
+    registry, every other backend still opens, and naming it says why in one line."""
+    (tmp_path / "sdkless_family.py").write_text("import no_such_vendor_sdk_here\n")
+    info = tmp_path / "sdkless_family-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: sdkless-family\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(f"[{GROUP}]\nsdkless = sdkless_family:BACKEND\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    importlib.invalidate_caches()
+    registry = installed_backends()
+    assert list(registry) == BUILT_IN
+    with pytest.raises(ValueError, match="backend 'sdkless' is installed but cannot load: .*no_such_vendor_sdk_here"):
+        registry["sdkless"]
+    importlib.invalidate_caches()
+
+
 def test_bench_node_core_picks_up_the_fifth_family(fifth_family):
     core = BenchCore({"backend": "first_order", "rate": 50.0})
     schedule, started = core.start("up_and_down", 400.0)
