@@ -44,3 +44,25 @@ def test_interrupted_record_exits_130_keeps_the_partial_log_and_releases(tmp_pat
     (partial,) = (tmp_path / "partial").glob("*.json")
     entries = json.loads(partial.read_text())["entries"]
     assert 0 < len(entries) < 1200 and not list(tmp_path.glob("*.json"))
+
+
+def test_ctrl_c_while_the_command_still_imports_exits_130_in_one_line():
+    """A Ctrl-C during the seconds the command spends importing (a busy machine) was a
+    KeyboardInterrupt traceback, exit -2; the signal is sent here from inside the import of the
+    command's module, deterministically."""
+    import subprocess
+    import sys
+
+    code = ("import builtins, os, signal, sys\n"
+            "signal.signal(signal.SIGINT, signal.default_int_handler)  # a background parent may ignore it\n"
+            "import actuator_bench.console as console\n"
+            "real = builtins.__import__\n"
+            "def interrupting(name, *args, **kwargs):\n"
+            "    if name == 'actuator_bench.cli':\n"
+            "        os.kill(os.getpid(), signal.SIGINT)\n"
+            "    return real(name, *args, **kwargs)\n"
+            "builtins.__import__ = interrupting\n"
+            "sys.exit(console.main())\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 130, done.stderr
+    assert done.stderr.splitlines() == ["actuator-bench: interrupted while starting; nothing was opened or written"]

@@ -49,7 +49,7 @@ setup(
     maintainer_email="actuator-bench@example.org",
     entry_points={
         "console_scripts": [
-            "actuator-bench = actuator_bench.cli:main",
+            "actuator-bench = actuator_bench.console:main",  # Ctrl-C while importing: one line, 130
             # node_main: without ROS 2 one line (exit 2); with it, stop signals held until the node spins
             *(f"{node} = {PACKAGE}.node_main:{node}" for node in NODES),  # runs nodes/<node>.py's main
         ]
