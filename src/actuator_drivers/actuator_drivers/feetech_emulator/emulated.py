@@ -16,8 +16,8 @@ from typing import Iterator, Optional, Tuple, Union
 from actuator_models.model import Model
 
 from ..feetech.driver import FeetechDriver
-from ..dynamixel.driver import ServoConfig
-from ..dynamixel_emulator.emulator import Faults
+from ..serial_bus.servo import ServoConfig
+from ..serial_bus_emulator.faults import Faults
 from .emulator import FeetechEmulator
 
 

@@ -1,96 +1,75 @@
-"""A Dynamixel bus on ``dynamixel_sdk``: transactions with retries, error counters and decoded errors.
+"""A serial bus of Protocol-1.0-style servos over a vendor SDK: transactions with retries, error
+counters, Ctrl-C deferral; the family-neutral core of every serial-bus family's bus.
 
-:class:`DynamixelBus` wraps one ``PortHandler`` and one ``PacketHandler``. Every transaction is
-retried on a timeout or a corrupt status packet (and counted in :class:`ErrorCounters`); a
-status packet whose error field is set becomes a :class:`~actuator_drivers.dynamixel.errors.HardwareError`
-(Protocol 1.0 voltage/overheating/overload bits, Protocol 2.0 Alert bit: the bits of Hardware
-Error Status(70) are read and named) or a :class:`~actuator_drivers.dynamixel.errors.StatusError` (a refused
-instruction), each naming the servo ID.
-
-The block read of every cycle is one SYNC READ (Protocol 2.0), one BULK READ (Protocol 1.0, two
-servos or more; MX firmware supports it) or one READ (Protocol 1.0, one servo). The
-SDK's ``GroupSyncRead`` sends the SYNC READ; status packets are then received one by one with
-``PacketHandler.readRx`` so that each servo's error field is checked (the group classes drop
-it). Protocol 1.0 BULK READ is sent with ``Protocol1PacketHandler.bulkReadTx`` directly:
-``GroupBulkRead.txPacket`` of dynamixel-sdk 4.x passes a Protocol 2.0-only argument to it.
+:class:`SerialBus` wraps one SDK ``PortHandler`` (as a :class:`~actuator_drivers.serial_port.LockstepSerialPort`)
+and one SDK ``PacketHandler``: the vendors' Protocol-1.0-style SDKs have the same method names
+(``ping``, ``readTxRx``, ``write1ByteTxRx``, ``readRx``, ``GroupSyncWrite``...). Every transaction
+is retried on a timeout or a corrupt status packet (and counted in
+:class:`~actuator_drivers.common.ErrorCounters`), inside the bus's
+:class:`~actuator_drivers.safe_stop.InterruptShield` (Ctrl-C / SIGTERM wait for its end). A
+family subclass (e.g. :mod:`actuator_drivers.dynamixel.bus`) supplies its SDK (port class, packet handler,
+result codes, group sync write, baud rates), its errors, :meth:`SerialBus.check_status` (its
+status error bits) and :meth:`SerialBus._block_sender` (the instruction of the block read of
+every cycle, whose status packets are received one by one with ``readRx`` so that each servo's
+error field is checked: the SDKs' group classes drop it).
 """
 
 from __future__ import annotations
 
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, ClassVar, Dict, List, Optional, Sequence, Tuple, Type
 
-from dynamixel_sdk import (
-    COMM_RX_CORRUPT,
-    COMM_RX_TIMEOUT,
-    COMM_SUCCESS,
-    GroupSyncRead,
-    GroupSyncWrite,
-    PacketHandler,
-    PortHandler,
-)
-
-from actuator_drivers.common import ErrorCounters, LockstepClock
+from actuator_drivers.common import DriverError, ErrorCounters, LockstepClock
 from actuator_drivers.safe_stop import InterruptShield
 from actuator_drivers.serial_port import LockstepSerialPort
-from actuator_drivers.dynamixel.errors import (
-    HARDWARE_ERROR_BITS,
-    P1_ERROR_BITS,
-    P1_HARDWARE_BITS,
-    P2_ALERT,
-    P2_ERROR_NUMBERS,
-    CommunicationError,
-    HardwareError,
-    PortError,
-    StatusError,
-    bit_names,
-)
-
-#: Baud rates ``PortHandler.setBaudRate`` accepts.
-SDK_BAUDRATES = (9600, 19200, 38400, 57600, 115200, 230400, 460800, 500000, 576000, 921600,
-                 1000000, 1152000, 2000000, 2500000, 3000000, 3500000, 4000000)
-HARDWARE_ERROR_STATUS = 70  # Protocol 2.0 address of Hardware Error Status (MX(2.0), X series)
 
 
-class BusPort(LockstepSerialPort, PortHandler):
-    """dynamixel-sdk's ``PortHandler`` with the waiting, lockstep and recovery rules of
-    :class:`~actuator_drivers.serial_port.LockstepSerialPort`."""
-
-
-class DynamixelBus:
-    """One serial port, one protocol; SDK transactions with retries.
+class SerialBus:
+    """One serial port of one family's servos; SDK transactions with retries.
 
     Args:
         port: serial device (``/dev/ttyUSB0``, or an emulator's pty).
-        protocol: 1 or 2.
-        baudrate: bits/s, one of :data:`SDK_BAUDRATES`.
+        baudrate: bits/s, one of the family's :attr:`BAUDRATES`.
         retries: extra attempts after a timeout/corrupt packet.
         latency_ms: USB latency timer assumed in receive timeouts [ms] (SDK default 16).
-        clock: the bench clock; a :class:`~actuator_drivers.common.LockstepClock` shared with an in-process
-            emulator makes receive timeouts bench-time events (see :class:`BusPort`).
+        clock: the bench clock; a :class:`~actuator_drivers.common.LockstepClock` shared with an
+            in-process emulator makes receive timeouts bench-time events (see
+            :class:`~actuator_drivers.serial_port.LockstepSerialPort`).
+
+    Class attributes a family sets: ``SDK`` (its name, for messages), ``BAUDRATES``,
+    ``PORT`` (its ``PortHandler`` with :class:`LockstepSerialPort` mixed in), ``GROUP_SYNC_WRITE``
+    (its ``GroupSyncWrite``), its result codes ``SUCCESS``, ``TIMEOUT``, ``CORRUPT`` and the
+    errors ``failure`` (``(servo_id, operation, result, attempts)``) and ``port_failure``.
     """
 
-    #: the SDK's result codes and the error a failed transaction raises (another SDK's bus, such as
-    #: the Feetech one, subclasses with its own)
-    SUCCESS, TIMEOUT, CORRUPT = COMM_SUCCESS, COMM_RX_TIMEOUT, COMM_RX_CORRUPT
-    failure, port_failure = CommunicationError, PortError
+    SDK: ClassVar[str]
+    BAUDRATES: ClassVar[Tuple[int, ...]]
+    PORT: ClassVar[Type[LockstepSerialPort]]
+    GROUP_SYNC_WRITE: ClassVar[Callable]
+    SUCCESS: ClassVar[int]
+    TIMEOUT: ClassVar[int]
+    CORRUPT: ClassVar[int]
+    failure: ClassVar[Type[DriverError]]
+    port_failure: ClassVar[Type[DriverError]]
 
-    def __init__(self, port: str, protocol: int = 2, baudrate: int = 57600, retries: int = 3,
-                 latency_ms: float = 16.0, clock: Optional[LockstepClock] = None) -> None:
-        if protocol not in (1, 2):
-            raise ValueError(f"protocol {protocol!r}: expected 1 or 2")
-        if baudrate not in SDK_BAUDRATES:
-            raise ValueError(f"baudrate {baudrate!r}: dynamixel-sdk accepts only {', '.join(map(str, SDK_BAUDRATES))}")
+    def __init__(self, port: str, baudrate: int, retries: int = 3, latency_ms: float = 16.0,
+                 clock: Optional[LockstepClock] = None) -> None:
+        if baudrate not in self.BAUDRATES:
+            raise ValueError(f"baudrate {baudrate!r}: {self.SDK} accepts only {', '.join(map(str, self.BAUDRATES))}")
         if retries < 0:
             raise ValueError(f"retries {retries!r}: must be >= 0")
         if not latency_ms >= 0:
             raise ValueError(f"latency_ms {latency_ms!r}: must be >= 0")
-        self.port_name, self.protocol, self.baudrate, self.retries = port, protocol, baudrate, retries
+        self.port_name, self.baudrate, self.retries = port, baudrate, retries
         self.counters = ErrorCounters()
-        self.port = BusPort(port, latency_ms, clock)
-        self.handler = PacketHandler(float(protocol))
+        self.port = self.PORT(port, latency_ms, clock)
+        self.handler = self.packet_handler()
         self.is_open = False
         #: defers Ctrl-C / SIGTERM to the end of a transaction (the driver holds it around whole operations)
         self.shield = InterruptShield()
+
+    def packet_handler(self):
+        """The SDK's packet handler of this bus (the family's protocol)."""
+        raise NotImplementedError
 
     def open(self) -> None:
         """Open the port at the configured baud rate."""
@@ -124,7 +103,7 @@ class DynamixelBus:
                 self.counters.retries += 1
             try:
                 data, result, error = attempt()
-            except IndexError:  # dynamixel_sdk indexes a valid status packet shorter than asked for
+            except IndexError:  # the SDK indexes a valid status packet shorter than asked for
                 data, result, error = None, self.CORRUPT, 0  # (a late reply to an earlier instruction)
             if result == self.SUCCESS:
                 return data, error
@@ -138,29 +117,10 @@ class DynamixelBus:
         raise self.failure(servo_id, operation, self.handler.getTxRxResult(result).replace("[TxRxResult] ", ""), tries)
 
     def check_status(self, servo_id: int, operation: str, error: int, hardware_ok: bool = False) -> None:
-        """Raise for a status packet's error field (hardware errors first). ``hardware_ok``: a
+        """Raise the family's error for a status packet's error field. ``hardware_ok``: a
         hardware error alone (the instruction was executed; the servo is in alarm) is no error
         (the torque release of a servo in alarm)."""
-        if not error:
-            return
-        if self.protocol == 1:
-            names = bit_names(error, P1_ERROR_BITS)
-            hardware = [n for n in names if n in P1_HARDWARE_BITS]
-            if hardware_ok and hardware and len(hardware) == len(names):
-                return
-            if hardware:
-                raise HardwareError(servo_id, hardware)
-            raise StatusError(servo_id, operation, names)
-        if hardware_ok and error == P2_ALERT:
-            return
-        if error & P2_ALERT:
-            status, _ = self._attempts(
-                servo_id, "read Hardware Error Status",
-                lambda: self.handler.read1ByteTxRx(self.port, servo_id, HARDWARE_ERROR_STATUS), 1 + self.retries,
-            )
-            raise HardwareError(servo_id, bit_names(int(status), HARDWARE_ERROR_BITS) or ["alert"])
-        number = error & 0x7F
-        raise StatusError(servo_id, operation, [P2_ERROR_NUMBERS.get(number, f"error number {number}")])
+        raise NotImplementedError
 
     def ping(self, servo_id: int) -> int:
         """Model number of servo ``servo_id``."""
@@ -192,8 +152,8 @@ class DynamixelBus:
         self.check_status(servo_id, operation, error, hardware_ok)
 
     def sync_write(self, address: int, size: int, values: Dict[int, int]) -> None:
-        """One SYNC WRITE of ``size``-byte values ``{id: raw}`` (no status packets)."""
-        group = GroupSyncWrite(self.port, self.handler, address, size)
+        """One SYNC WRITE (0x83) of ``size``-byte values ``{id: raw}`` (no status packets)."""
+        group = self.GROUP_SYNC_WRITE(self.port, self.handler, address, size)
         for servo_id, raw in values.items():
             group.addParam(servo_id, list(int(raw).to_bytes(size, "little", signed=False)))
         self._attempts(-1, "sync write", lambda: (None, group.txPacket(), 0), 1 + self.retries)
@@ -232,13 +192,6 @@ class DynamixelBus:
         return out
 
     def _block_sender(self, ids: List[int], address: int, length: int) -> Callable[[], int]:
-        """The instruction of a block read: SYNC READ (P2), BULK READ (P1, several servos), READ (P1, one)."""
-        if self.protocol == 2:
-            group = GroupSyncRead(self.port, self.handler, address, length)
-            for servo_id in ids:
-                group.addParam(servo_id)
-            return group.txPacket
-        if len(ids) == 1:
-            return lambda: self.handler.readTx(self.port, ids[0], address, length)
-        param = [byte for servo_id in ids for byte in (length, servo_id, address)]
-        return lambda: self.handler.bulkReadTx(self.port, param, len(param))
+        """The instruction of the block read of every cycle (sent once per attempt; returns the
+        SDK's result code); the status packets follow, one per servo in ``ids`` order."""
+        raise NotImplementedError

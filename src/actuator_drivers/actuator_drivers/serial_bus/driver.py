@@ -1,24 +1,28 @@
-"""Dynamixel driver (ROS-free): MX-64 / MX-106 (Protocol 1.0 or 2.0 firmware) and XL330 (Protocol 2.0).
+"""The driver core of every serial-bus family (ROS-free): one bus of servos, SI units, joint
+limits, command watchdog, safe torque release.
 
-:class:`DynamixelDriver` opens the bus, pings every servo and checks its model number, turns
-the torque off and puts the firmware in the plain P position law the servo models assume (D and
-I gains 0, no profile, position mode). Each control cycle the caller sends goals with
-:meth:`command` (one SYNC WRITE; torque enable written when it changes) and reads every servo
-with :meth:`read` (one block read of position, velocity, load/PWM, current, input voltage and
-temperature), in SI units: rad (2048 counts = 0 rad, counter-clockwise positive), rad/s, V, A,
-degC.
+:class:`SerialBusDriver` opens the bus, runs the family's setup on every servo (ping and model
+number check, torque off, the plain P position law the servo models assume) and each control
+cycle sends goals with :meth:`~SerialBusDriver.command` (one SYNC WRITE; torque enable written
+when it changes) and reads every servo with :meth:`~SerialBusDriver.read` (one block read),
+decoded by the family into SI units: rad (2048 counts = 0 rad, counter-clockwise positive),
+rad/s, V, A, degC. A family (``dynamixel.driver``, ...) supplies its control tables
+(:meth:`~SerialBusDriver._table`), its bus (:meth:`~SerialBusDriver._bus`), the registers its setup
+zeroes and its position mode, :meth:`~SerialBusDriver._decode` and its errors.
 
 Safety:
 
 * goals are checked against each servo's joint limits (the configured ones intersected with the
-  servo's own position limits) before anything is sent: :class:`JointLimitError`, nothing sent;
-* torque is released on :meth:`close` (also from ``with`` and at interpreter exit), on any
-  communication or hardware fault, and by a watchdog when no :meth:`command` came for
-  ``command_timeout`` seconds of wall-clock time (checked every :meth:`read`, before every
-  :meth:`command` and by a background thread; wall time, so that an emulator running faster
-  than real time gets the same tolerance to a stalled host as hardware). With a lockstep
-  emulator (:class:`~actuator_drivers.common.LockstepClock`) the watchdog counts bench time and has no thread:
-  bench time only passes when the control loop lets it.
+  servo's own position limits) before anything is sent: the family's limit error, nothing sent;
+* torque is released on :meth:`~SerialBusDriver.close` (also from ``with`` and at interpreter
+  exit), on any communication or hardware fault, and by a watchdog when no command came for
+  ``command_timeout`` seconds of wall-clock time (checked every read, before every command and
+  by a background thread; wall time, so that an emulator running faster than real time gets the
+  same tolerance to a stalled host as hardware); each release is read back (Torque Enable). With
+  a lockstep emulator (:class:`~actuator_drivers.common.LockstepClock`) the watchdog counts bench
+  time and has no thread: bench time only passes when the control loop lets it;
+* Ctrl-C or SIGTERM inside a transaction waits for its end (the bus's
+  :class:`~actuator_drivers.safe_stop.InterruptShield`).
 """
 
 from __future__ import annotations
@@ -27,85 +31,24 @@ import atexit
 import logging
 import math
 import threading
-from dataclasses import dataclass
-from typing import Dict, List, Mapping, Optional, Sequence, Union
+from typing import ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple, Type, Union
 
 from actuator_models.bench import WallClock
-from actuator_drivers.common import LockstepClock
-from actuator_drivers.dynamixel.bus import DynamixelBus, ErrorCounters
-from actuator_drivers.dynamixel.errors import DynamixelError, JointLimitError, ModelMismatchError, ReleaseError
-from actuator_drivers.dynamixel.tables import ControlTable, control_table, table_for_model_number
+from actuator_drivers.common import DriverError, ErrorCounters, LimitError, LockstepClock
+from actuator_drivers.serial_bus.bus import SerialBus
+from actuator_drivers.serial_bus.servo import Flags, Goals, ServoConfig, ServoState
+from actuator_drivers.serial_bus.tables import ControlTable
 
 LOG = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class ServoConfig:
-    """One servo on the bus.
-
-    Attributes:
-        servo_id: Dynamixel ID. actuator: ``mx64``, ``mx106`` or ``xl330``.
-        min_position, max_position: joint limits [rad]; goals outside are refused.
-        name: joint name (default ``joint<ID>``).
-    """
-
-    servo_id: int
-    actuator: str
-    min_position: float = -2.8
-    max_position: float = 2.8
-    name: str = ""
-
-    def __post_init__(self) -> None:
-        if not 0 <= self.servo_id <= 252:
-            raise ValueError(f"servo_id {self.servo_id!r}: must be 0..252")
-        if not (math.isfinite(self.min_position) and math.isfinite(self.max_position)
-                and self.min_position < self.max_position):
-            raise ValueError(f"servo {self.servo_id}: joint limits [{self.min_position}, {self.max_position}] rad "
-                             "must be finite with min < max")
-
-    @property
-    def joint(self) -> str:
-        return self.name or f"joint{self.servo_id}"
-
-
-@dataclass(frozen=True)
-class ServoState:
-    """One servo's reading of one cycle (SI units).
-
-    Attributes:
-        position [rad], velocity [rad/s]; load: signed drive output as a fraction of full scale
-        (Protocol 1.0 Present Load / 1023, Protocol 2.0 Present PWM / 885); current [A] (Protocol
-        2.0 Present Current; None on Protocol 1.0); input_voltage [V]; temperature [degC];
-        torque_enabled: as last commanded by this driver; time: bench time [s] at which the read
-        instruction was sent (when the servo samples).
-    """
-
-    position: float
-    velocity: float
-    load: float
-    current: Optional[float]
-    input_voltage: float
-    temperature: float
-    torque_enabled: bool
-    time: float
-
-    @property
-    def control(self) -> float:
-        """Voltage the firmware applies [V]: ``load * input_voltage`` (exact for PWM, estimated on P1)."""
-        return self.load * self.input_voltage
-
-
-Goals = Union[float, Mapping[int, float]]
-Flags = Union[bool, Mapping[int, bool]]
-
-
-class DynamixelDriver:
-    """Driver of the servos on one Dynamixel bus.
+class SerialBusDriver:
+    """Driver of the servos on one serial bus (a family subclasses, see the module docstring).
 
     Args:
         port: serial device or emulator pty.
-        servos: the servos (all of one protocol); a single :class:`ServoConfig` is accepted.
-        protocol: 1 (MX Protocol 1.0 firmware) or 2.
+        servos: the servos; a single :class:`ServoConfig` is accepted.
+        protocol: the family's protocol (Dynamixel 1 or 2; a family with one protocol ignores it).
         baudrate: bits/s (pty: any accepted value).
         retries: extra attempts per transaction after a timeout/corrupt packet.
         command_timeout: watchdog [s of wall-clock time]; None disables it.
@@ -114,12 +57,21 @@ class DynamixelDriver:
             for an in-process emulator clocked by this driver's cycle).
     """
 
+    #: the family's errors: base class of its bus faults, goal outside limits, failed release,
+    #: wrong model number
+    faults: ClassVar[Type[DriverError]]
+    limit_error: ClassVar[Type[LimitError]]
+    release_error: ClassVar[Type[DriverError]]
+    mismatch_error: ClassVar[Type[DriverError]]
+    #: registers zeroed at setup so that the firmware runs the plain P law
+    PLAIN_P: ClassVar[Tuple[str, ...]] = ()
+
     def __init__(
         self,
         port: str,
         servos: Union[ServoConfig, Sequence[ServoConfig]],
-        protocol: int = 2,
-        baudrate: int = 57600,
+        protocol: int,
+        baudrate: int,
         retries: int = 3,
         command_timeout: Optional[float] = 0.5,
         latency_ms: float = 16.0,
@@ -148,15 +100,28 @@ class DynamixelDriver:
         self._watchdog: Optional[threading.Thread] = None
         self._block = self._state_block()
 
-    #: the errors of this driver's bus (a subclass for another family, Feetech, sets its own)
-    faults, limit_error, release_error = DynamixelError, JointLimitError, ReleaseError
+    def _table(self, actuator: str, protocol: int) -> ControlTable:
+        """The family's control table of ``actuator``."""
+        raise NotImplementedError
 
-    @staticmethod
-    def _table(actuator: str, protocol: int) -> ControlTable:
-        return control_table(actuator, protocol)
+    def _bus(self, port: str, protocol: int, baudrate: int, retries: int, latency_ms: float) -> SerialBus:
+        """The family's (unopened) bus, with ``self.clock``."""
+        raise NotImplementedError
 
-    def _bus(self, port: str, protocol: int, baudrate: int, retries: int, latency_ms: float) -> DynamixelBus:
-        return DynamixelBus(port, protocol, baudrate, retries, latency_ms, clock=self.clock)
+    def _table_for_model_number(self, model_number: int) -> Optional[ControlTable]:
+        """The family's table of a model number (None if unknown), for the mismatch message."""
+        raise NotImplementedError
+
+    def _position_mode(self, servo_id: int) -> Optional[Tuple[str, int]]:
+        """``(register, value)`` of the position operating mode setup ensures (None: no such register)."""
+        return None
+
+    def _check_limit_mode(self, servo_id: int, low_raw: int, high_raw: int) -> None:
+        """Refuse position limits that select a mode other than joint mode (family rule)."""
+
+    def _decode(self, servo_id: int, data: bytes, now: float) -> ServoState:
+        """One servo's block-read bytes -> :class:`ServoState` (the family's registers)."""
+        raise NotImplementedError
 
     # ------------------------------------------------------------------ lifecycle
     @property
@@ -168,7 +133,7 @@ class DynamixelDriver:
         """Communication error counters (cumulative)."""
         return self.bus.counters
 
-    def open(self) -> "DynamixelDriver":
+    def open(self) -> "SerialBusDriver":
         """Open the port, check every servo, release torque and configure the P law."""
         self.bus.open()
         atexit.register(self.close)
@@ -183,7 +148,7 @@ class DynamixelDriver:
         self._last_command = self.clock.watchdog_time()
         if self.command_timeout is not None and not self.clock.lockstep:
             self._stop.clear()
-            self._watchdog = threading.Thread(target=self._watch, name="dynamixel-watchdog", daemon=True)
+            self._watchdog = threading.Thread(target=self._watch, name=f"{type(self).__name__}-watchdog", daemon=True)
             self._watchdog.start()
         return self
 
@@ -199,40 +164,39 @@ class DynamixelDriver:
                 self.bus.close()
         atexit.unregister(self.close)
 
-    def __enter__(self) -> "DynamixelDriver":
+    def __enter__(self) -> "SerialBusDriver":
         return self.open()
 
     def __exit__(self, *exc) -> None:
         self.close()
 
     def _setup(self, servo_id: int) -> None:
+        """Check the model number, torque off, position mode, plain P law, joint limits."""
         table = self.tables[servo_id]
         model = self.bus.ping(servo_id)
         if model != table.model_number:
-            found = table_for_model_number(model, self.protocol)
-            raise ModelMismatchError(f"servo {servo_id}: model number {model}{f' ({found.title})' if found else ''} "
-                                     f"does not match the configured {table.title} "
-                                     f"(model number {table.model_number}, protocol {self.protocol})")
+            found = self._table_for_model_number(model)
+            raise self.mismatch_error(f"servo {servo_id}: model number {model}{f' ({found.title})' if found else ''} "
+                                      f"does not match the configured {table.title} "
+                                      f"(model number {table.model_number}{self._protocol_note()})")
         self._write(servo_id, "torque_enable", 0)
         self.torque[servo_id] = False
-        if self.protocol == 2:
-            if self._read(servo_id, "operating_mode") != 3:
-                self._write(servo_id, "operating_mode", 3)
-            plain_p = ("position_d_gain", "position_i_gain", "feedforward_1st_gain", "feedforward_2nd_gain",
-                       "profile_velocity", "profile_acceleration")
-        else:
-            plain_p = ("d_gain", "i_gain", "moving_speed")
-        for name in plain_p:
+        mode = self._position_mode(servo_id)
+        if mode is not None and self._read(servo_id, mode[0]) != mode[1]:
+            self._write(servo_id, *mode)
+        for name in self.PLAIN_P:
             self._write(servo_id, name, 0)
         self._intersect_limits(servo_id)
+
+    def _protocol_note(self) -> str:
+        """What the model-number mismatch message adds about the protocol (family rule)."""
+        return ""
 
     def _intersect_limits(self, servo_id: int) -> None:
         """Joint limits = configured limits within the servo's own position limits (joint mode)."""
         table = self.tables[servo_id]
         low_raw, high_raw = self._read(servo_id, table.min_limit), self._read(servo_id, table.max_limit)
-        if self.protocol == 1 and (low_raw == high_raw == 0 or low_raw == high_raw == 4095):
-            raise DynamixelError(f"servo {servo_id}: CW/CCW angle limits {low_raw}/{high_raw} select wheel or "
-                                 "multi-turn mode; set joint mode limits (e.g. 0 and 4095)")
+        self._check_limit_mode(servo_id, low_raw, high_raw)
         low = table[table.min_limit].to_si(low_raw)
         high = table[table.max_limit].to_si(high_raw)
         config = self.configs[servo_id]
@@ -305,7 +269,7 @@ class DynamixelDriver:
         return {i: value for i in self.ids}
 
     def _guarded(self, action):
-        """Run a bus action; on any Dynamixel fault release torque everywhere, then re-raise."""
+        """Run a bus action; on any fault of the family release torque everywhere, then re-raise."""
         try:
             return action()
         except self.faults:
@@ -363,21 +327,11 @@ class DynamixelDriver:
         blocks = self.bus.read_block(self.ids, start, length)
         return {servo_id: self._decode(servo_id, data, now) for servo_id, data in blocks.items()}
 
-    def _decode(self, servo_id: int, data: bytes, now: float) -> ServoState:
-        table = self.tables[servo_id]
+    def _field(self, servo_id: int, data: bytes, name: str) -> float:
+        """Register ``name`` of a block read's bytes in SI units (little-endian words)."""
+        reg = self.tables[servo_id][name]
         start = self._block[0]
-
-        def si(name: str) -> float:
-            reg = table[name]
-            return reg.to_si(int.from_bytes(data[reg.address - start : reg.end - start], "little"))
-
-        p1 = self.protocol == 1
-        return ServoState(
-            position=si("present_position"), velocity=si("present_speed" if p1 else "present_velocity"),
-            load=si(table.effort_register), current=None if p1 else si(table.current_register),
-            input_voltage=si("present_voltage" if p1 else "present_input_voltage"),
-            temperature=si("present_temperature"), torque_enabled=self.torque[servo_id], time=now,
-        )
+        return reg.to_si(int.from_bytes(data[reg.address - start : reg.end - start], "little"))
 
     def _check_watchdog(self) -> None:
         """Release torque if torque is on and no command came for ``command_timeout``."""

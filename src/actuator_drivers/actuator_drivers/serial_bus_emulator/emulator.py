@@ -1,24 +1,26 @@
-"""A Dynamixel bus on a pseudo-terminal: emulated servos that answer like real ones.
+"""The emulator core of every serial-bus family: emulated servos on a pseudo-terminal bus that
+answer byte for byte.
 
-:class:`DynamixelEmulator` opens a pty (``os.openpty``), gives the slave path (:attr:`port`,
-e.g. ``/dev/pts/5``) for ``dynamixel_sdk.PortHandler`` and, in a background thread, decodes the
-instruction packets written there (Protocol 1.0 checksum or Protocol 2.0 CRC-16 with byte
-stuffing), executes them on its :class:`~.firmware.EmulatedServo` objects and writes
-the status packets back after each servo's Return Delay Time. The same thread advances every
+:class:`SerialBusEmulator` opens a pty (``os.openpty``), gives the slave path (:attr:`port`,
+e.g. ``/dev/pts/5``) for the vendor SDK's ``PortHandler`` and, in a background thread, decodes
+the instruction packets written there (the family's framing; the core's is the Protocol-1.0-style
+:mod:`.framing`), executes them on its :class:`~.firmware.SerialServo` objects and writes the
+status packets back after each servo's Return Delay Time. The same thread advances every
 servo's shaft in bench time: ``time_scale`` times faster than the wall clock, or, with
-``time_scale=None``, in lockstep with the driver (a :class:`~actuator_drivers.common.LockstepClock` shared with
-the driver: the shaft advances by exactly the bench time the control loop lets pass, so
-recordings are deterministic whatever the host's load).
+``time_scale=None``, in lockstep with the driver (a :class:`~actuator_drivers.common.LockstepClock`
+shared with the driver: the shaft advances by exactly the bench time the control loop lets pass,
+so recordings are deterministic whatever the host's load).
 
-Instructions: PING (P2 broadcast ping too), READ, WRITE, REG WRITE, ACTION, REBOOT (P2),
-SYNC WRITE, SYNC READ (P2), BULK READ (P1 and P2), BULK WRITE (P2). Status Return Level and
-broadcast rules are those of the e-manual. FAST SYNC/BULK READ, CLEAR and FACTORY RESET are
-answered with an instruction error (unicast) or ignored (broadcast).
+The core serves PING, READ, WRITE, REG WRITE, ACTION to one servo (:meth:`SerialBusEmulator._unicast`),
+SYNC WRITE and the status packets of a multi-servo read in request order
+(:meth:`SerialBusEmulator._reads`); a family subclass supplies :meth:`SerialBusEmulator._execute`
+(which instructions it answers, broadcast rules) and, for another framing, its parser and status
+encoder.
 
-Fault injection (:class:`Faults`, changeable while running with :meth:`set_faults`): drop a
-fraction of status packets, corrupt the checksum/CRC of a fraction, delay every status packet,
-stall (hold every status packet back until the end of given bench-time windows), or play dead
-(never answer).
+Fault injection (:class:`~.faults.Faults`, changeable while running with :meth:`set_faults`):
+drop a fraction of status packets, corrupt the checksum/CRC of a fraction, delay every status
+packet, stall (hold every status packet back until the end of given bench-time windows), or play
+dead (never answer).
 """
 
 from __future__ import annotations
@@ -31,24 +33,18 @@ import tty
 from dataclasses import fields, replace
 from typing import Iterator, List, Optional, Sequence, Tuple, Union
 
-from actuator_models.model import Model, load_model
+from actuator_models.bench import WallClock
 from actuator_models.simulation import Pendulum
 
-from actuator_drivers.dynamixel_emulator import packets as pk
 from actuator_drivers.common import LockstepClock, make_clock
-from actuator_models.bench import WallClock
-from actuator_drivers.dynamixel_emulator.faults import BusCounters, Faults
-from actuator_drivers.dynamixel_emulator.firmware import EmulatedServo
-from actuator_drivers.dynamixel.tables import control_table
+from actuator_drivers.serial_bus_emulator import framing as pk
+from actuator_drivers.serial_bus_emulator.faults import BusCounters, Faults
+from actuator_drivers.serial_bus_emulator.firmware import SerialServo
 
 
-class DynamixelEmulator:
-    """Emulated servos on one pseudo-terminal bus (all speaking one protocol).
-
-    Use as a context manager, or call :meth:`start` and :meth:`stop`::
-
-        with DynamixelEmulator.single("mx64", "mx64/m6", mass=1.0, length=0.15, protocol=1) as emu:
-            driver = DynamixelDriver(emu.port, ...)
+class SerialBusEmulator:
+    """Emulated servos on one pseudo-terminal bus (all speaking one protocol); a family subclasses
+    it (see the module docstring). Use as a context manager, or call :meth:`start` and :meth:`stop`.
 
     Args:
         servos: the servos on the bus (distinct IDs, same protocol).
@@ -59,9 +55,12 @@ class DynamixelEmulator:
         trace: keep every packet in :attr:`trace` as ``("rx" | "tx", bytes)`` (for tests and debugging).
     """
 
+    #: bytes of an address and of a length in READ/WRITE/SYNC WRITE parameters
+    address_width = 1
+
     def __init__(
         self,
-        servos: Sequence[EmulatedServo],
+        servos: Sequence[SerialServo],
         faults: Faults = Faults(),
         time_scale: Optional[float] = 1.0,
         seed: Optional[int] = None,
@@ -88,29 +87,6 @@ class DynamixelEmulator:
         self._master = self._slave = -1
         self._port = ""
 
-    @classmethod
-    def single(
-        cls,
-        actuator: str,
-        model: "str | Model",
-        mass: float,
-        length: float,
-        arm_mass: float = 0.0,
-        protocol: int = 2,
-        servo_id: int = 1,
-        vin: Optional[float] = None,
-        physics_dt: float = 0.005,
-        **kwargs,
-    ) -> "DynamixelEmulator":
-        """One servo of ``actuator`` driven by ``model`` (a library name such as ``mx64/m6`` or a
-        :class:`Model`) on a pendulum of ``mass`` [kg] at ``length`` [m]."""
-        model = load_model(model) if isinstance(model, str) else model
-        servo = EmulatedServo(
-            control_table(actuator, protocol), model, Pendulum(mass, length, arm_mass),
-            servo_id=servo_id, vin=vin, physics_dt=physics_dt,
-        )
-        return cls([servo], **kwargs)
-
     # ------------------------------------------------------------------ lifecycle
     @property
     def port(self) -> str:
@@ -119,7 +95,7 @@ class DynamixelEmulator:
             raise RuntimeError("the emulator is not started; call start() or use it as a context manager")
         return self._port
 
-    def start(self) -> "DynamixelEmulator":
+    def start(self) -> "SerialBusEmulator":
         """Open the pseudo-terminal and start answering."""
         if self._thread is not None:
             return self
@@ -127,7 +103,7 @@ class DynamixelEmulator:
         tty.setraw(self._slave)  # no echo, no line editing, 8-bit clean until a client configures it
         self._port = os.ttyname(self._slave)
         self._stop.clear()
-        self._thread = threading.Thread(target=self._serve, name=f"dynamixel-emulator {self._port}", daemon=True)
+        self._thread = threading.Thread(target=self._serve, name=f"{type(self).__name__} {self._port}", daemon=True)
         self._thread.start()
         return self
 
@@ -145,14 +121,14 @@ class DynamixelEmulator:
                 pass
         self._master = self._slave = -1
 
-    def __enter__(self) -> "DynamixelEmulator":
+    def __enter__(self) -> "SerialBusEmulator":
         return self.start()
 
     def __exit__(self, *exc) -> None:
         self.stop()
 
     # ------------------------------------------------------------------ control from the host
-    def servo(self, servo_id: int) -> EmulatedServo:
+    def servo(self, servo_id: int) -> SerialServo:
         """The servo answering to ``servo_id``."""
         for servo in self.servos:
             if servo.servo_id == servo_id:
@@ -181,9 +157,18 @@ class DynamixelEmulator:
             for servo in self.servos if servo_id is None else [self.servo(servo_id)]:
                 servo.inject_hardware_error(*names)
 
+    # ------------------------------------------------------------------ framing (a family with another overrides)
+    def parser(self) -> pk.Protocol1Parser:
+        """An incremental parser of the instruction packets the servos receive."""
+        return pk.Protocol1Parser(status=False)
+
+    def encode_status(self, servo_id: int, error: int, data: bytes) -> bytes:
+        """A status packet on the wire."""
+        return pk.encode_p1(servo_id, error, data)
+
     # ------------------------------------------------------------------ the bus thread
     def _serve(self) -> None:
-        parser = pk.instruction_parser(self.protocol)
+        parser = self.parser()
         lockstep = isinstance(self.clock, LockstepClock)
         # real time: the shafts move between packets too; lockstep: only at packets (0.05 s: notice stop())
         wait = 0.05 if lockstep else min(self.clock.wall(min(s.physics_dt for s in self.servos)), 0.05)
@@ -213,7 +198,7 @@ class DynamixelEmulator:
         for servo in self.servos:
             servo.advance(now)
 
-    def _send(self, replies: List[Tuple[EmulatedServo, bytes]]) -> None:
+    def _send(self, replies: List[Tuple[SerialServo, bytes]]) -> None:
         faults = self.faults
         for servo, packet in replies:
             if faults.dead:
@@ -233,43 +218,17 @@ class DynamixelEmulator:
                 self.clock.replied(len(packet))
 
     # ------------------------------------------------------------------ instruction semantics
-    def _execute(self, packet: pk.Packet) -> List[Tuple[EmulatedServo, bytes]]:
-        """Run one instruction packet; return the status packets to send, in order."""
-        self.counters.received += 1
-        if self.faults.dead:
-            return []
-        broadcast = packet.servo_id == pk.BROADCAST_ID
-        target = None if broadcast else self._find(packet.servo_id)
-        if not packet.crc_ok:
-            self.counters.bad_crc += 1
-            return [self._status(target, "crc")] if target else []
-        code, params = packet.instruction, packet.params
-        if code == pk.SYNC_WRITE:
-            self._sync_write(params)
-            return []
-        if code == pk.BULK_WRITE and self.protocol == 2:
-            self._bulk_write(params)
-            return []
-        if code == pk.SYNC_READ and self.protocol == 2:
-            return self._sync_read(params)
-        if code == pk.BULK_READ:
-            return self._bulk_read(params)
-        if code == pk.PING and broadcast and self.protocol == 2:
-            return [self._ping(s) for s in self.servos]
-        if target is None:  # broadcast (no status) or nobody with that ID
-            if broadcast:
-                for servo in self.servos:
-                    self._unicast(servo, code, params)
-            return []
-        return self._unicast(target, code, params)
+    def _execute(self, packet: pk.Packet) -> List[Tuple[SerialServo, bytes]]:
+        """Run one instruction packet; return the status packets to send, in order (family rule)."""
+        raise NotImplementedError
 
-    def _find(self, servo_id: int) -> Optional[EmulatedServo]:
+    def _find(self, servo_id: int) -> Optional[SerialServo]:
         for servo in self.servos:
             if servo.servo_id == servo_id:
                 return servo
         return None
 
-    def _unicast(self, servo: EmulatedServo, code: int, params: bytes) -> List[Tuple[EmulatedServo, bytes]]:
+    def _unicast(self, servo: SerialServo, code: int, params: bytes) -> List[Tuple[SerialServo, bytes]]:
         """Instructions addressed to one servo (also run, without status, for broadcast WRITE)."""
         level = servo.status_return_level
         if code == pk.PING:
@@ -281,7 +240,7 @@ class DynamixelEmulator:
             data, fault = servo.read(address, length)
             return [self._status(servo, fault, data)] if level >= 1 else []
         if code in (pk.WRITE, pk.REG_WRITE):
-            split = 1 if self.protocol == 1 else 2
+            split = self.address_width
             if len(params) <= split:
                 return [self._status(servo, "data_length")] if level >= 2 else []
             address = int.from_bytes(params[:split], "little")
@@ -291,30 +250,28 @@ class DynamixelEmulator:
         if code == pk.ACTION:
             fault = servo.action()
             return [self._status(servo, fault)] if level >= 2 else []
-        if code == pk.REBOOT and self.protocol == 2:
-            reply = self._status(servo, None)
-            servo.reboot()
-            return [reply]
+        return self._other(servo, code, params)
+
+    def _other(self, servo: SerialServo, code: int, params: bytes) -> List[Tuple[SerialServo, bytes]]:
+        """An instruction to one servo the core does not know: an instruction error."""
         return [self._status(servo, "instruction")]
 
     def _address_length(self, params: bytes) -> Tuple[Optional[int], int]:
-        width = 1 if self.protocol == 1 else 2
+        width = self.address_width
         if len(params) != 2 * width:
             return None, 0
         return int.from_bytes(params[:width], "little"), int.from_bytes(params[width:], "little")
 
-    def _ping(self, servo: EmulatedServo) -> Tuple[EmulatedServo, bytes]:
-        if self.protocol == 1:
-            return self._status(servo, None)
-        model = servo.peek("model_number")
-        return self._status(servo, None, bytes([model & 0xFF, model >> 8, servo.peek("firmware_version")]))
+    def _ping(self, servo: SerialServo) -> Tuple[SerialServo, bytes]:
+        """The status packet of a PING (no parameters; the SDK reads the model number after it)."""
+        return self._status(servo, None)
 
-    def _status(self, servo: EmulatedServo, fault: Optional[str], data: bytes = b"") -> Tuple[EmulatedServo, bytes]:
+    def _status(self, servo: SerialServo, fault: Optional[str], data: bytes = b"") -> Tuple[SerialServo, bytes]:
         error = servo.status_error(fault)
-        return servo, pk.encode_status(self.protocol, servo.servo_id, error, data if not fault else b"")
+        return servo, self.encode_status(servo.servo_id, error, data if not fault else b"")
 
     def _sync_write(self, params: bytes) -> None:
-        width = 1 if self.protocol == 1 else 2
+        width = self.address_width
         head = 2 * width
         if len(params) < head:
             return
@@ -325,30 +282,7 @@ class DynamixelEmulator:
             if servo is not None:
                 servo.write(address, data)
 
-    def _bulk_write(self, params: bytes) -> None:
-        index = 0
-        while index + 5 <= len(params):
-            servo_id, address, length = params[index], _u16(params, index + 1), _u16(params, index + 3)
-            data = params[index + 5 : index + 5 + length]
-            servo = self._find(servo_id)
-            if servo is not None:
-                servo.write(address, data)
-            index += 5 + length
-
-    def _sync_read(self, params: bytes) -> List[Tuple[EmulatedServo, bytes]]:
-        if len(params) < 5:
-            return []
-        address, length = _u16(params, 0), _u16(params, 2)
-        return self._reads([(servo_id, address, length) for servo_id in params[4:]])
-
-    def _bulk_read(self, params: bytes) -> List[Tuple[EmulatedServo, bytes]]:
-        if self.protocol == 1:  # 0x00, then [length, id, address] per servo
-            requests = [(r[1], r[2], r[0]) for r in (params[i : i + 3] for i in range(1, len(params) - 2, 3))]
-        else:  # [id, address L/H, length L/H] per servo
-            requests = [(params[i], _u16(params, i + 1), _u16(params, i + 3)) for i in range(0, len(params) - 4, 5)]
-        return self._reads(requests)
-
-    def _reads(self, requests: Sequence[Tuple[int, int, int]]) -> List[Tuple[EmulatedServo, bytes]]:
+    def _reads(self, requests: Sequence[Tuple[int, int, int]]) -> List[Tuple[SerialServo, bytes]]:
         """Status packets of a SYNC/BULK READ, in request order (absent IDs stay silent)."""
         replies, seen = [], set()
         for servo_id, address, length in requests:
@@ -359,10 +293,6 @@ class DynamixelEmulator:
             data, fault = servo.read(address, length)
             replies.append(self._status(servo, fault, data))
         return replies
-
-
-def _u16(data: bytes, index: int) -> int:
-    return data[index] | (data[index + 1] << 8)
 
 
 def _records(data: bytes, size: int) -> Iterator[Tuple[bytes, bytes]]:
