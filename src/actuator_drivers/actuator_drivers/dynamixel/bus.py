@@ -31,6 +31,7 @@ from dynamixel_sdk import (
 )
 
 from actuator_drivers.common import ErrorCounters, LockstepClock  # noqa: F401 (ErrorCounters re-exported)
+from actuator_drivers.dynamixel.family import BAUDRATES
 from actuator_drivers.serial_bus.bus import SerialBus
 from actuator_drivers.serial_port import LockstepSerialPort
 from actuator_drivers.dynamixel.errors import (
@@ -47,8 +48,7 @@ from actuator_drivers.dynamixel.errors import (
 )
 
 #: Baud rates ``PortHandler.setBaudRate`` accepts.
-SDK_BAUDRATES = (9600, 19200, 38400, 57600, 115200, 230400, 460800, 500000, 576000, 921600,
-                 1000000, 1152000, 2000000, 2500000, 3000000, 3500000, 4000000)
+SDK_BAUDRATES = BAUDRATES
 HARDWARE_ERROR_STATUS = 70  # Protocol 2.0 address of Hardware Error Status (MX(2.0), X series)
 
 

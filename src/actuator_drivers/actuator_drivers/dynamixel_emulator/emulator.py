@@ -58,6 +58,11 @@ class DynamixelEmulator(SerialBusEmulator):
         )
         return cls([servo], **kwargs)
 
+    @classmethod
+    def one_servo(cls, actuator: str, model: "str | Model", mass: float, length: float, arm_mass: float = 0.0,
+                  protocol: int = 2, **options) -> "DynamixelEmulator":
+        return cls.single(actuator, model, mass, length, arm_mass, protocol=protocol, **options)
+
     @property
     def address_width(self) -> int:  # type: ignore[override]
         return 1 if self.protocol == 1 else 2

@@ -66,6 +66,13 @@ class FeetechDriver(SerialBusDriver):
     ) -> None:
         super().__init__(port, servos, STS_END, baudrate, retries, command_timeout, latency_ms, clock)
 
+    @classmethod
+    def on_bus(cls, port: str, servos: Union[ServoConfig, Sequence[ServoConfig]], protocol: int, baudrate: int,
+               retries: int = 3, command_timeout: Optional[float] = 0.5, latency_ms: float = 16.0,
+               clock: Union[WallClock, LockstepClock, None] = None) -> "FeetechDriver":
+        """The (unopened) driver (STS servos have one protocol: ``protocol`` is ignored)."""
+        return cls(port, servos, baudrate, retries, command_timeout, latency_ms, clock)
+
     def _table(self, actuator: str, protocol: int) -> ControlTable:
         return control_table(actuator)
 

@@ -59,6 +59,12 @@ class FeetechEmulator(SerialBusEmulator):
                          physics_dt=physics_dt)
         return cls([servo], **kwargs)
 
+    @classmethod
+    def one_servo(cls, actuator: str, model: Union[str, Model], mass: float, length: float, arm_mass: float = 0.0,
+                  protocol: int = 2, **options) -> "FeetechEmulator":
+        """:meth:`single` in the family-neutral signature (STS servos have one protocol)."""
+        return cls.single(model, mass, length, arm_mass, actuator=actuator, **options)
+
     def _execute(self, packet: pk.Packet) -> List[Tuple[StsServo, bytes]]:  # type: ignore[override]
         """Run one instruction packet; return the status packets to send, in order."""
         self.counters.received += 1

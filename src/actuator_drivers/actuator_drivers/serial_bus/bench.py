@@ -5,7 +5,7 @@ of a serial-bus family's bench-node backend.
 (:class:`~actuator_drivers.serial_bus.driver.SerialBusDriver`): commands by joint name, samples as
 :class:`~actuator_models.bench.JointSample` with the motor torque estimated by the servo model
 (``kt V / R - kt^2 v / R`` for the voltage-controlled servos, ``V`` the PWM voltage). A family
-subclasses it with :meth:`SerialBusBench.make_driver`; its emulated bus is the same bench opened
+subclasses it naming its driver class (:attr:`SerialBusBench.DRIVER`); its emulated bus is the same bench opened
 on an emulator's pseudo-terminal.
 
 Safety is the driver's: goals outside the joint limits are refused, torque is released on
@@ -15,7 +15,7 @@ commands stop for ``command_timeout`` seconds.
 
 from __future__ import annotations
 
-from typing import Optional, Sequence, Union
+from typing import ClassVar, Optional, Sequence, Type, Union
 
 from actuator_models.bench import BenchParams, WallClock
 from actuator_models.model import Model, load_model
@@ -31,6 +31,9 @@ class SerialBusBench(OneDriverBench):
     Args:
         driver: an open driver. models: servo model per servo (same order as the driver's IDs).
     """
+
+    #: the family's driver class
+    DRIVER: ClassVar[Type[SerialBusDriver]]
 
     def __init__(self, driver: SerialBusDriver, models: Sequence[Model]) -> None:
         super().__init__(driver, models, [driver.configs[i].joint for i in driver.ids])
@@ -52,8 +55,9 @@ class SerialBusBench(OneDriverBench):
         driver.open()
         return cls(driver, models)
 
-    @staticmethod
-    def make_driver(port: str, servos: Sequence[ServoConfig], params: BenchParams, retries: int,
+    @classmethod
+    def make_driver(cls, port: str, servos: Sequence[ServoConfig], params: BenchParams, retries: int,
                     clock: Union[WallClock, LockstepClock, None]) -> SerialBusDriver:
-        """The (unopened) driver of this family for :meth:`open`."""
-        raise NotImplementedError
+        """The (unopened) driver of this family (its :attr:`DRIVER`) for :meth:`open`."""
+        return cls.DRIVER.on_bus(port, servos, params.protocol, params.baudrate, retries=retries,
+                                 command_timeout=params.command_timeout, latency_ms=params.latency_ms, clock=clock)

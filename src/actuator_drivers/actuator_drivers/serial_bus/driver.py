@@ -100,6 +100,14 @@ class SerialBusDriver:
         self._watchdog: Optional[threading.Thread] = None
         self._block = self._state_block()
 
+    @classmethod
+    def on_bus(cls, port: str, servos: Union[ServoConfig, Sequence[ServoConfig]], protocol: int, baudrate: int,
+               retries: int = 3, command_timeout: Optional[float] = 0.5, latency_ms: float = 16.0,
+               clock: Union[WallClock, LockstepClock, None] = None) -> "SerialBusDriver":
+        """The (unopened) driver, one signature for every family (``protocol`` is ignored by a
+        family with one protocol)."""
+        return cls(port, servos, protocol, baudrate, retries, command_timeout, latency_ms, clock)
+
     def _table(self, actuator: str, protocol: int) -> ControlTable:
         """The family's control table of ``actuator``."""
         raise NotImplementedError

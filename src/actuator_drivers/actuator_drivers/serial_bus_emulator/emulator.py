@@ -34,6 +34,7 @@ from dataclasses import fields, replace
 from typing import Iterator, List, Optional, Sequence, Tuple, Union
 
 from actuator_models.bench import WallClock
+from actuator_models.model import Model
 from actuator_models.simulation import Pendulum
 
 from actuator_drivers.common import LockstepClock, make_clock
@@ -86,6 +87,15 @@ class SerialBusEmulator:
         self._stop = threading.Event()
         self._master = self._slave = -1
         self._port = ""
+
+    @classmethod
+    def one_servo(cls, actuator: str, model: "str | Model", mass: float, length: float, arm_mass: float = 0.0,
+                  protocol: int = 2, **options) -> "SerialBusEmulator":
+        """One servo of ``actuator`` driven by ``model`` (a library name, a params file or a
+        :class:`Model`) on a pendulum of ``mass`` [kg] at ``length`` [m]; ``protocol`` for a family
+        with several; ``options``: servo_id, vin, physics_dt and this class's arguments. One
+        signature for every family (the command lines' ``emulate``, ``record-all --emulate``)."""
+        raise NotImplementedError
 
     # ------------------------------------------------------------------ lifecycle
     @property
