@@ -22,6 +22,7 @@ from actuator_models.model import Model, load_model
 
 from actuator_drivers.common import LockstepClock, OneDriverBench
 from actuator_drivers.serial_bus.driver import SerialBusDriver
+from actuator_drivers.serial_bus.family import estimate_model
 from actuator_drivers.serial_bus.servo import ServoConfig, ServoState
 
 
@@ -37,6 +38,12 @@ class SerialBusBench(OneDriverBench):
 
     def __init__(self, driver: SerialBusDriver, models: Sequence[Model]) -> None:
         super().__init__(driver, models, [driver.configs[i].joint for i in driver.ids])
+
+    @classmethod
+    def of(cls, driver: SerialBusDriver, actuator: str) -> "SerialBusBench":  # type: ignore[override]
+        """The bench of an open driver whose joints are all ``actuator``; the motor torque of its
+        samples is estimated by :func:`~actuator_drivers.serial_bus.family.estimate_model`."""
+        return cls(driver, [estimate_model(actuator)] * len(driver.ids))
 
     @staticmethod
     def applied(state: ServoState) -> float:

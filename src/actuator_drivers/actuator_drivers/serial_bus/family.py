@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import Any, Dict, Mapping, Optional, Tuple
 
+from actuator_models.model import Model, load_model, published_model
+
 #: The entry-point group of serial-bus families.
 GROUP = "actuator_drivers.families"
 
@@ -44,6 +46,9 @@ class SerialFamily:
             :class:`~actuator_drivers.serial_bus_emulator.emulator.SerialBusEmulator`.
         protocols: firmware protocols ``--protocol`` selects (empty: the family has one).
         grids: default Table I style grid per actuator (:data:`GridData`).
+        models: the model that estimates the motor torque of a recording, per actuator (a params
+            file the family ships, e.g. ``str(Path(__file__).with_name("x_m1.json"))``), for an
+            actuator without a published model in the params library; default: the published one.
         demo: the ``actuator-bench demo`` settings of its demo actuator, as the keyword arguments
             of ``actuator_bench.demo_settings.DemoSettings`` (grids as :data:`GridData`;
             ``quick``: the overrides of the quick run); empty: no demo.
@@ -59,6 +64,7 @@ class SerialFamily:
     emulator: str
     protocols: Tuple[int, ...] = ()
     grids: Mapping[str, GridData] = field(default_factory=dict)
+    models: Mapping[str, str] = field(default_factory=dict)
     demo: Mapping[str, Any] = field(default_factory=dict)
     example: str = ""
 
@@ -101,3 +107,10 @@ def family_of(actuator: str) -> SerialFamily:
         raise ValueError(f"actuator {actuator!r}: no installed serial-bus family drives it; expected one of "
                          f"{', '.join(a for f in families for a in f.actuators)}")
     return found
+
+
+def estimate_model(actuator: str) -> Model:
+    """The model of a serial-bus actuator that estimates the motor torque of a recording: the one
+    its family declares (``SerialFamily.models``), else the published one of the params library."""
+    declared = next((f.models[actuator] for f in installed_families().values() if actuator in f.models), None)
+    return load_model(declared or published_model(actuator))
