@@ -3,7 +3,7 @@
 A family (its subpackages: driver and emulator) describes itself with one :class:`SerialFamily`
 record and registers it as an entry point of group :data:`GROUP`, named as the family::
 
-    entry_points={"actuator_drivers.families": ["feetech = actuator_drivers.feetech.family:FAMILY"]}
+    entry_points={"actuator_drivers.families": ["myservo = my_package.myservo.family:FAMILY"]}
 
 ``actuator-bench emulate``, ``record``, ``record-all``, the Table I grids and the demo find a
 family by actuator name with :func:`family_of` (through :func:`installed_families`, read afresh at
