@@ -139,7 +139,7 @@ def figures(reports: Dict[str, ModelReport], logs: Sequence[Log], settings: Demo
     def joints(other, emulated):  # (shoulder, elbow)
         return (emulated, other) if settings.fitted_joint == 0 else (other, emulated)
 
-    same = partner == settings.actuator  # an arm of one servo type (SO-100): both joints are the emulated servo
+    same = partner == settings.actuator  # an arm of one servo type: both joints are the emulated servo
     real_names = joints(settings.reference if same else f"{partner}/m6", settings.reference)
     say(f"MuJoCo 2R arm: {len(paths)} path(s), 'real' arm = {real_names[0]} + {real_names[1]}")
     arm = ARMS[settings.arm]

@@ -19,9 +19,9 @@ At v = 0 the next chart is decided by the at-rest rule: stick if the budget hold
 the direction of ``tm + te``.
 
 The setpoint is the actuator's declared law's (:meth:`~actuator_models.actuators.Actuator.firmware`):
-the held goal, or, for a law with a firmware state (the Feetech STS target-speed limit,
+the held goal, or, for a law with a firmware state (the target-speed limit of
 ``SpeedLimitedVoltage``), that state run from its value at the last command time ``t_k`` over
-``t - t_k``: the STS target moves towards the held goal at most ``target_speed_limit (t - t_k)``,
+``t - t_k``: the speed-limited target moves towards the held goal at most ``target_speed_limit (t - t_k)``,
 exactly what the fixed-step rollout's steps add up to. The state at ``t_k`` (bookkeeping state
 ``target``) is carried over at each command time while torque stays on, and restarts from the
 shaft's position otherwise (a disabled firmware's target follows the shaft).
