@@ -12,7 +12,7 @@ its model of record), so the actuator and params libraries are not touched eithe
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional, Tuple
+from typing import Optional
 
 from dynamixel_sdk import COMM_RX_CORRUPT, COMM_RX_TIMEOUT, COMM_SUCCESS, GroupSyncWrite, PacketHandler, PortHandler
 
@@ -121,19 +121,6 @@ class CloneBench(SerialBusBench):
 
 # ---------------------------------------------------------------- emulator
 class CloneServo(SerialServo):
-    def _check_write(self, address: int, data: bytes) -> Tuple[list, Optional[str]]:
-        items, index = [], 0
-        while index < len(data):
-            reg = self.table.covering(address + index)
-            if reg is None or not reg.writable or reg.address != address + index or index + reg.size > len(data):
-                return [], "access"
-            raw = int.from_bytes(data[index: index + reg.size], "little")
-            if not reg.in_range(raw):
-                return [], "data_range"
-            items.append((reg, raw))
-            index += reg.size
-        return items, None
-
     def status_error(self, fault: Optional[str] = None) -> int:
         return ERROR_BIT if fault or self.hardware_error else 0
 

@@ -52,35 +52,19 @@ class EmulatedServo(SerialServo):
         self._registered = None
         self._power_up(keep_eeprom=True)
 
-    def _check_write(self, address: int, data: bytes) -> Tuple[list, Optional[str]]:
-        items = []
-        index = 0
-        while index < len(data):
-            reg = self.table.covering(address + index)
-            if reg is None or not reg.writable:
-                return [], "access"
-            if reg.address != address + index or index + reg.size > len(data):
-                return [], "data_length"
-            raw = int.from_bytes(data[index : index + reg.size], "little")
-            fault = self._check_value(reg, raw)
-            if fault:
-                return [], fault
-            items.append((reg, raw))
-            index += reg.size
-        return items, None
-
-    def _check_value(self, reg: Register, raw: int) -> Optional[str]:
+    def _check_value(self, reg: Register, raw: int) -> Tuple[int, Optional[str]]:
+        """EEPROM lock (P1 Lock, P2 torque on), range, position limits (refused), torque on in alarm (P2)."""
         if reg.eeprom and (self.torque_enabled if self.protocol == 2 else self.peek("lock") == 1):
-            return "access"
+            return raw, "access"
         if not reg.in_range(raw):
-            return "data_range"
+            return raw, "data_range"
         if reg.name == "goal_position" and self._limits_apply():
             low, high = self.peek(self.table.min_limit), self.peek(self.table.max_limit)
             if not low <= reg.decode(raw) <= high:
-                return "data_limit"
+                return raw, "data_limit"
         if reg.name == "torque_enable" and raw == 1 and self.protocol == 2 and self.hardware_error:
-            return "result_fail"
-        return None
+            return raw, "result_fail"
+        return raw, None
 
     def _limits_apply(self) -> bool:
         if self.protocol == 1:

@@ -25,6 +25,7 @@ from __future__ import annotations
 from typing import Optional, Tuple
 
 from ..feetech.errors import status_byte
+from ..serial_bus.tables import Register
 from ..serial_bus_emulator.firmware import SerialServo
 
 
@@ -47,23 +48,16 @@ class StsServo(SerialServo):
         return 2 if self.peek("status_return_level") else 1
 
     # ------------------------------------------------------------------ STS rules
-    def _check_write(self, address: int, data: bytes) -> Tuple[list, Optional[str]]:
-        items, index = [], 0
-        while index < len(data):
-            reg = self.table.covering(address + index)
-            if reg is None or not reg.writable or reg.address != address + index or index + reg.size > len(data):
-                return [], "access"
-            raw = int.from_bytes(data[index: index + reg.size], "little")
-            if not reg.in_range(raw):
-                return [], "data_range"
-            if reg.name == "goal_position":
-                low, high = self.peek("min_position_limit"), self.peek("max_position_limit")
-                raw = reg.encode(min(max(reg.decode(raw), low), high))
-            if reg.name == "torque_enable" and raw and self.hardware_error & self.peek("unloading_condition"):
-                return [], "result_fail"
-            items.append((reg, raw))
-            index += reg.size
-        return items, None
+    def _check_value(self, reg: Register, raw: int) -> Tuple[int, Optional[str]]:
+        """Range; Goal Position clamped to the position limits; torque on refused in alarm."""
+        if not reg.in_range(raw):
+            return raw, "data_range"
+        if reg.name == "goal_position":
+            low, high = self.peek("min_position_limit"), self.peek("max_position_limit")
+            raw = reg.encode(min(max(reg.decode(raw), low), high))
+        if reg.name == "torque_enable" and raw and self.hardware_error & self.peek("unloading_condition"):
+            return raw, "result_fail"
+        return raw, None
 
     def status_error(self, fault: Optional[str] = None) -> int:
         """The status packet's error byte: the fault bits (the STS byte has no instruction errors)."""

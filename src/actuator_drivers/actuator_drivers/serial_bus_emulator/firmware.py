@@ -154,9 +154,28 @@ class SerialServo:
         return self.write(address, data)
 
     def _check_write(self, address: int, data: bytes) -> Tuple[list, Optional[str]]:
-        """The items ``[(register, raw)]`` a write of ``data`` at ``address`` sets, or ``([], fault)``
-        (the family's write rules)."""
-        raise NotImplementedError
+        """The items ``[(register, raw)]`` a write of ``data`` at ``address`` sets, or ``([], fault)``:
+        every byte in a writable item, each item written whole, each value accepted by
+        :meth:`_check_value`."""
+        items = []
+        index = 0
+        while index < len(data):
+            reg = self.table.covering(address + index)
+            if reg is None or not reg.writable:
+                return [], "access"
+            if reg.address != address + index or index + reg.size > len(data):
+                return [], "data_length"
+            raw, fault = self._check_value(reg, int.from_bytes(data[index : index + reg.size], "little"))
+            if fault:
+                return [], fault
+            items.append((reg, raw))
+            index += reg.size
+        return items, None
+
+    def _check_value(self, reg: Register, raw: int) -> Tuple[int, Optional[str]]:
+        """``(raw value to store, fault)`` of one written item: its documented range (a family's
+        rules add to it, and may change the value, e.g. clamp a goal)."""
+        return raw, None if reg.in_range(raw) else "data_range"
 
     def status_error(self, fault: Optional[str] = None) -> int:
         """The status packet's error byte for ``fault`` plus the hardware state (family rule)."""
