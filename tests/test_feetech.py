@@ -155,7 +155,7 @@ def test_watchdog_releases_the_torque_in_bench_time():
 def test_model_number_is_checked():
     with FeetechEmulator.single("sts3215/m1", 0.3, 0.1, time_scale=None) as emulator:
         emulator.servo(1).poke("model_number", 1234)
-        from actuator_drivers.dynamixel.driver import ServoConfig
+        from actuator_drivers.serial_bus.servo import ServoConfig
         from actuator_drivers.feetech.driver import FeetechDriver
 
         driver = FeetechDriver(emulator.port, ServoConfig(1, "sts3215"), clock=emulator.clock)
@@ -210,7 +210,7 @@ def test_emulate_command_prints_a_description_then_the_pty_path():
     import subprocess
     import sys
 
-    from actuator_drivers.dynamixel.driver import ServoConfig
+    from actuator_drivers.serial_bus.servo import ServoConfig
     from actuator_drivers.feetech.driver import FeetechDriver
 
     command = [sys.executable, "-m", "actuator_drivers.cli", "emulate", "--actuator", "sts3215", "--params", "sts3215/m1",
@@ -229,7 +229,7 @@ def test_emulate_command_prints_a_description_then_the_pty_path():
 
 
 def test_reg_write_waits_for_action_and_two_servos_share_one_sync_read(monkeypatch):
-    from actuator_drivers.dynamixel.driver import ServoConfig
+    from actuator_drivers.serial_bus.servo import ServoConfig
     from actuator_drivers.feetech.driver import FeetechDriver
     from actuator_drivers.feetech.tables import sts3215 as table
     from actuator_drivers.feetech_emulator.firmware import StsServo

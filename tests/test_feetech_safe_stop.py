@@ -3,7 +3,7 @@ STS recording, inside feetech-servo-sdk transactions included, ends with the tor
 back from the emulated servo's memory; a hardware alarm during a run ends with a verified
 release although every status packet of the servo carries the alarm.
 
-The interrupting emulator is the Dynamixel one's hook (``test_safe_stop``) over the STS bus."""
+The interrupting emulator is the serial-bus emulator hook of ``test_safe_stop`` over the STS bus."""
 
 from __future__ import annotations
 
@@ -14,20 +14,20 @@ from actuator_models.trajectories import trajectory
 
 from actuator_bench.messages import BenchInfo
 from actuator_bench.recording import RecordingError, record
-from actuator_drivers.dynamixel.driver import ServoConfig
+from actuator_drivers.serial_bus.servo import ServoConfig
 from actuator_drivers.feetech.bench import FeetechBench
 from actuator_drivers.feetech.driver import FeetechDriver
 from actuator_drivers.feetech.errors import HardwareError
 from actuator_drivers.feetech_emulator.emulator import FeetechEmulator
 
 from test_safe_stop import (  # noqa: F401 (_ctrl_c_raises: the autouse fixture)
-    FAST, InterruptingEmulator, _ctrl_c_raises, assert_interrupted_recording_released,
+    FAST, Interrupting, _ctrl_c_raises, assert_interrupted_recording_released,
 )
 
 STS = BenchInfo("sts3215", mass=0.3, length=0.1)
 
 
-class InterruptingFeetech(InterruptingEmulator, FeetechEmulator):
+class InterruptingFeetech(Interrupting, FeetechEmulator):
     """The STS bus that sends SIGINT to the host when its ``at``-th instruction packet arrives."""
 
 

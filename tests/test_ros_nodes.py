@@ -200,13 +200,26 @@ def test_bench_info_is_latched_for_late_joiners():
         rclpy.try_shutdown()
 
 
+#: the bench parameters of each backend compared (the rest: the node's defaults); the Feetech
+#: emulator needs an STS bench (config/sts3215_bench.yaml's values)
+BACKEND_PARAMETERS = {
+    "dynamixel_emulator": {},
+    "mujoco": {},
+    "feetech_emulator": {"actuators": ["sts3215"], "models": ["sts3215/m1"], "kp": [32.0], "vin": [7.4],
+                         "baudrate": 1000000, "mass": 0.3, "length": 0.1},
+}
+
+
 @pytest.mark.skipif(not os.environ.get("ROS_DISTRO"), reason="ROS_DISTRO is not set: not a ROS 2 environment")
-def test_backends_offer_the_same_topics_types_and_qos():
+@pytest.mark.parametrize("other", ["mujoco", "feetech_emulator"])
+def test_backends_offer_the_same_topics_types_and_qos(other):
     rclpy.init()
     try:
         seen = {}
-        for backend in ("dynamixel_emulator", "mujoco"):
-            node = BenchNode(namespace=backend, parameter_overrides=[Parameter("backend", value=backend)])
+        for backend in ("dynamixel_emulator", other):
+            overrides = [Parameter("backend", value=backend)]
+            overrides += [Parameter(name, value=value) for name, value in BACKEND_PARAMETERS[backend].items()]
+            node = BenchNode(namespace=backend, parameter_overrides=overrides)
             offered = {}  # the node's own publishers (the graph cache fills asynchronously: not asked)
             for topic, pub in node.pubs.items():
                 qos = pub.qos_profile
@@ -214,7 +227,7 @@ def test_backends_offer_the_same_topics_types_and_qos():
                 offered[topic] = (pub.msg_type, qos.reliability, qos.durability, qos.history, qos.depth)
             seen[backend] = offered
             node.destroy_node()
-        assert seen["dynamixel_emulator"] == seen["mujoco"]
-        assert {"joint_states", "actuator_states", "commands", "bench_info"} <= set(seen["mujoco"])
+        assert seen["dynamixel_emulator"] == seen[other]
+        assert {"joint_states", "actuator_states", "commands", "bench_info"} <= set(seen[other])
     finally:
         rclpy.try_shutdown()

@@ -40,9 +40,10 @@ def _ctrl_c_raises():
         yield
 
 
-class InterruptingEmulator(DynamixelEmulator):
-    """Sends ``signum`` to the host's main thread when its ``at``-th instruction packet arrives
-    (the host is then inside that transaction, waiting for the status packet)."""
+class Interrupting:
+    """Mixin for any family's emulator (the serial-bus emulator core's ``_execute``): sends
+    ``signum`` to the host's main thread when its ``at``-th instruction packet arrives (the host
+    is then inside that transaction, waiting for the status packet)."""
 
     at = 0
     signum = signal.SIGINT
@@ -51,6 +52,10 @@ class InterruptingEmulator(DynamixelEmulator):
         if self.counters.received + 1 == self.at:
             signal.pthread_kill(threading.main_thread().ident, self.signum)
         return super()._execute(packet)
+
+
+class InterruptingEmulator(Interrupting, DynamixelEmulator):
+    """The Dynamixel bus with the :class:`Interrupting` hook."""
 
 
 def open_bench(at: int, signum: int = signal.SIGINT, protocol: int = 2):

@@ -1,4 +1,4 @@
-"""actuator_drivers: Dynamixel and eRob (EtherCAT) drivers, their emulators and bench recording (no ROS in these modules).
+"""actuator_drivers: Dynamixel, Feetech STS (on one serial-bus core) and eRob (EtherCAT) drivers, their emulators and bench recording (no ROS in these modules).
 
 pip-installable (``pip install -e src/actuator_drivers``) and an ament_python package.
 """
@@ -40,6 +40,12 @@ setup(
             "erob_emulator = actuator_drivers.ethercat_emulator.bench:BACKEND",
             "feetech = actuator_drivers.feetech.bench:BACKEND",
             "feetech_emulator = actuator_drivers.feetech_emulator.bench:BACKEND",
+        ],
+        # serial-bus families the command lines (emulate, record, record-all, demo) find by actuator,
+        # found by actuator_drivers.serial_bus.family.installed_families
+        "actuator_drivers.families": [
+            "dynamixel = actuator_drivers.dynamixel.family:FAMILY",
+            "feetech = actuator_drivers.feetech.family:FAMILY",
         ],
     },
 )

@@ -9,12 +9,12 @@ the way ros2_control finds hardware interfaces through pluginlib; the bench node
 what is installed with :func:`installed_backends`. A new family is a subpackage plus one entry
 point in its ``setup.py``::
 
-    entry_points={"actuator_bench.backends": ["feetech = actuator_drivers.feetech.bench:BACKEND"]}
+    entry_points={"actuator_bench.backends": ["myservo = my_package.myservo.bench:BACKEND"]}
 
-Installed here: ``dynamixel`` and ``dynamixel_emulator`` (actuator_drivers), ``erob`` and
-``erob_emulator`` (actuator_drivers; the emulator needs root for its veth pair), ``feetech`` and
-``feetech_emulator`` (actuator_drivers: Feetech STS servos over feetech-servo-sdk, and the same
-driver on the emulated STS bus), ``mujoco`` (actuator_sim).
+Installed here: the backends the packages' ``setup.py`` list (actuator_drivers: each serial-bus
+family and eRob, each with its emulator; actuator_sim: ``mujoco``). A serial-bus family also
+registers itself for the command lines (group ``actuator_drivers.families``,
+:mod:`actuator_drivers.serial_bus.family`).
 """
 
 from __future__ import annotations

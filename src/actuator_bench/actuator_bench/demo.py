@@ -1,7 +1,8 @@
 """The no-ROS demo: the whole pipeline in one process, no hardware.
 
-1. an emulated Dynamixel (the protocol emulator on a pseudo-terminal) whose shaft is a
-   reference model, driven by the real dynamixel-sdk driver;
+1. an emulated servo (the protocol emulator of its family on a pseudo-terminal, or the
+   EtherCAT emulator) whose shaft is a reference model, driven by the real driver over its
+   vendor SDK (the serial-bus family of ``--actuator`` is found by registry);
 2. the four identification trajectories recorded over a small configuration grid;
 3. the raw logs processed at 5 ms;
 4. M1-M6 identified (CMA-ES), with a validation report;
@@ -21,8 +22,8 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Union
 
 
-from actuator_drivers.dynamixel.bench import DynamixelBench
-from actuator_drivers.dynamixel_emulator.emulated import emulated_dynamixel
+from actuator_drivers.serial_bus.family import family_of
+from actuator_drivers.serial_bus_emulator.emulated import emulated_servo
 from actuator_models.actuators import actuator
 from actuator_models.fit_cli import ProgressPrinter
 from actuator_models.identification import FitSettings, Objective
@@ -67,22 +68,15 @@ def record_logs(settings: DemoSettings, raw_dir: Path) -> List[Path]:
             for emulator in started:
                 say(f"emulated drive when the line left OP: {emulator.op_exit.get(1, 'unknown')}")
         return done
-    if settings.feetech:
-        from actuator_drivers.feetech.bench import FeetechBench
-        from actuator_drivers.feetech_emulator.emulated import emulated_feetech
-
-        with emulated_feetech(settings.reference, first_mass, first_length, time_scale=settings.time_scale) as (emu, sts):
-            record_all(FeetechBench.of(sts, settings.actuator), settings.grid, settings.actuator, raw_dir,
-                       lambda m, l: emu.set_bench(m, l) is None, on_recording=finished, prepare_time=1.0, return_time=1.0)
-        return done
-    with emulated_dynamixel(settings.actuator, settings.reference, first_mass, first_length,
-                            protocol=1, time_scale=settings.time_scale) as (emulator, driver):
+    bench_class = family_of(settings.actuator).bench_class()
+    with emulated_servo(settings.actuator, settings.reference, first_mass, first_length,
+                        protocol=settings.protocol, time_scale=settings.time_scale) as (emulator, driver):
         def change_bench(mass: float, length: float) -> bool:
             emulator.set_bench(mass, length, 0.0)
             return True
 
         try:
-            record_all(DynamixelBench.of(driver, settings.actuator), settings.grid, settings.actuator, raw_dir, change_bench,
+            record_all(bench_class.of(driver, settings.actuator), settings.grid, settings.actuator, raw_dir, change_bench,
                        on_recording=finished, prepare_time=1.0, return_time=1.0)
         finally:  # read back from the emulated servo once the driver released it (also after Ctrl-C)
             driver.close()
@@ -145,7 +139,7 @@ def figures(reports: Dict[str, ModelReport], logs: Sequence[Log], settings: Demo
     def joints(other, emulated):  # (shoulder, elbow)
         return (emulated, other) if settings.fitted_joint == 0 else (other, emulated)
 
-    same = partner == settings.actuator  # an arm of one servo type (SO-100): both joints are the emulated servo
+    same = partner == settings.actuator  # an arm of one servo type: both joints are the emulated servo
     real_names = joints(settings.reference if same else f"{partner}/m6", settings.reference)
     say(f"MuJoCo 2R arm: {len(paths)} path(s), 'real' arm = {real_names[0]} + {real_names[1]}")
     arm = ARMS[settings.arm]

@@ -1,5 +1,7 @@
 """What the demo records and how hard it searches, for each emulated actuator it offers
-(:data:`SETTINGS`, by ``actuator_models`` name: the ``--actuator`` choices of ``actuator-bench demo``)."""
+(:data:`SETTINGS`, by ``actuator_models`` name: the ``--actuator`` choices of ``actuator-bench demo``):
+the MX-64 and the eRob80 here, and the demo each installed serial-bus family declares
+(``SerialFamily.demo``, :mod:`actuator_drivers.serial_bus.family`)."""
 
 from __future__ import annotations
 
@@ -8,7 +10,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from importlib.resources import files
 from pathlib import Path
-from typing import Iterator, Optional, Sequence
+from typing import Any, Dict, Iterator, Mapping, Optional, Sequence, Tuple
+
+from actuator_drivers.serial_bus.family import installed_families
 
 from .record_grid import Grid
 
@@ -27,8 +31,9 @@ class DemoSettings:
         paths: 2R end-effector paths compared in MuJoCo (low gain); empty = all of them.
         arm: the MuJoCo 2R arm (``mx``, ``erob``). partner: the actuator of the arm's other joint.
         fitted_joint: which joint carries the emulated actuator (0 shoulder, 1 elbow).
-        ethercat: the emulated servo is an eRob on a veth pair (root), else a Dynamixel on a pty.
-        feetech: the emulated servo is a Feetech STS on a pty (its feetech-servo-sdk driver).
+        ethercat: the emulated servo is an eRob on a veth pair (root), else a serial-bus servo on a
+        pty (its family's emulator and driver). protocol: its firmware protocol (Dynamixel 1 or 2;
+        ignored by a family with one).
     """
 
     reference: str = "mx64/m6"
@@ -41,7 +46,7 @@ class DemoSettings:
     partner: str = "mx106"
     fitted_joint: int = 1
     ethercat: bool = False
-    feetech: bool = False
+    protocol: int = 1
 
 
 FULL = DemoSettings()
@@ -50,13 +55,33 @@ QUICK = replace(FULL, grid=Grid((0.5, 1.5), (0.15,), (8, 32)), trials=1500, path
 EROB_FULL = DemoSettings("erob80_100/m6", "erob80_100", Grid((3.1, 8.2, 14.6), (0.5,), (25, 100)), arm="erob",
                          partner="erob80_50", fitted_joint=0, ethercat=True)
 EROB_QUICK = replace(EROB_FULL, grid=Grid((3.1, 14.6), (0.5,), (25, 100)), trials=1500, paths=("circle",))
-#: Feetech STS3215 (issue 22): an emulated servo whose truth is the published M1 with load-dependent
-#: friction added (feetech_emulator/sts3215_truth_m6.json, not a published model), on both joints of the SO-100-style arm
-STS_FULL = DemoSettings(str(files("actuator_drivers.feetech_emulator") / "sts3215_truth_m6.json"), "sts3215",
-                        Grid((0.2, 0.5), (0.1, 0.15), (16, 32)), arm="so100", partner="sts3215", fitted_joint=1,
-                        feetech=True)
-STS_QUICK = replace(STS_FULL, grid=Grid((0.2, 0.5), (0.1,), (16, 32)), trials=1500, paths=("circle",))
-SETTINGS = {"mx64": (FULL, QUICK), "erob80_100": (EROB_FULL, EROB_QUICK), "sts3215": (STS_FULL, STS_QUICK)}
+
+
+def _declared(data: Mapping[str, Any]) -> Dict[str, Any]:
+    """DemoSettings keyword arguments from a family's plain data (grids as tuples, the reference
+    as a package resource ``reference_resource = (package, file)``)."""
+    out = dict(data)
+    if "grid" in out:
+        out["grid"] = Grid(*out["grid"])
+    if "reference_resource" in out:
+        package, name = out.pop("reference_resource")
+        out["reference"] = str(files(package) / name)
+    return out
+
+
+def family_settings() -> Dict[str, Tuple[DemoSettings, DemoSettings]]:
+    """``{actuator: (full, quick)}`` of the demo each installed serial-bus family declares."""
+    found = {}
+    for family in installed_families().values():
+        if family.demo:
+            spec = dict(family.demo)
+            quick = spec.pop("quick", {})
+            full = DemoSettings(**_declared(spec))
+            found[full.actuator] = (full, replace(full, **_declared(quick)))
+    return found
+
+
+SETTINGS = {"mx64": (FULL, QUICK), "erob80_100": (EROB_FULL, EROB_QUICK), **family_settings()}
 
 
 #: What the demo writes in its output folder (and ``--force`` removes before a new run, in a

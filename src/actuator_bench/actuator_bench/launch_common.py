@@ -45,8 +45,8 @@ def config_file(name: str, launch_file: str) -> str:
 
 def bench_config(context: object, launch_file: str) -> str:
     """Path of the launch's ``config`` argument, or, when it is empty, of the bench YAML of its
-    ``backend`` argument (its :attr:`~actuator_models.bench.Backend.config`: ``erob_bench.yaml``
-    for the eRob backends, ``sts3215_bench.yaml`` for the Feetech ones, else ``xl330_bench.yaml``)."""
+    ``backend`` argument (its :attr:`~actuator_models.bench.Backend.config`: each backend names
+    its own, ``xl330_bench.yaml`` by default)."""
     from launch.substitutions import LaunchConfiguration
 
     from .backends import installed_backends
@@ -67,8 +67,8 @@ def common_arguments() -> List[object]:
     return [
         DeclareLaunchArgument('config', default_value='',
                               description="Bench YAML (a path, or a file of share/actuator_bench/config); "
-                                          "empty: the backend's own (erob_bench.yaml for erob*, "
-                                          "sts3215_bench.yaml for feetech*, else xl330_bench.yaml)"),
+                                          "empty: the backend's own (its Backend.config: erob_bench.yaml "
+                                          "for erob*, xl330_bench.yaml for dynamixel*, ...)"),
         DeclareLaunchArgument('record', default_value='false', description='Start recording a bag at once'),
         DeclareLaunchArgument('description', default_value='true', description='Run robot_state_publisher'),
         DeclareLaunchArgument('urdf', default_value='pendulum.urdf', description='URDF for robot_state_publisher'),

@@ -1,13 +1,14 @@
 """``actuator-bench record`` and ``record-all``: identification trajectories recorded into JSON logs
-through the bench's control loop (:mod:`.recording`), on a Dynamixel bus (``--port``, or an
-in-process emulator with ``record-all --emulate``) or an eRob line (``--ethercat``).
+through the bench's control loop (:mod:`.recording`), on a serial bus of any installed family
+(``--port``, or an in-process emulator with ``record-all --emulate``; the family of ``--actuator``
+is found by registry, :mod:`actuator_drivers.serial_bus.family`) or an eRob line (``--ethercat``).
 
     actuator-bench record --port /dev/ttyUSB0 --actuator mx64 --trajectory sin_sin --mass 1 --length 0.15 --kp 32 --out logs
     actuator-bench record-all --emulate mx64/m6 --actuator mx64 --out logs --unattended --lockstep
 
 The driver options (bus, servo, faults) are those of :mod:`actuator_drivers.cli`; an open driver
-becomes a bench with ``DynamixelBench.of`` / ``ErobBench.of`` (:mod:`actuator_drivers.dynamixel.bench`,
-:mod:`actuator_drivers.erob.bench`).
+becomes a bench with its family's bench class (``SerialFamily.bench_class().of``) or
+``ErobBench.of`` (:mod:`actuator_drivers.erob.bench`).
 """
 
 from __future__ import annotations
@@ -23,11 +24,10 @@ from actuator_drivers.cli import (
 )
 from actuator_models.bench import WallClock
 from actuator_drivers.common import UsageError
-from actuator_drivers.dynamixel_emulator.emulator import DynamixelEmulator, Faults
-from actuator_drivers.dynamixel.bench import DynamixelBench
 from actuator_drivers.erob.bench import ErobBench
 from actuator_drivers.erob.drive import ErobDriver
-from actuator_drivers.feetech.tables import feetech_actuators
+from actuator_drivers.serial_bus.family import family_of
+from actuator_drivers.serial_bus_emulator.faults import Faults
 from actuator_models.outputs import refuse_existing
 from actuator_models.trajectories import TRAJECTORIES
 
@@ -79,12 +79,8 @@ def _configure_record(p: argparse.ArgumentParser) -> None:
 
 
 def _serial_bench(actuator: str) -> type:
-    """The bench class of a serial-bus actuator's family (Feetech for sts3215, else Dynamixel)."""
-    if actuator in feetech_actuators():
-        from actuator_drivers.feetech.bench import FeetechBench
-
-        return FeetechBench
-    return DynamixelBench
+    """The bench class of a serial-bus actuator's family (found by registry)."""
+    return family_of(actuator).bench_class()
 
 
 def _run_record(args: argparse.Namespace) -> int:
@@ -140,7 +136,7 @@ def _check_source(args: argparse.Namespace, ethercat: Optional[str]) -> None:
     if erob_cli.is_erob(args.actuator) and args.port:
         raise UsageError(f"--actuator {args.actuator}: an eRob is reached with --ethercat IFACE (or --emulate), not --port")
     if ethercat and not erob_cli.is_erob(args.actuator):
-        raise UsageError(f"--ethercat: --actuator {args.actuator} is a Dynamixel; use --port")
+        raise UsageError(f"--ethercat: --actuator {args.actuator} is a {family_of(args.actuator).title}; use --port")
 
 
 def _run_record_all(args: argparse.Namespace) -> int:
@@ -156,13 +152,8 @@ def _run_record_all(args: argparse.Namespace) -> int:
         mass, length = grid.groups()[0]
         options = dict(servo_id=args.id, vin=args.vin, time_scale=None if args.lockstep else args.time_scale,
                        faults=Faults(args.drop, args.corrupt, args.delay), seed=args.seed)
-        if args.actuator in feetech_actuators():
-            from actuator_drivers.feetech_emulator.emulator import FeetechEmulator
-
-            emulator = FeetechEmulator.single(args.emulate, mass, length, args.arm_mass, **options).start()
-        else:
-            emulator = DynamixelEmulator.single(args.actuator, args.emulate, mass, length, args.arm_mass,
-                                                protocol=args.protocol, **options).start()
+        emulator = family_of(args.actuator).emulator_class().one_servo(
+            args.actuator, args.emulate, mass, length, args.arm_mass, protocol=args.protocol, **options).start()
 
         def change(m: float, l: float) -> bool:
             emulator.set_bench(m, l, args.arm_mass)
@@ -214,7 +205,7 @@ def _run_record_all_erob(args: argparse.Namespace, grid: Grid, line: ProgressLin
 
 #: The recording subcommands.
 RECORD_COMMANDS = (
-    Command("record", "record one identification trajectory (Dynamixel or eRob) into a JSON log", _configure_record, _run_record,
+    Command("record", "record one identification trajectory (a serial-bus servo or eRob) into a JSON log", _configure_record, _run_record,
             ("actuator-bench record --port /dev/ttyUSB0 --actuator mx64 --protocol 2 --trajectory lift_and_drop \\\n"
              "      --mass 1.0 --length 0.15 --kp 32 --out logs/raw",
              "actuator-bench record --port /dev/pts/3 --actuator xl330 --trajectory sin_sin --mass 0.5 --length 0.1 \\\n"

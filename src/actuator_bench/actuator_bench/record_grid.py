@@ -19,6 +19,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from actuator_models.bench import Bench
 from actuator_models.trajectories import TRAJECTORIES
+from actuator_drivers.serial_bus.family import installed_families
 
 from .messages import BenchInfo
 from .recording import Recording, record
@@ -59,17 +60,23 @@ TABLE_ONE: Dict[str, Grid] = {
     # paper Table I, eRob80: masses at 0.5 m, PD gains in A/rad
     "erob80_50": Grid((3.1, 8.2, 12.7, 14.6, 19.6), (0.5,), (10, 25, 50, 100)),
     "erob80_100": Grid((3.1, 8.2, 12.7, 14.6, 19.6), (0.5,), (10, 25, 50, 100)),
-    # Feetech STS3215 at 7.4 V (stall about 1.9 N m): lighter loads, firmware P coefficients
-    "sts3215": Grid((0.2, 0.5, 0.8), (0.1, 0.15), (8, 16, 32)),
 }
+
+
+def default_grids() -> Dict[str, Grid]:
+    """The Table I style grid of every actuator: the paper's (:data:`TABLE_ONE`) and those the
+    installed serial-bus families declare (``SerialFamily.grids``)."""
+    declared = {actuator: Grid(*data) for family in installed_families().values() for actuator, data in family.grids.items()}
+    return {**TABLE_ONE, **declared}
 
 
 def default_grid(actuator: str) -> Grid:
     """The Table I style grid of an actuator."""
+    grids = default_grids()
     try:
-        return TABLE_ONE[actuator]
+        return grids[actuator]
     except KeyError:
-        raise ValueError(f"no default grid for actuator {actuator!r}; expected one of {', '.join(TABLE_ONE)}") from None
+        raise ValueError(f"no default grid for actuator {actuator!r}; expected one of {', '.join(grids)}") from None
 
 
 def prompt_bench(mass: float, length: float) -> bool:

@@ -5,9 +5,20 @@ backend publishes the same topics with the same types.
 
 The fake family is a first-order joint, ``dq/dt = (goal - q) / TAU`` while torque is on, solved
 exactly between cycles: the recorded logs must satisfy that closed form sample to sample.
+
+The serial-bus family registry (group ``actuator_drivers.families``) the same way: a new serial
+family (``clone_family.py``: its table, bus, driver, bench and emulator over the serial-bus core)
+installed as that module plus one entry point is picked up by ``actuator-bench emulate`` (the
+stock vendor SDK pings its emulator), ``record`` and ``record-all --emulate``; the lockstep
+recording follows a direct simulation of its model.
 """
 
 import importlib
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,8 +29,12 @@ from actuator_bench.bag2json import bag_logs
 from actuator_bench.bench_core import BENCH_TOPICS, BenchCore
 from actuator_bench.messages import BenchInfo
 from actuator_bench.session import record_run
+from actuator_drivers.serial_bus.family import GROUP as FAMILIES, family_of, installed_families
+from actuator_models.actuator_file import actuator_from_description
 from actuator_models.bench import Bench, BenchParams
-from actuator_models.logs import read_log
+from actuator_models.logs import read_log, resample
+from actuator_models.model import Model, load_model, save_model
+from actuator_models.simulation import simulate_logs
 
 TAU = 0.05  # s
 BUILT_IN = ["dynamixel", "dynamixel_emulator", "erob", "erob_emulator", "feetech", "feetech_emulator", "mujoco"]
@@ -185,3 +200,93 @@ def test_backends_publish_the_same_topics_and_types(fifth_family):
         seen[backend] = [(p.topic, p.msgtype, p.stamped, sorted(p.fields)) for p in pubs]
     assert seen["dynamixel_emulator"] == seen["mujoco"] == seen["first_order"]
     assert {topic for topic, *_ in seen["mujoco"]} == set(BENCH_TOPICS)
+
+
+# ---------------------------------------------------------------- a new serial-bus family
+#: a user-described voltage-law servo (the actuator library is not touched), MX-64-like numbers
+CLONE_ACTUATOR = {
+    "name": "p1clone", "title": "P1 clone servo", "control_law": "voltage",
+    "constants": {"error_gain": {"value": 0.158, "unit": "1/rad"}, "max_duty": {"value": 0.9625, "unit": "1"},
+                  "vin": {"value": 12.0, "unit": "V"}},
+    "parameters": {"kt": {"default": 1.6, "bounds": [1.0, 3.0], "unit": "N m/A"},
+                   "R": {"default": 4.0, "bounds": [1.0, 8.0], "unit": "ohm"},
+                   "armature": {"default": 0.012, "bounds": [0.001, 0.05], "unit": "kg m^2"},
+                   "q_offset": {"default": 0.0, "bounds": [-0.1, 0.1], "unit": "rad"}},
+}
+
+
+@pytest.fixture()
+def clone_family(tmp_path, monkeypatch):
+    """Install the new serial family (module + entry point) on ``sys.path`` and in ``PYTHONPATH``
+    (for subprocesses); returns the params file of its emulated servo's true model."""
+    site = tmp_path / "site"
+    info = site / "clone_family-0.1.dist-info"
+    info.mkdir(parents=True)
+    (site / "clone_family.py").write_text(Path(__file__).with_name("clone_family.py").read_text())
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: clone-family\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(f"[{FAMILIES}]\nclone = clone_family:FAMILY\n")
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")])))
+    importlib.invalidate_caches()
+    m1 = load_model("mx64/m1")
+    params = site / "p1clone_m1.json"  # the family's data file
+    save_model(Model(actuator_from_description(CLONE_ACTUATOR), m1.friction, dict(m1.values)), params)
+    yield params
+    sys.modules.pop("clone_family", None)
+    importlib.invalidate_caches()
+
+
+def test_serial_families_are_the_entry_points_of_the_installed_packages():
+    assert list(installed_families()) == ["dynamixel", "feetech"]
+    assert family_of("sts3215").name == "feetech" and family_of("xl330").name == "dynamixel"
+    with pytest.raises(ValueError, match="actuator 'p1clone': no installed serial-bus family"):
+        family_of("p1clone")
+
+
+def test_emulate_and_record_pick_up_a_new_serial_family(tmp_path, clone_family):
+    """``emulate --actuator p1clone`` in a subprocess: its description line, then the pty, where
+    the stock dynamixel-sdk pings model 4242; ``record --port`` through the family's driver; the
+    torque is off afterwards, read back with the stock SDK."""
+    import dynamixel_sdk as sdk
+
+    assert family_of("p1clone").name == "clone"
+    command = [sys.executable, "-m", "actuator_drivers.cli", "emulate", "--actuator", "p1clone", "--params",
+               str(clone_family), "--mass", "0.3", "--length", "0.1", "--time-scale", "4"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        banner, port = process.stdout.readline(), process.stdout.readline().strip()
+        assert banner.startswith("P1 clone emulator: P1 clone servo, ID 1, model ") and port.startswith("/dev/"), banner
+        argv = ["record", "--port", port, "--actuator", "p1clone", "--trajectory", "lift_and_drop", "--mass", "0.3",
+                "--length", "0.1", "--kp", "32", "--time-scale", "4", "--retries", "10", "--latency-ms", "100",
+                "--out", str(tmp_path / "logs")]
+        assert cli.main(argv) == 0
+        (path,) = (tmp_path / "logs").glob("*.json")
+        log = read_log(path)
+        assert log.motor == "p1clone" and log.kp == 32 and log.torque_enable.any() and not log.torque_enable[-1]
+        assert np.ptp(log.position) > 0.3  # lifted, then dropped
+        handler, bus = sdk.PacketHandler(1.0), sdk.PortHandler(port)
+        assert bus.openPort()
+        model, result, error = next(r for r in (handler.ping(bus, 1) for _ in range(10)) if r[1] == sdk.COMM_SUCCESS)
+        torque, result, _ = next(r for r in (handler.read1ByteTxRx(bus, 1, 24) for _ in range(10))
+                                 if r[1] == sdk.COMM_SUCCESS)
+        bus.closePort()
+        assert (model, error, torque) == (4242, 0, 0)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=10)
+    assert process.returncode == 0 and "status packets sent" in err
+
+
+def test_record_all_emulates_a_new_serial_family_in_lockstep(tmp_path, clone_family):
+    """``record-all --emulate`` with the family's own default grid (0.3 kg at 0.1 m, kp 32): the
+    recording through the family's driver follows a direct simulation of the logged goals."""
+    argv = ["record-all", "--emulate", str(clone_family), "--actuator", "p1clone", "--trajectories", "sin_sin",
+            "--unattended", "--lockstep", "--out", str(tmp_path / "logs")]
+    assert cli.main(argv) == 0
+    (path,) = (tmp_path / "logs").glob("*.json")
+    log = read_log(path)
+    assert (log.motor, log.mass, log.length, log.kp) == ("p1clone", 0.3, 0.1, 32)
+    processed = resample(log, 0.005)
+    simulated = simulate_logs(load_model(clone_family), [processed])[0]
+    mae = float(np.abs(simulated - processed.position).mean())
+    assert np.ptp(processed.position) > 0.5 and mae < 0.005, f"recording vs simulation MAE {mae:.4f} rad"

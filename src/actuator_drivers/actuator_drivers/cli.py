@@ -37,12 +37,11 @@ from actuator_models.outputs import OutputExistsError
 from actuator_drivers import erob_cli
 from actuator_models.bench import WallClock
 from actuator_drivers.common import DriverError, UsageError
-from actuator_drivers.dynamixel.bus import SDK_BAUDRATES
-from actuator_drivers.dynamixel.driver import DynamixelDriver, ServoConfig
-from actuator_drivers.dynamixel_emulator.emulator import DynamixelEmulator, Faults
-from actuator_drivers.dynamixel.tables import table_actuators
 from actuator_drivers.safe_stop import terminate_as_interrupt
-from actuator_drivers.feetech.tables import SDK_BAUDRATES as FEETECH_BAUDRATES, feetech_actuators
+from actuator_drivers.serial_bus.driver import SerialBusDriver
+from actuator_drivers.serial_bus.family import family_of, installed_families, serial_actuators
+from actuator_drivers.serial_bus.servo import ServoConfig
+from actuator_drivers.serial_bus_emulator.faults import Faults
 
 PROG = "actuator-bench"  #: the program the commands' examples are written for
 
@@ -82,9 +81,11 @@ def fraction(text: str) -> float:
 
 
 def add_servo_options(p: argparse.ArgumentParser, required_actuator: bool = True) -> None:
+    families = installed_families().values()
     p.add_argument("--actuator", required=required_actuator,
-                   choices=table_actuators() + erob_cli.EROB_ACTUATORS + feetech_actuators(),
-                   help="servo model (erob*: with --ethercat or --emulate; sts3215: Feetech, 1000000 baud)")
+                   choices=serial_actuators() + erob_cli.EROB_ACTUATORS,
+                   help="servo model (erob*: with --ethercat or --emulate; "
+                        + "; ".join(f"{', '.join(f.actuators)}: {f.title}, {f.default_baudrate} baud" for f in families) + ")")
     p.add_argument("--protocol", type=int, choices=(1, 2), default=2,
                    help="firmware protocol (MX: 1 or 2; XL330: 2) [2]")
     p.add_argument("--id", type=int, default=1, help="servo ID [1]")
@@ -93,8 +94,9 @@ def add_servo_options(p: argparse.ArgumentParser, required_actuator: bool = True
 
 
 def add_bus_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--baud", type=int, choices=sorted(set(SDK_BAUDRATES) | set(FEETECH_BAUDRATES)), metavar="BAUD",
-                   help="baud rate [57600; 1000000 for Feetech]")
+    families = installed_families().values()
+    p.add_argument("--baud", type=int, choices=sorted({b for f in families for b in f.baudrates}), metavar="BAUD",
+                   help="baud rate [" + "; ".join(f"{f.default_baudrate} for {f.title}" for f in families) + "]")
     p.add_argument("--latency-ms", type=float, default=16.0,
                    help="USB latency timer used in receive timeouts, ms (1 for low-latency adapters) [16]")
     p.add_argument("--retries", type=int, help="extra attempts per transaction [3; 10 with --emulate]")
@@ -114,17 +116,13 @@ def add_fault_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, help="random seed of the fault injection")
 
 
-def open_driver(args: argparse.Namespace, port: str, clock: WallClock) -> DynamixelDriver:
-    """The driver of ``--actuator``'s family (Dynamixel, or Feetech for sts3215) on ``port``."""
+def open_driver(args: argparse.Namespace, port: str, clock: WallClock) -> SerialBusDriver:
+    """The (unopened) driver of ``--actuator``'s serial-bus family (found by registry) on ``port``."""
+    family = family_of(args.actuator)
     servo = ServoConfig(args.id, args.actuator, args.limits[0], args.limits[1])
     retries = args.retries if args.retries is not None else (10 if getattr(args, "emulate", None) else 3)
-    if args.actuator in feetech_actuators():
-        from .feetech.driver import FeetechDriver
-
-        return FeetechDriver(port, servo, baudrate=args.baud or 1_000_000, retries=retries,
-                             latency_ms=args.latency_ms, clock=clock)
-    return DynamixelDriver(port, servo, protocol=args.protocol, baudrate=args.baud or 57600, retries=retries,
-                           latency_ms=args.latency_ms, clock=clock)
+    return family.bench_class().DRIVER.on_bus(port, servo, args.protocol, args.baud or family.default_baudrate,
+                                              retries=retries, latency_ms=args.latency_ms, clock=clock)
 
 
 # ---------------------------------------------------------------------- emulate
@@ -151,21 +149,14 @@ def _run_emulate(args: argparse.Namespace) -> int:
         raise UsageError(f"emulate: the following arguments are required: {', '.join(missing)}")
     model = load_model(args.model)
     actuator = args.actuator or model.actuator.name
-    common = dict(servo_id=args.id, vin=args.vin, physics_dt=args.physics_dt, time_scale=args.time_scale,
-                  faults=Faults(args.drop, args.corrupt, args.delay), seed=args.seed)
-    if actuator in feetech_actuators():
-        from .feetech_emulator.emulator import FeetechEmulator
-
-        emulator: DynamixelEmulator = FeetechEmulator.single(model, args.mass, args.length, args.arm_mass,
-                                                             actuator=actuator, **common)
-        family, detail = "Feetech emulator", ""
-    else:
-        emulator = DynamixelEmulator.single(actuator, model, args.mass, args.length, args.arm_mass,
-                                            protocol=args.protocol, **common)
-        family, detail = "Dynamixel emulator", f" (protocol {args.protocol})"
+    family = family_of(actuator)
+    emulator = family.emulator_class().one_servo(
+        actuator, model, args.mass, args.length, args.arm_mass, protocol=args.protocol, servo_id=args.id, vin=args.vin,
+        physics_dt=args.physics_dt, time_scale=args.time_scale, faults=Faults(args.drop, args.corrupt, args.delay),
+        seed=args.seed)
     with emulator:
         servo = emulator.servos[0]
-        print(f"{family}: {servo.table.title}{detail}, ID {args.id}, model {args.model}, "
+        print(f"{family.title} emulator: {servo.table.title}{family.describe(args.protocol)}, ID {args.id}, model {args.model}, "
               f"pendulum {args.mass:g} kg at {args.length:g} m, time scale {args.time_scale:g}")
         print(emulator.port, flush=True)
         print("Ctrl-C to stop.", file=sys.stderr, flush=True)
@@ -184,9 +175,10 @@ def _run_emulate(args: argparse.Namespace) -> int:
 
 
 DYNAMIXEL_COMMANDS = (
-    Command("emulate", "emulated Dynamixel on a pseudo-terminal (prints the device path)", _configure_emulate, _run_emulate,
+    Command("emulate", "emulated serial-bus servo on a pseudo-terminal (prints the device path)", _configure_emulate,
+            _run_emulate,
             ("actuator-bench emulate --actuator mx64 --params mx64/m6 --mass 1.0 --length 0.15 --protocol 2",
-             "actuator-bench emulate --actuator sts3215 --params sts3215/m1 --mass 0.3 --length 0.1",
+             *(f.example for f in installed_families().values() if f.example),
              "actuator-bench emulate --actuator xl330 --params fit-xl330/m6.json --mass 0.5 --length 0.1 --drop 0.05")),
     Command("veth", "create or remove a veth pair (the virtual EtherCAT cable; root)", erob_cli.configure_veth,
             erob_cli.run_veth,

@@ -1,7 +1,7 @@
 """The serial port of a servo SDK, made to sleep while it waits and to follow a lockstep emulator.
 
 :class:`LockstepSerialPort` is mixed into the ``PortHandler`` of a vendor SDK whose packet
-handler polls ``readPort``/``isPacketTimeout`` (dynamixel-sdk, feetech-servo-sdk):
+handler polls ``readPort``/``isPacketTimeout`` (the vendors' Protocol-1.0-style SDKs):
 ``class BusPort(LockstepSerialPort, PortHandler)``.
 """
 
@@ -15,7 +15,7 @@ from .common import LOCKSTEP_WALL_TIMEOUT, LockstepClock
 
 
 class LockstepSerialPort:
-    """Mixin for an SDK ``PortHandler`` (dynamixel-sdk, feetech-servo-sdk: the same method names)
+    """Mixin for an SDK ``PortHandler`` (the vendors' Protocol-1.0-style SDKs: the same method names)
     that sleeps until bytes arrive instead of spinning, with a configurable
     latency timer, and that follows a lockstep emulator's bus turn.
 

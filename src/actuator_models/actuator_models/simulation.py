@@ -166,7 +166,7 @@ def rollout(
     dynamic = friction.state
     w = None if dynamic is None else np.full(shape, dynamic.initial)
     out = np.empty(shape + (batch.steps,))
-    firmware = q.copy()  # firmware state (Feetech STS smoothed target), see Actuator.firmware
+    firmware = q.copy()  # firmware state (a speed-limited law's smoothed target), see Actuator.firmware
     for k in range(batch.steps):
         out[..., k] = q
         firmware, goal = actuator.firmware(firmware, batch.goal_position[:, k], q, batch.torque_enable[:, k], batch.dt, p)
@@ -234,7 +234,7 @@ class PendulumSimulator:
         self.q, self.v = float(q), float(v)
         self.control = self.motor_torque = self.external_torque = self.friction_torque = 0.0
         self._inertia = float(bench.inertia(model.values["armature"]))
-        #: firmware state (Feetech STS smoothed target [rad]), see Actuator.firmware
+        #: firmware state (a speed-limited law's smoothed target [rad]), see Actuator.firmware
         self.firmware = self.q
         dynamic = model.friction.state
         #: state of dynamic friction (Dahl's w), None for M1-M6

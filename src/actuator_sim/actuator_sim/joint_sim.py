@@ -276,7 +276,7 @@ class JointSimulation:
         self.data.qpos[self._qpos] = q
         self.data.qvel[self._dofs] = v
         self.goal_position = q.copy()
-        self._firmware = q.copy()  # firmware state per joint (Feetech STS smoothed target), Actuator.firmware
+        self._firmware = q.copy()  # firmware state per joint (a speed-limited law's smoothed target), Actuator.firmware
         self._friction_state = np.array([0.0 if d is None else d.initial for d in self._dynamic])
         mujoco.mj_forward(self.model, self.data)
         self._friction_loss = friction_loss_torque(self.data, self.model.nv)

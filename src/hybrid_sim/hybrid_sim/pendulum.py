@@ -3,7 +3,7 @@ the fixed-step simulators (``bam`` and ``semi-implicit``) measured against it.
 
 Continuous model (the dt -> 0 limit of the published step, ``actuator_models.simulation``):
 ``J q'' = tm + te + tf`` with ``te = -(m + m_arm/2) g l sin(q + q_offset)``, ``tm`` the actuator
-law (control recomputed continuously from q, v and the held goal), and the friction ``tf``:
+law (control recomputed continuously from q, v and the firmware's setpoint), and the friction ``tf``:
 
 * SLIDE+ (v > 0): ``tf = -budget(tm, te, v)``; SLIDE- (v < 0): ``tf = +budget(tm, te, v)``;
 * STICK (v = 0, q fixed): the joint stays at rest while ``|tm + te| <= budget(tm, te, 0)``, the
@@ -17,6 +17,14 @@ sample time ``t_k = k dt_log`` to the next: a time event is a state-only transit
 states ``goal``, ``enable``, ``k``) that also re-decides stick/slide when the joint is at rest.
 At v = 0 the next chart is decided by the at-rest rule: stick if the budget holds, else slide in
 the direction of ``tm + te``.
+
+The setpoint is the actuator's declared law's (:meth:`~actuator_models.actuators.Actuator.firmware`):
+the held goal, or, for a law with a firmware state (the target-speed limit of
+``SpeedLimitedVoltage``), that state run from its value at the last command time ``t_k`` over
+``t - t_k``: the speed-limited target moves towards the held goal at most ``target_speed_limit (t - t_k)``,
+exactly what the fixed-step rollout's steps add up to. The state at ``t_k`` (bookkeeping state
+``target``) is carried over at each command time while torque stays on, and restarts from the
+shaft's position otherwise (a disabled firmware's target follows the shaft).
 
 The fixed-step simulators get the same held command: at step time ``t = n dt`` the goal is the
 log sample ``floor(t / dt_log)``; they run through ``actuator_models.simulation.simulate_logs``
@@ -65,11 +73,12 @@ class Command:
 class PendulumStickSlip(HybridModel):
     """Charts SLIDE+, SLIDE-, STICK of the pendulum bench (module docstring).
 
-    State ``[q, v, goal, enable, k]``: q [rad], v [rad/s] continuous; the held goal [rad], torque
-    enable (0/1) and the command sample index k are bookkeeping states.
+    State ``[q, v, goal, enable, k, target]``: q [rad], v [rad/s] continuous; the held goal [rad],
+    torque enable (0/1), the command sample index k and the firmware state at command time k
+    (target [rad], see the module docstring) are bookkeeping states.
     """
 
-    state_names = ("q", "v", "goal", "enable", "k")
+    state_names = ("q", "v", "goal", "enable", "k", "target")
     n_continuous = 2
     chart_names = CHART_NAMES
 
@@ -85,17 +94,24 @@ class PendulumStickSlip(HybridModel):
                 "kp": self.kp, "vin": self.vin}
 
     # ----------------------------------------------------------------- torques
-    def torques(self, x: np.ndarray, v: float) -> Tuple[float, float, float]:
+    def firmware(self, t: float, x: np.ndarray) -> Tuple[float, float]:
+        """``(firmware state, setpoint)`` [rad] at time ``t``: the actuator's firmware run from
+        its state at the last command time over the time since (module docstring)."""
+        elapsed = max(t - float(self.command.t[int(x[4])]), 0.0)
+        state, setpoint = self.model.actuator.firmware(x[5], x[2], x[0], bool(x[3] > 0.5), elapsed, self.p)
+        return float(state), float(setpoint)
+
+    def torques(self, t: float, x: np.ndarray, v: float) -> Tuple[float, float, float]:
         """Motor torque, external (gravity) torque and friction budget [N m] at velocity ``v``."""
         act = self.model.actuator
-        control = act.control(x[2], x[0], v, self.kp, self.vin)
+        control = act.control(self.firmware(t, x)[1], x[0], v, self.kp, self.vin)
         tm = float(act.torque(control, bool(x[3] > 0.5), v, self.p, self.vin))
         te = float(self.bench.gravity_torque(x[0] + self.offset))
         return tm, te, float(self.model.friction.budget(tm, te, v, self.p))
 
-    def at_rest_chart(self, x: np.ndarray) -> int:
+    def at_rest_chart(self, t: float, x: np.ndarray) -> int:
         """The chart of a joint at rest: STICK if the at-rest budget holds ``tm + te``."""
-        tm, te, budget = self.torques(x, 0.0)
+        tm, te, budget = self.torques(t, x, 0.0)
         if abs(tm + te) <= budget:
             return STICK
         return SLIDE_POS if tm + te > 0.0 else SLIDE_NEG
@@ -104,7 +120,7 @@ class PendulumStickSlip(HybridModel):
     def vector_field(self, t: float, x: np.ndarray, chart: int) -> np.ndarray:
         if chart == STICK:
             return np.zeros(2)
-        tm, te, budget = self.torques(x, x[1])
+        tm, te, budget = self.torques(t, x, x[1])
         friction = -budget if chart == SLIDE_POS else budget
         return np.array([x[1], (tm + te + friction) / self.inertia])
 
@@ -118,17 +134,19 @@ class PendulumStickSlip(HybridModel):
             return self.command.t[k + 1] - t if k + 1 < len(self.command.t) else math.inf
         if index == B_STOP:
             return x[1] if chart == SLIDE_POS else -x[1]
-        tm, te, budget = self.torques(x, 0.0)
+        tm, te, budget = self.torques(t, x, 0.0)
         return budget - abs(tm + te)
 
     def transition(self, t: float, x: np.ndarray, chart: int, index: int) -> Transition:
         new = np.array(x, dtype=float)
         if index == B_COMMAND:
             k = int(x[4]) + 1
+            stays_on = x[3] > 0.5 and bool(self.command.enable[k])
+            new[5] = self.firmware(t, x)[0] if stays_on else x[0]  # the firmware state at t_k
             new[2], new[3], new[4] = self.command.goal[k], float(self.command.enable[k]), k
-            return Transition(self.at_rest_chart(new) if chart == STICK else chart, new)
+            return Transition(self.at_rest_chart(t, new) if chart == STICK else chart, new)
         new[1] = 0.0  # the velocity reached zero (B_STOP), or the joint breaks away from rest
-        return Transition(self.at_rest_chart(new), new)
+        return Transition(self.at_rest_chart(t, new), new)
 
     def initial_chart(self, t: float, x: np.ndarray) -> Transition:
         new = np.array(x, dtype=float)
@@ -136,7 +154,7 @@ class PendulumStickSlip(HybridModel):
             return Transition(SLIDE_POS, new)
         if new[1] < 0.0:
             return Transition(SLIDE_NEG, new)
-        return Transition(self.at_rest_chart(new), new)
+        return Transition(self.at_rest_chart(t, new), new)
 
     def aux_names(self):
         return ("t", "q", "v", "goal")
@@ -163,7 +181,8 @@ def exact_rollout(model: Model, log: Log, record_period: float,
     command = log_command(log)
     vin = model.actuator.default_vin if log.vin is None else float(log.vin)
     hybrid = PendulumStickSlip(model, bench_of(log), float(log.kp), vin, command)
-    x0 = [float(log.position[0]), float(log.speed[0]), command.goal[0], float(command.enable[0]), 0.0]
+    x0 = [float(log.position[0]), float(log.speed[0]), command.goal[0], float(command.enable[0]), 0.0,
+          float(log.position[0])]  # the firmware state starts at the first position, as in the rollout
     run = replace(settings, final_time=float(command.t[-1]), record_period=record_period)
     return simulate(hybrid, x0, run)
 

@@ -1,62 +1,23 @@
 """A Dynamixel bus as a bench (:class:`actuator_models.bench.Bench`), the ROS-free core of the
-bench node's ``dynamixel`` backend.
-
-Wraps :class:`~actuator_drivers.dynamixel.driver.DynamixelDriver`: commands by joint name,
-samples as :class:`~actuator_models.bench.JointSample` with the motor torque estimated by the
-servo model (``kt V / R - kt^2 v / R`` for the voltage-controlled Dynamixels). The emulated bus
-is the same bench opened on an emulator's pseudo-terminal
+bench node's ``dynamixel`` backend: the serial-bus bench
+(:class:`~actuator_drivers.serial_bus.bench.SerialBusBench`) over
+:class:`~actuator_drivers.dynamixel.driver.DynamixelDriver` (``params.protocol`` 1 or 2). The
+emulated bus is the same bench opened on an emulator's pseudo-terminal
 (:mod:`actuator_drivers.dynamixel_emulator.bench`).
-
-Safety is the driver's: goals outside the joint limits are refused, torque is released on
-faults, on :meth:`DynamixelBench.close` and by its watchdog when commands stop for
-``command_timeout`` seconds.
 """
 
 from __future__ import annotations
 
-from typing import Optional, Sequence, Union
+from actuator_models.bench import Backend
 
-from actuator_models.bench import Backend, BenchParams, WallClock
-from actuator_models.model import Model, load_model
-
-from actuator_drivers.common import LockstepClock, OneDriverBench
-from actuator_drivers.dynamixel.driver import DynamixelDriver, ServoConfig, ServoState
+from actuator_drivers.dynamixel.driver import DynamixelDriver
+from actuator_drivers.serial_bus.bench import SerialBusBench
 
 
-class DynamixelBench(OneDriverBench):
-    """Servos of one bus, addressed by joint name.
+class DynamixelBench(SerialBusBench):
+    """Dynamixel servos of one bus, addressed by joint name."""
 
-    Args:
-        driver: an open driver. models: servo model per servo (same order as the driver's IDs).
-    """
-
-    def __init__(self, driver: DynamixelDriver, models: Sequence[Model]) -> None:
-        super().__init__(driver, models, [driver.configs[i].joint for i in driver.ids])
-
-    @staticmethod
-    def applied(state: ServoState) -> float:
-        """The PWM voltage [V] (voltage-controlled Dynamixels)."""
-        return state.control
-
-    @classmethod
-    def open(cls, params: BenchParams, port: Optional[str] = None,
-             clock: Union[WallClock, LockstepClock, None] = None, retries: int = 3) -> "DynamixelBench":
-        """Open the bus of ``params`` (``bench.ids``, joints, actuators, limits, protocol...) on
-        ``port`` (default ``params.port``) with the bench clock ``clock`` (default wall time)."""
-        models = [load_model(m) for m in params.models]
-        servos = [ServoConfig(i, a, lo, hi, j) for i, a, lo, hi, j in
-                  zip(params.ids, params.actuators, params.min_position, params.max_position, params.joints)]
-        driver = cls.make_driver(port or params.port, servos, params, retries, clock)
-        driver.open()
-        return cls(driver, models)
-
-    @staticmethod
-    def make_driver(port: str, servos: Sequence[ServoConfig], params: BenchParams, retries: int,
-               clock: Union[WallClock, LockstepClock, None]) -> DynamixelDriver:
-        """The (unopened) driver of this family for :meth:`open` (a family on the same driver
-        core, Feetech, returns its own)."""
-        return DynamixelDriver(port, servos, protocol=params.protocol, baudrate=params.baudrate, retries=retries,
-                               command_timeout=params.command_timeout, latency_ms=params.latency_ms, clock=clock)
+    DRIVER = DynamixelDriver
 
 
 #: The ``dynamixel`` backend (entry point of group ``actuator_bench.backends``).

@@ -1,60 +1,28 @@
-"""An emulated Dynamixel with the real driver on it, in one call (demo, tests, no hardware).
+"""An emulated Dynamixel with the real driver on it, in one call (demo, tests, no hardware): the
+serial-bus :func:`~actuator_drivers.serial_bus_emulator.emulated.emulated_servo` with Dynamixel
+defaults (real time, ``time_scale=1``).
 
     with emulated_dynamixel("mx64", "mx64/m6", mass=1.0, length=0.15, protocol=1, time_scale=4) as (emulator, driver):
         state = driver.read()  # or record through it: actuator_bench.recording.record
-
-The driver talks to the emulator through ``dynamixel_sdk`` over the pseudo-terminal, exactly as
-to a servo on a USB adapter, and shares the emulator's bench clock. ``time_scale=None`` runs
-them in lockstep: the shaft advances by exactly the bench time the driver's cycle lets pass, so
-a recording is identical on a quiet or a loaded machine (use it wherever a number matters; a
-real-time emulation measures the host's scheduling as much as the servo).
 """
 
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import Iterator, Optional, Tuple, Union
+from typing import Iterator, Tuple, Union
 
 from actuator_models.model import Model
 
-from actuator_drivers.dynamixel.driver import DynamixelDriver, ServoConfig
-from actuator_drivers.dynamixel_emulator.emulator import DynamixelEmulator, Faults
+from actuator_drivers.dynamixel.driver import DynamixelDriver
+from actuator_drivers.dynamixel_emulator.emulator import DynamixelEmulator
+from actuator_drivers.serial_bus_emulator.emulated import emulated_servo
 
 
 @contextmanager
-def emulated_dynamixel(
-    actuator: str,
-    model: Union[str, Model],
-    mass: float,
-    length: float,
-    *,
-    arm_mass: float = 0.0,
-    protocol: int = 2,
-    servo_id: int = 1,
-    vin: Optional[float] = None,
-    time_scale: Optional[float] = 1.0,
-    faults: Faults = Faults(),
-    seed: Optional[int] = 0,
-    physics_dt: float = 0.005,
-    command_timeout: Optional[float] = 0.5,
-    retries: int = 10,
-    latency_ms: float = 16.0,
-    limits: Tuple[float, float] = (-2.8, 2.8),
-    trace: bool = False,
-) -> Iterator[Tuple[DynamixelEmulator, DynamixelDriver]]:
-    """Start an emulated servo and open a :class:`DynamixelDriver` on its pty; both closed on exit.
-
-    ``retries`` defaults to 10 (a real bus uses 3): the emulator shares the host's CPUs, and a
-    loaded host can hold its thread back for longer than three receive timeouts.
-    """
-    emulator = DynamixelEmulator.single(
-        actuator, model, mass, length, arm_mass, protocol=protocol, servo_id=servo_id, vin=vin,
-        physics_dt=physics_dt, faults=faults, time_scale=time_scale, seed=seed, trace=trace,
-    )
-    with emulator:
-        driver = DynamixelDriver(
-            emulator.port, ServoConfig(servo_id, actuator, *limits), protocol=protocol, retries=retries,
-            command_timeout=command_timeout, latency_ms=latency_ms, clock=emulator.clock,
-        )
-        with driver:
-            yield emulator, driver
+def emulated_dynamixel(actuator: str, model: Union[str, Model], mass: float, length: float,
+                       **options) -> Iterator[Tuple[DynamixelEmulator, DynamixelDriver]]:
+    """An emulated Dynamixel of ``actuator`` and an open :class:`DynamixelDriver` on its pty; both
+    closed on exit. ``options``: those of
+    :func:`~actuator_drivers.serial_bus_emulator.emulated.emulated_servo` (``protocol``, ``time_scale``...)."""
+    with emulated_servo(actuator, model, mass, length, **options) as pair:
+        yield pair  # type: ignore[misc]

@@ -1,12 +1,11 @@
-"""The firmware of one emulated Dynamixel: control-table memory, READ/WRITE rules and its shaft.
+"""The firmware of one emulated Dynamixel: the serial-bus servo core
+(:class:`~actuator_drivers.serial_bus_emulator.firmware.SerialServo`: control-table memory,
+READ/WRITE/REG WRITE/ACTION, the shaft) with the Dynamixel rules.
 
 :class:`EmulatedServo` holds the servo's control table as bytes (real addresses, sizes and
-power-up values from :mod:`actuator_drivers.dynamixel.tables`), applies the servo's write rules (read-only items,
-ranges, position limits, EEPROM lock) and moves its shaft with the core simulator
-(:class:`actuator_models.simulation.PendulumSimulator`): every ``physics_dt`` of bench time the
-firmware's control law tracks Goal Position with the P gain register as the core ``kp``, and the
-Present registers are refreshed from the simulated state, quantised to the register's LSB
-(4096 counts/rev for positions).
+power-up values from :mod:`actuator_drivers.dynamixel.tables`), applies the servo's write rules
+(read-only items, ranges, position limits, EEPROM lock) and refreshes the Present registers
+from the simulated state, quantised to the register's LSB (4096 counts/rev for positions).
 
 Not emulated: profiles, moving speed, torque limit values other than 0, D/I gains, velocity,
 current and PWM operating modes (the shaft is only driven in the position modes 3, 4, 5),
@@ -19,14 +18,11 @@ turns them into the protocol's status error byte.
 
 from __future__ import annotations
 
-import math
 from typing import Dict, Optional, Tuple
 
-from actuator_models.model import Model
-from actuator_models.simulation import Pendulum, PendulumSimulator
-
 from actuator_drivers.dynamixel.errors import HARDWARE_ERROR_BITS, P1_ERROR_BITS, P2_ALERT, P2_ERROR_NUMBERS, bits_of
-from actuator_drivers.dynamixel.tables import ControlTable, Register
+from actuator_drivers.dynamixel.tables import Register
+from actuator_drivers.serial_bus_emulator.firmware import SerialServo
 
 #: Protocol 1.0 error bit for each fault name.
 _P1_FAULT_BITS = {
@@ -42,129 +38,13 @@ _P2_FAULT_NUMBERS = {name: number for number, name in P2_ERROR_NUMBERS.items()}
 _POSITION_MODES = (3, 4, 5)
 
 
-class EmulatedServo:
-    """One servo: control table, instruction semantics and the simulated shaft.
-
-    Args:
-        table: the model's control table (fixes protocol, model number, registers).
-        model: core servo model driving the shaft (e.g. ``load_model("mx64/m6")``).
-        bench: pendulum load.
-        servo_id: ID register value.
-        vin: supply voltage [V] (model default if None); reported in the voltage register.
-        temperature: reported temperature [degC].
-        q: initial shaft angle [rad].
-        physics_dt: simulation step [s] of bench time (the published parameters were identified
-            at 5 ms).
-    """
-
-    def __init__(
-        self,
-        table: ControlTable,
-        model: Model,
-        bench: Pendulum,
-        servo_id: int = 1,
-        vin: Optional[float] = None,
-        temperature: float = 30.0,
-        q: float = 0.0,
-        physics_dt: float = 0.005,
-    ) -> None:
-        if model.actuator.name != table.actuator:
-            raise ValueError(f"model {model.actuator.name!r} does not drive a {table.title} (actuator {table.actuator!r})")
-        if not physics_dt > 0:
-            raise ValueError(f"physics_dt {physics_dt!r}: must be positive")
-        self.table = table
-        self.model = model
-        self.physics_dt = physics_dt
-        self.temperature = temperature
-        self.sim = PendulumSimulator(model, bench, vin=vin, q=q)
-        self.steps = 0  # simulation steps done; the shaft is at bench time steps * physics_dt
-        self.hardware_error = 0  # Hardware Error Status bits (Protocol 2.0 layout)
-        self.memory = bytearray(table.size)
-        self._registered: Optional[Tuple[int, bytes]] = None
-        self._power_up(keep_eeprom=False)
-        self.poke("id", servo_id)
-
-    # ------------------------------------------------------------------ memory
-    def peek(self, name: str) -> int:
-        """Raw value of a register."""
-        reg = self.table[name]
-        return int.from_bytes(self.memory[reg.address : reg.end], "little")
-
-    def poke(self, name: str, raw: int) -> None:
-        """Set a register's raw value directly (no write rules)."""
-        reg = self.table[name]
-        self.memory[reg.address : reg.end] = (raw & ((1 << (8 * reg.size)) - 1)).to_bytes(reg.size, "little")
-
-    def value(self, name: str) -> float:
-        """A register in SI units."""
-        return self.table[name].to_si(self.peek(name))
+class EmulatedServo(SerialServo):
+    """One Dynamixel servo (arguments: :class:`~actuator_drivers.serial_bus_emulator.firmware.SerialServo`;
+    the table fixes protocol, model number and registers)."""
 
     @property
-    def servo_id(self) -> int:
-        return self.peek("id")
-
-    @property
-    def time(self) -> float:
-        """Bench time of the simulation [s]."""
-        return self.steps * self.physics_dt
-
-    @property
-    def protocol(self) -> int:
-        return self.table.protocol
-
-    @property
-    def return_delay(self) -> float:
-        """Return Delay Time [s] of bench time."""
-        return self.value("return_delay_time")
-
-    @property
-    def status_return_level(self) -> int:
-        return self.peek("status_return_level")
-
-    @property
-    def torque_enabled(self) -> bool:
-        return self.peek("torque_enable") == 1
-
-    def _power_up(self, keep_eeprom: bool) -> None:
-        for reg in self.table.registers.values():
-            if not (keep_eeprom and reg.eeprom):
-                self.poke(reg.name, reg.initial)
-        self.poke("goal_position", self._position_raw(self.table["goal_position"]))
-        self._refresh()
-
-    # ------------------------------------------------------------------ instructions
-    def read(self, address: int, length: int) -> Tuple[bytes, Optional[str]]:
-        """READ: ``(data, fault)``. Gaps between items read as stored bytes (zero)."""
-        if length < 1 or address + length > self.table.size:
-            return b"", "access"
-        return bytes(self.memory[address : address + length]), None
-
-    def write(self, address: int, data: bytes) -> Optional[str]:
-        """WRITE: apply every item of ``data`` or none; returns the fault name or None."""
-        items, fault = self._check_write(address, data)
-        if fault:
-            return fault
-        for reg, raw in items:
-            self.poke(reg.name, raw)
-        return None
-
-    def reg_write(self, address: int, data: bytes) -> Optional[str]:
-        """REG WRITE: check now, apply on ACTION."""
-        _, fault = self._check_write(address, data)
-        if fault:
-            return fault
-        self._registered = (address, bytes(data))
-        self.poke("registered" if self.protocol == 1 else "registered_instruction", 1)
-        return None
-
-    def action(self) -> Optional[str]:
-        """ACTION: apply the registered write."""
-        if self._registered is None:
-            return "instruction"
-        address, data = self._registered
-        self._registered = None
-        self.poke("registered" if self.protocol == 1 else "registered_instruction", 0)
-        return self.write(address, data)
+    def registered_flag(self) -> str:
+        return "registered" if self.protocol == 1 else "registered_instruction"
 
     def reboot(self) -> None:
         """REBOOT (Protocol 2.0): RAM back to power-up values, hardware error cleared, torque off."""
@@ -172,35 +52,19 @@ class EmulatedServo:
         self._registered = None
         self._power_up(keep_eeprom=True)
 
-    def _check_write(self, address: int, data: bytes) -> Tuple[list, Optional[str]]:
-        items = []
-        index = 0
-        while index < len(data):
-            reg = self.table.covering(address + index)
-            if reg is None or not reg.writable:
-                return [], "access"
-            if reg.address != address + index or index + reg.size > len(data):
-                return [], "data_length"
-            raw = int.from_bytes(data[index : index + reg.size], "little")
-            fault = self._check_value(reg, raw)
-            if fault:
-                return [], fault
-            items.append((reg, raw))
-            index += reg.size
-        return items, None
-
-    def _check_value(self, reg: Register, raw: int) -> Optional[str]:
+    def _check_value(self, reg: Register, raw: int) -> Tuple[int, Optional[str]]:
+        """EEPROM lock (P1 Lock, P2 torque on), range, position limits (refused), torque on in alarm (P2)."""
         if reg.eeprom and (self.torque_enabled if self.protocol == 2 else self.peek("lock") == 1):
-            return "access"
+            return raw, "access"
         if not reg.in_range(raw):
-            return "data_range"
+            return raw, "data_range"
         if reg.name == "goal_position" and self._limits_apply():
             low, high = self.peek(self.table.min_limit), self.peek(self.table.max_limit)
             if not low <= reg.decode(raw) <= high:
-                return "data_limit"
+                return raw, "data_limit"
         if reg.name == "torque_enable" and raw == 1 and self.protocol == 2 and self.hardware_error:
-            return "result_fail"
-        return None
+            return raw, "result_fail"
+        return raw, None
 
     def _limits_apply(self) -> bool:
         if self.protocol == 1:
@@ -240,26 +104,7 @@ class EmulatedServo:
     def _hardware_bit(self, name: str) -> bool:
         return bool(self.hardware_error & bits_of([name], HARDWARE_ERROR_BITS))
 
-    # ------------------------------------------------------------------ physics
-    def set_bench(self, bench: Pendulum) -> None:
-        """Change the pendulum load, keeping the shaft state."""
-        q, v = self.sim.q, self.sim.v
-        self.sim = PendulumSimulator(self.model, bench, vin=self.sim.vin, q=q, v=v, integrator=self.sim.integrator)
-
-    def advance(self, t: float) -> None:
-        """Run the shaft up to bench time ``t`` [s] in ``physics_dt`` steps (the state depends only on
-        the last ``t``, not on how many calls led there: step counts are integers)."""
-        steps = math.floor(t / self.physics_dt + 1e-9) - self.steps
-        if steps <= 0:
-            return
-        goal = self.value("goal_position")
-        enable = self._drive_enabled()
-        kp = self.peek(self.table.gain_register) * self.table.kp_per_lsb
-        for _ in range(steps):
-            self.sim.step(goal, enable, kp, self.physics_dt)
-        self.steps += steps
-        self._refresh()
-
+    # ------------------------------------------------------------------ shaft and Present registers
     def _drive_enabled(self) -> bool:
         if not self.torque_enabled:
             return False

@@ -1,6 +1,7 @@
 """Dynamixel Protocol 1.0 and 2.0 packet framing: encode, decode, checksum, CRC-16, byte stuffing.
 
-Protocol 1.0 (e-manual "Protocol 1.0")::
+Protocol 1.0 (e-manual "Protocol 1.0"; the serial-bus core's framing,
+:mod:`actuator_drivers.serial_bus_emulator.framing`, re-exported here)::
 
     FF FF | ID | LEN = N + 2 | INST or ERROR | P1 .. PN | CHECKSUM = ~(ID + LEN + INST + sum(P)) & 0xFF
 
@@ -19,29 +20,14 @@ arrive; complete packets come out in order, with ``crc_ok`` False when the check
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import List, Sequence
 
-BROADCAST_ID = 0xFE
+from actuator_drivers.serial_bus_emulator.framing import (  # noqa: F401 (the Protocol 1.0 framing, re-exported)
+    ACTION, BROADCAST_ID, BULK_READ, BULK_WRITE, CLEAR, FACTORY_RESET, FAST_BULK_READ, FAST_SYNC_READ, P1_HEADER, PING,
+    READ, REBOOT, REG_WRITE, SYNC_READ, SYNC_WRITE, WRITE, Packet, Protocol1Parser, _check_byte, checksum, encode_p1,
+)
+
 STATUS = 0x55  # Protocol 2.0 status packet instruction
-
-# Instructions (both protocols unless noted)
-PING = 0x01
-READ = 0x02
-WRITE = 0x03
-REG_WRITE = 0x04
-ACTION = 0x05
-FACTORY_RESET = 0x06
-REBOOT = 0x08  # P2
-CLEAR = 0x10  # P2
-SYNC_READ = 0x82  # P2
-SYNC_WRITE = 0x83
-FAST_SYNC_READ = 0x8A  # P2
-BULK_READ = 0x92
-BULK_WRITE = 0x93  # P2
-FAST_BULK_READ = 0x9A  # P2
-
-P1_HEADER = b"\xff\xff"
 P2_HEADER = b"\xff\xff\xfd\x00"
 
 
@@ -64,11 +50,6 @@ def crc16(data: bytes) -> int:
     for byte in data:
         crc = ((crc << 8) ^ _CRC_TABLE[((crc >> 8) ^ byte) & 0xFF]) & 0xFFFF
     return crc
-
-
-def checksum(body: bytes) -> int:
-    """Protocol 1.0 checksum of ``ID .. last parameter``: ``~sum & 0xFF``."""
-    return ~sum(body) & 0xFF
 
 
 def stuff(payload: bytes) -> bytes:
@@ -95,33 +76,6 @@ def unstuff(payload: bytes) -> bytes:
     return bytes(out)
 
 
-@dataclass(frozen=True)
-class Packet:
-    """A decoded packet.
-
-    Attributes:
-        protocol: 1 or 2. servo_id: ID field. instruction: instruction code (instruction
-        packets) or :data:`STATUS` for Protocol 2.0 status packets (Protocol 1.0 status packets
-        carry no instruction: 0 here). error: status error byte (0 for instruction packets).
-        params: parameters, unstuffed. crc_ok: checksum/CRC matched. raw: bytes on the wire.
-    """
-
-    protocol: int
-    servo_id: int
-    instruction: int
-    params: bytes
-    error: int = 0
-    crc_ok: bool = True
-    raw: bytes = b""
-
-
-def encode_p1(servo_id: int, instruction_or_error: int, params: Sequence[int] = ()) -> bytes:
-    """A Protocol 1.0 packet (instruction or status: the byte after LEN is the same slot)."""
-    _check_byte("servo_id", servo_id)
-    body = bytes([servo_id, len(params) + 2, instruction_or_error]) + bytes(params)
-    return P1_HEADER + body + bytes([checksum(body)])
-
-
 def encode_p2_instruction(servo_id: int, instruction: int, params: Sequence[int] = ()) -> bytes:
     """A Protocol 2.0 instruction packet (stuffed, with CRC)."""
     return _encode_p2(servo_id, bytes([instruction]) + bytes(params))
@@ -139,60 +93,6 @@ def _encode_p2(servo_id: int, payload: bytes) -> bytes:
     head = P2_HEADER + bytes([servo_id, length & 0xFF, length >> 8])
     crc = crc16(head + stuffed)
     return head + stuffed + bytes([crc & 0xFF, crc >> 8])
-
-
-def _check_byte(name: str, value: int) -> None:
-    if not 0 <= value <= 0xFF:
-        raise ValueError(f"{name} {value} does not fit in one byte")
-
-
-class Protocol1Parser:
-    """Incremental Protocol 1.0 decoder. ``status=True`` parses status packets (error byte)."""
-
-    protocol = 1
-
-    def __init__(self, status: bool = False) -> None:
-        self.status = status
-        self.buffer = bytearray()
-
-    def feed(self, data: bytes) -> List[Packet]:
-        """Append received bytes; return the complete packets found (garbage is skipped)."""
-        self.buffer += data
-        packets: List[Packet] = []
-        while True:
-            start = self.buffer.find(P1_HEADER)
-            if start < 0:
-                del self.buffer[: max(0, len(self.buffer) - 1)]
-                return packets
-            del self.buffer[:start]
-            if len(self.buffer) < 4:
-                return packets
-            # FF FF FF ...: the first FF is noise, resynchronise one byte later
-            if self.buffer[2] == 0xFF:
-                del self.buffer[0]
-                continue
-            length = self.buffer[3]
-            if length < 2:
-                del self.buffer[:2]
-                continue
-            total = 4 + length
-            if len(self.buffer) < total:
-                return packets
-            raw = bytes(self.buffer[:total])
-            del self.buffer[:total]
-            body = raw[2:-1]
-            code = raw[4]
-            packets.append(
-                Packet(
-                    protocol=1,
-                    servo_id=raw[2],
-                    instruction=0 if self.status else code,
-                    error=code if self.status else 0,
-                    params=raw[5:-1],
-                    crc_ok=checksum(body) == raw[-1],
-                    raw=raw,
-                )
-            )
 
 
 class Protocol2Parser:

@@ -3,8 +3,9 @@ retries, error counters and status error bits as exceptions.
 
 :class:`FeetechBus` wraps one SDK ``PortHandler`` and the SDK's packet handler
 (``PacketHandler(0)``: little-endian STS words); the transactions (retries, counters, ping, read,
-write, block read) are those of :class:`~actuator_drivers.dynamixel.bus.DynamixelBus`, whose SDK
-has the same method names, with this SDK's result codes and errors; so is its safe stop: every
+write, sync write, block read) are those of the serial-bus core
+(:class:`~actuator_drivers.serial_bus.bus.SerialBus`), with this SDK's port, result codes and
+errors; so is its safe stop: every
 transaction inside the bus's :class:`~actuator_drivers.safe_stop.InterruptShield`, and
 :meth:`~actuator_drivers.serial_port.LockstepSerialPort.recover` clearing the SDK port's busy
 flag before a torque release. A status packet with fault
@@ -24,7 +25,7 @@ SCS servos (big-endian) cannot share a process with it.
 
 from __future__ import annotations
 
-from typing import Callable, Dict, List, Optional
+from typing import Callable, List, Optional
 
 from scservo_sdk import (
     COMM_RX_CORRUPT,
@@ -35,9 +36,8 @@ from scservo_sdk import (
     PortHandler,
 )
 
-from ..common import ErrorCounters, LockstepClock
-from ..dynamixel.bus import DynamixelBus
-from ..safe_stop import InterruptShield
+from ..common import LockstepClock
+from ..serial_bus.bus import SerialBus
 from ..serial_port import LockstepSerialPort
 from .errors import CommunicationError, HardwareError, PortError, bit_names
 from .tables import SDK_BAUDRATES, STS_END
@@ -53,35 +53,26 @@ class FeetechPort(LockstepSerialPort, PortHandler):
         self.ser.reset_input_buffer()
 
 
-class FeetechBus(DynamixelBus):
+class FeetechBus(SerialBus):
     """One serial port of STS servos; SDK transactions with retries.
 
     Args:
         port: serial device (``/dev/ttyACM0`` on the SO-100 adapter board, or an emulator's pty).
         baudrate: bits/s, one of :data:`~.tables.SDK_BAUDRATES` (STS default 1000000).
-        retries: extra attempts after a timeout/corrupt packet.
-        latency_ms: USB latency timer assumed in receive timeouts [ms].
-        clock: a :class:`~actuator_drivers.common.LockstepClock` shared with an in-process emulator.
+        retries, latency_ms, clock: see :class:`~actuator_drivers.serial_bus.bus.SerialBus`.
     """
 
+    SDK, BAUDRATES, PORT, GROUP_SYNC_WRITE = "feetech-servo-sdk", SDK_BAUDRATES, FeetechPort, GroupSyncWrite
     SUCCESS, TIMEOUT, CORRUPT = COMM_SUCCESS, COMM_RX_TIMEOUT, COMM_RX_CORRUPT
     failure, port_failure = CommunicationError, PortError
+    protocol = STS_END  # the SDK's "protocol end" (0: little-endian STS/SMS words)
 
-    def __init__(self, port: str, baudrate: int = 1_000_000, retries: int = 3,  # pylint: disable=super-init-not-called
-                 latency_ms: float = 16.0, clock: Optional[LockstepClock] = None) -> None:
-        if baudrate not in SDK_BAUDRATES:
-            raise ValueError(f"baudrate {baudrate!r}: feetech-servo-sdk accepts only {', '.join(map(str, SDK_BAUDRATES))}")
-        if retries < 0:
-            raise ValueError(f"retries {retries!r}: must be >= 0")
-        if not latency_ms >= 0:
-            raise ValueError(f"latency_ms {latency_ms!r}: must be >= 0")
-        self.port_name, self.baudrate, self.retries, self.protocol = port, baudrate, retries, STS_END
-        self.counters = ErrorCounters()
-        self.port = FeetechPort(port, latency_ms, clock)
-        self.handler = PacketHandler(STS_END)
-        self.is_open = False
-        #: defers Ctrl-C / SIGTERM to the end of a transaction (the driver holds it around whole operations)
-        self.shield = InterruptShield()
+    def __init__(self, port: str, baudrate: int = 1_000_000, retries: int = 3, latency_ms: float = 16.0,
+                 clock: Optional[LockstepClock] = None) -> None:
+        super().__init__(port, baudrate, retries, latency_ms, clock)
+
+    def packet_handler(self):
+        return PacketHandler(STS_END)
 
     def check_status(self, servo_id: int, operation: str, error: int, hardware_ok: bool = False) -> None:
         """Raise :class:`~.errors.HardwareError` for fault bits in a status packet; with
@@ -89,13 +80,6 @@ class FeetechBus(DynamixelBus):
         hardware fault, and the instruction was executed) they are no error."""
         if error and not hardware_ok:
             raise HardwareError(servo_id, bit_names(error))
-
-    def sync_write(self, address: int, size: int, values: Dict[int, int]) -> None:
-        """One SYNC WRITE (0x83) of ``size``-byte values ``{id: raw}`` (no status packets)."""
-        group = GroupSyncWrite(self.port, self.handler, address, size)
-        for servo_id, raw in values.items():
-            group.addParam(servo_id, list(int(raw).to_bytes(size, "little")))
-        self._attempts(-1, "sync write", lambda: (None, group.txPacket(), 0), 1 + self.retries)
 
     def _block_sender(self, ids: List[int], address: int, length: int) -> Callable[[], int]:
         """The block read of every cycle: one SYNC READ (0x82), whatever the number of servos."""

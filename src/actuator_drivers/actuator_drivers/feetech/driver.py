@@ -8,8 +8,8 @@ Each cycle: :meth:`command` sends goals (one SYNC WRITE of Goal Position; torque
 written when it changes), :meth:`read` reads every servo in one SYNC READ of addresses 56-70
 (position, speed, load = PWM duty, voltage, temperature, status, moving, current), in SI units.
 
-Safety (inherited from :class:`~actuator_drivers.dynamixel.driver.DynamixelDriver`, whose
-lifecycle this class reuses over a Feetech bus and table): goals checked against the joint
+Safety (the serial-bus driver core's, :class:`~actuator_drivers.serial_bus.driver.SerialBusDriver`,
+whose lifecycle this class runs over a Feetech bus and table): goals checked against the joint
 limits (configured limits within the servo's own position limits) before anything is sent;
 torque off on :meth:`close` (``with``, interpreter exit), on any Feetech fault (fault bits in a
 status packet, a bus that stopped answering) and by the command watchdog, each release read back
@@ -23,27 +23,25 @@ a write takes effect but is not saved across power cycles, which is what a bench
 
 from __future__ import annotations
 
-from typing import Optional, Sequence, Union
+from typing import Optional, Sequence, Tuple, Union
 
 from actuator_models.bench import WallClock
 
 from ..common import LockstepClock
-from ..dynamixel.driver import DynamixelDriver, ServoConfig, ServoState
-from ..dynamixel.tables import ControlTable
+from ..serial_bus.driver import SerialBusDriver
+from ..serial_bus.servo import ServoConfig, ServoState
+from ..serial_bus.tables import ControlTable
 from .bus import FeetechBus
 from .errors import FeetechError, JointLimitError, ModelMismatchError, ReleaseError
 from .tables import STS_END, control_table, table_for_model_number
 
-#: Registers the driver zeroes so that the firmware runs the plain P law.
-PLAIN_P = ("d_coefficient", "i_coefficient", "acceleration", "goal_time", "goal_velocity")
 
-
-class FeetechDriver(DynamixelDriver):
+class FeetechDriver(SerialBusDriver):
     """Driver of the STS servos on one bus.
 
     Args:
         port: serial device or emulator pty.
-        servos: the servos; a single :class:`~actuator_drivers.dynamixel.driver.ServoConfig` is
+        servos: the servos; a single :class:`~actuator_drivers.serial_bus.servo.ServoConfig` is
             accepted (``actuator`` = ``sts3215``).
         baudrate: bits/s (STS default 1000000).
         retries: extra attempts per transaction after a timeout/corrupt packet.
@@ -52,7 +50,9 @@ class FeetechDriver(DynamixelDriver):
         clock: bench clock (a lockstep emulator's clock for an in-process emulator).
     """
 
-    faults, limit_error, release_error = FeetechError, JointLimitError, ReleaseError
+    faults, limit_error, release_error, mismatch_error = FeetechError, JointLimitError, ReleaseError, ModelMismatchError
+    #: registers zeroed at setup so that the firmware runs the plain P law
+    PLAIN_P = ("d_coefficient", "i_coefficient", "acceleration", "goal_time", "goal_velocity")
 
     def __init__(
         self,
@@ -66,35 +66,28 @@ class FeetechDriver(DynamixelDriver):
     ) -> None:
         super().__init__(port, servos, STS_END, baudrate, retries, command_timeout, latency_ms, clock)
 
-    @staticmethod
-    def _table(actuator: str, protocol: int) -> ControlTable:
+    @classmethod
+    def on_bus(cls, port: str, servos: Union[ServoConfig, Sequence[ServoConfig]], protocol: int, baudrate: int,
+               retries: int = 3, command_timeout: Optional[float] = 0.5, latency_ms: float = 16.0,
+               clock: Union[WallClock, LockstepClock, None] = None) -> "FeetechDriver":
+        """The (unopened) driver (STS servos have one protocol: ``protocol`` is ignored)."""
+        return cls(port, servos, baudrate, retries, command_timeout, latency_ms, clock)
+
+    def _table(self, actuator: str, protocol: int) -> ControlTable:
         return control_table(actuator)
 
-    def _bus(self, port: str, protocol: int, baudrate: int, retries: int, latency_ms: float) -> FeetechBus:  # type: ignore[override]
+    def _bus(self, port: str, protocol: int, baudrate: int, retries: int, latency_ms: float) -> FeetechBus:
         return FeetechBus(port, baudrate, retries, latency_ms, clock=self.clock)
 
-    def _setup(self, servo_id: int) -> None:
-        table = self.tables[servo_id]
-        model = self.bus.ping(servo_id)
-        if model != table.model_number:
-            found = table_for_model_number(model)
-            raise ModelMismatchError(f"servo {servo_id}: model number {model}{f' ({found.title})' if found else ''} "
-                                     f"does not match the configured {table.title} (model number {table.model_number})")
-        self._write(servo_id, "torque_enable", 0)
-        self.torque[servo_id] = False
-        if self._read(servo_id, "operating_mode") != 0:
-            self._write(servo_id, "operating_mode", 0)
-        for name in PLAIN_P:
-            self._write(servo_id, name, 0)
-        self._intersect_limits(servo_id)
+    def _table_for_model_number(self, model_number: int) -> Optional[ControlTable]:
+        return table_for_model_number(model_number)
+
+    def _position_mode(self, servo_id: int) -> Optional[Tuple[str, int]]:
+        return "operating_mode", 0  # position mode: the shaft follows Goal Position
 
     def _decode(self, servo_id: int, data: bytes, now: float) -> ServoState:
-        table = self.tables[servo_id]
-        start = self._block[0]
-
         def si(name: str) -> float:
-            reg = table[name]
-            return reg.to_si(int.from_bytes(data[reg.address - start: reg.end - start], "little"))
+            return self._field(servo_id, data, name)
 
         return ServoState(
             position=si("present_position"), velocity=si("present_velocity"), load=si("present_load"),

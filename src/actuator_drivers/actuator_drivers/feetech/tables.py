@@ -6,7 +6,7 @@ little-endian ("protocol end" 0 in the SDK; SCS servos are big-endian, end 1, no
 signed values as *sign-magnitude*: bit 15 is the sign of positions and speeds, bit 11 of the
 homing offset, bit 10 of the load (not two's complement).
 
-Raw <-> SI as for Dynamixel tables (:class:`~actuator_drivers.dynamixel.tables.Register`):
+Raw <-> SI as for every serial-bus table (:class:`~actuator_drivers.serial_bus.tables.Register`):
 ``si = (decode(raw) - offset) * scale``; positions are 4096 counts per turn with 2048 <-> 0 rad;
 speeds are counts/s (so the same scale as positions, per second).
 """
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Dict, Optional, Tuple
 
-from ..dynamixel.tables import CENTER, POSITION_LSB, ControlTable, Register
+from ..serial_bus.tables import CENTER, POSITION_LSB, ControlTable, Register
 
 #: Model number of the STS3215 (address 3, 2 bytes).
 STS3215_MODEL = 777

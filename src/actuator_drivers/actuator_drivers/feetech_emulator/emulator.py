@@ -1,13 +1,13 @@
 """A Feetech STS bus on a pseudo-terminal: emulated STS servos that answer byte for byte.
 
-Framing (the Dynamixel Protocol 1.0 framing, checked against feetech-servo-sdk's
+Framing (the serial-bus core's Protocol-1.0-style framing, checked against feetech-servo-sdk's
 ``protocol_packet_handler.py``)::
 
     instruction  FF FF | ID | LEN = N + 2 | INSTR | P1 .. PN | CHK = ~(ID + LEN + INSTR + sum(P)) & 0xFF
     status       FF FF | ID | LEN = N + 2 | ERROR | P1 .. PN | CHK
 
-:class:`FeetechEmulator` is the pty bus of
-:class:`~actuator_drivers.dynamixel_emulator.DynamixelEmulator` (its thread, bench clock,
+:class:`FeetechEmulator` is the pty bus of the serial-bus emulator core
+:class:`~actuator_drivers.serial_bus_emulator.emulator.SerialBusEmulator` (its thread, bench clock,
 lockstep turn and fault injection: dropped, corrupted, delayed and stalled status packets, a
 dead bus) with the STS instruction set on :class:`~.firmware.StsServo` firmware: PING (0x01),
 READ (0x02), WRITE (0x03), REG WRITE (0x04), ACTION (0x05, broadcast too), SYNC READ (0x82:
@@ -23,16 +23,16 @@ from typing import List, Optional, Tuple, Union
 from actuator_models.model import Model, load_model
 from actuator_models.simulation import Pendulum
 
-from ..dynamixel_emulator import packets as pk
-from ..dynamixel_emulator.emulator import DynamixelEmulator
 from ..feetech.tables import control_table
+from ..serial_bus_emulator import framing as pk
+from ..serial_bus_emulator.emulator import SerialBusEmulator
 from .firmware import StsServo
 
 #: Instructions answered by the addressed servo.
 UNICAST = (pk.PING, pk.READ, pk.WRITE, pk.REG_WRITE, pk.ACTION)
 
 
-class FeetechEmulator(DynamixelEmulator):
+class FeetechEmulator(SerialBusEmulator):
     """Emulated STS servos on one pseudo-terminal bus; see the module docstring.
 
         with FeetechEmulator.single("sts3215/m1", mass=0.3, length=0.1) as emulator:
@@ -40,7 +40,7 @@ class FeetechEmulator(DynamixelEmulator):
     """
 
     @classmethod
-    def single(  # type: ignore[override]
+    def single(
         cls,
         model: Union[str, Model],
         mass: float,
@@ -57,7 +57,13 @@ class FeetechEmulator(DynamixelEmulator):
         model = load_model(model) if isinstance(model, str) else model
         servo = StsServo(control_table(actuator), model, Pendulum(mass, length, arm_mass), servo_id=servo_id, vin=vin,
                          physics_dt=physics_dt)
-        return cls([servo], **kwargs)  # type: ignore[list-item]
+        return cls([servo], **kwargs)
+
+    @classmethod
+    def one_servo(cls, actuator: str, model: Union[str, Model], mass: float, length: float, arm_mass: float = 0.0,
+                  protocol: int = 2, **options) -> "FeetechEmulator":
+        """:meth:`single` in the family-neutral signature (STS servos have one protocol)."""
+        return cls.single(model, mass, length, arm_mass, actuator=actuator, **options)
 
     def _execute(self, packet: pk.Packet) -> List[Tuple[StsServo, bytes]]:  # type: ignore[override]
         """Run one instruction packet; return the status packets to send, in order."""

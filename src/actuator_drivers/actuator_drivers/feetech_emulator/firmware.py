@@ -22,24 +22,17 @@ is driven only in position mode 0), the homing offset, flash persistence (Lock).
 
 from __future__ import annotations
 
-import math
 from typing import Optional, Tuple
 
-from actuator_models.model import Model
-from actuator_models.simulation import Pendulum, PendulumSimulator
-
-from ..dynamixel_emulator.firmware import EmulatedServo
-from ..dynamixel.tables import ControlTable
 from ..feetech.errors import status_byte
+from ..serial_bus.tables import Register
+from ..serial_bus_emulator.firmware import SerialServo
 
-#: The DynamixelEmulator bus framing these servos speak (Protocol 1.0 framing, 1-byte addresses).
-FRAMING = 1
 
-
-class StsServo(EmulatedServo):
+class StsServo(SerialServo):
     """One STS servo: control table, instruction semantics and the simulated shaft (memory,
-    READ/WRITE/REG WRITE/ACTION and the load change are those of the Dynamixel firmware; the STS
-    write rules, status byte, faults and registers are here).
+    READ/WRITE/REG WRITE/ACTION, the shaft and the load change are the serial-bus servo core's; the
+    STS write rules, status byte, faults and registers are here).
 
     Args:
         table: the control table (``feetech.tables.sts3215()``).
@@ -48,62 +41,23 @@ class StsServo(EmulatedServo):
         7.4 V if None). temperature [degC]. q: initial shaft angle [rad]. physics_dt: step [s].
     """
 
-    def __init__(self, table: ControlTable, model: Model, bench: Pendulum, servo_id: int = 1,  # pylint: disable=super-init-not-called
-                 vin: Optional[float] = None, temperature: float = 30.0, q: float = 0.0,
-                 physics_dt: float = 0.005) -> None:
-        if model.actuator.name != table.actuator:
-            raise ValueError(f"model {model.actuator.name!r} does not drive a {table.title} (actuator {table.actuator!r})")
-        if not physics_dt > 0:
-            raise ValueError(f"physics_dt {physics_dt!r}: must be positive")
-        self.table, self.model, self.physics_dt, self.temperature = table, model, physics_dt, temperature
-        self.sim = PendulumSimulator(model, bench, vin=vin, q=q)
-        self.steps = 0
-        self.hardware_error = 0
-        self.memory = bytearray(table.size)
-        self._registered: Optional[Tuple[int, bytes]] = None
-        for reg in table.registers.values():
-            self.poke(reg.name, reg.initial)
-        self.poke("goal_position", table["goal_position"].from_si(self.sim.q))
-        self.poke("id", servo_id)
-        self._refresh()
-
-    @property
-    def protocol(self) -> int:
-        """Framing of the bus (Protocol 1.0 framing: what the emulated bus parses)."""
-        return FRAMING
-
-    @property
-    def return_delay(self) -> float:
-        return self.value("return_delay_time")
-
     @property
     def status_return_level(self) -> int:
         """On the bus's scale (1: answer PING and READ only, 2: answer everything) from the STS
         register (0: PING and READ only, 1: everything)."""
         return 2 if self.peek("status_return_level") else 1
 
-    @property
-    def torque_enabled(self) -> bool:
-        return self.peek("torque_enable") == 1
-
     # ------------------------------------------------------------------ STS rules
-    def _check_write(self, address: int, data: bytes) -> Tuple[list, Optional[str]]:
-        items, index = [], 0
-        while index < len(data):
-            reg = self.table.covering(address + index)
-            if reg is None or not reg.writable or reg.address != address + index or index + reg.size > len(data):
-                return [], "access"
-            raw = int.from_bytes(data[index: index + reg.size], "little")
-            if not reg.in_range(raw):
-                return [], "data_range"
-            if reg.name == "goal_position":
-                low, high = self.peek("min_position_limit"), self.peek("max_position_limit")
-                raw = reg.encode(min(max(reg.decode(raw), low), high))
-            if reg.name == "torque_enable" and raw and self.hardware_error & self.peek("unloading_condition"):
-                return [], "result_fail"
-            items.append((reg, raw))
-            index += reg.size
-        return items, None
+    def _check_value(self, reg: Register, raw: int) -> Tuple[int, Optional[str]]:
+        """Range; Goal Position clamped to the position limits; torque on refused in alarm."""
+        if not reg.in_range(raw):
+            return raw, "data_range"
+        if reg.name == "goal_position":
+            low, high = self.peek("min_position_limit"), self.peek("max_position_limit")
+            raw = reg.encode(min(max(reg.decode(raw), low), high))
+        if reg.name == "torque_enable" and raw and self.hardware_error & self.peek("unloading_condition"):
+            return raw, "result_fail"
+        return raw, None
 
     def status_error(self, fault: Optional[str] = None) -> int:
         """The status packet's error byte: the fault bits (the STS byte has no instruction errors)."""
@@ -118,19 +72,9 @@ class StsServo(EmulatedServo):
         if bits & self.peek("unloading_condition"):
             self.poke("torque_enable", 0)
 
-    # ------------------------------------------------------------------ physics
-    def advance(self, t: float) -> None:
-        """Run the shaft up to bench time ``t`` [s] in ``physics_dt`` steps."""
-        steps = math.floor(t / self.physics_dt + 1e-9) - self.steps
-        if steps <= 0:
-            return
-        goal = self.value("goal_position")
-        enable = self.torque_enabled and self.peek("operating_mode") == 0
-        kp = float(self.peek("p_coefficient"))
-        for _ in range(steps):
-            self.sim.step(goal, enable, kp, self.physics_dt)
-        self.steps += steps
-        self._refresh()
+    # ------------------------------------------------------------------ shaft and Present registers
+    def _drive_enabled(self) -> bool:
+        return self.torque_enabled and self.peek("operating_mode") == 0
 
     def _refresh(self) -> None:
         sim, table = self.sim, self.table

@@ -1,4 +1,4 @@
-"""What the emulated Dynamixel bus injects (:class:`Faults`) and counts (:class:`BusCounters`)."""
+"""What an emulated serial bus injects (:class:`Faults`) and counts (:class:`BusCounters`)."""
 
 from __future__ import annotations
 

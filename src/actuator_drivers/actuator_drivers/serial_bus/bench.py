@@ -1,0 +1,70 @@
+"""Servos of one serial bus as a bench (:class:`actuator_models.bench.Bench`), the ROS-free core
+of a serial-bus family's bench-node backend.
+
+:class:`SerialBusBench` wraps a family's driver
+(:class:`~actuator_drivers.serial_bus.driver.SerialBusDriver`): commands by joint name, samples as
+:class:`~actuator_models.bench.JointSample` with the motor torque estimated by the servo model
+(``kt V / R - kt^2 v / R`` for the voltage-controlled servos, ``V`` the PWM voltage). A family
+subclasses it naming its driver class (:attr:`SerialBusBench.DRIVER`); its emulated bus is the same bench opened
+on an emulator's pseudo-terminal.
+
+Safety is the driver's: goals outside the joint limits are refused, torque is released on
+faults, on :meth:`~actuator_drivers.common.OneDriverBench.close` and by its watchdog when
+commands stop for ``command_timeout`` seconds.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Optional, Sequence, Type, Union
+
+from actuator_models.bench import BenchParams, WallClock
+from actuator_models.model import Model, load_model
+
+from actuator_drivers.common import LockstepClock, OneDriverBench
+from actuator_drivers.serial_bus.driver import SerialBusDriver
+from actuator_drivers.serial_bus.family import estimate_model
+from actuator_drivers.serial_bus.servo import ServoConfig, ServoState
+
+
+class SerialBusBench(OneDriverBench):
+    """Servos of one bus, addressed by joint name.
+
+    Args:
+        driver: an open driver. models: servo model per servo (same order as the driver's IDs).
+    """
+
+    #: the family's driver class
+    DRIVER: ClassVar[Type[SerialBusDriver]]
+
+    def __init__(self, driver: SerialBusDriver, models: Sequence[Model]) -> None:
+        super().__init__(driver, models, [driver.configs[i].joint for i in driver.ids])
+
+    @classmethod
+    def of(cls, driver: SerialBusDriver, actuator: str) -> "SerialBusBench":  # type: ignore[override]
+        """The bench of an open driver whose joints are all ``actuator``; the motor torque of its
+        samples is estimated by :func:`~actuator_drivers.serial_bus.family.estimate_model`."""
+        return cls(driver, [estimate_model(actuator)] * len(driver.ids))
+
+    @staticmethod
+    def applied(state: ServoState) -> float:
+        """The PWM voltage [V] (voltage-controlled servos)."""
+        return state.control
+
+    @classmethod
+    def open(cls, params: BenchParams, port: Optional[str] = None,
+             clock: Union[WallClock, LockstepClock, None] = None, retries: int = 3) -> "SerialBusBench":
+        """Open the bus of ``params`` (``bench.ids``, joints, actuators, limits, protocol...) on
+        ``port`` (default ``params.port``) with the bench clock ``clock`` (default wall time)."""
+        models = [load_model(m) for m in params.models]
+        servos = [ServoConfig(i, a, lo, hi, j) for i, a, lo, hi, j in
+                  zip(params.ids, params.actuators, params.min_position, params.max_position, params.joints)]
+        driver = cls.make_driver(port or params.port, servos, params, retries, clock)
+        driver.open()
+        return cls(driver, models)
+
+    @classmethod
+    def make_driver(cls, port: str, servos: Sequence[ServoConfig], params: BenchParams, retries: int,
+                    clock: Union[WallClock, LockstepClock, None]) -> SerialBusDriver:
+        """The (unopened) driver of this family (its :attr:`DRIVER`) for :meth:`open`."""
+        return cls.DRIVER.on_bus(port, servos, params.protocol, params.baudrate, retries=retries,
+                                 command_timeout=params.command_timeout, latency_ms=params.latency_ms, clock=clock)

@@ -1,0 +1,197 @@
+"""A serial bus of Protocol-1.0-style servos over a vendor SDK: transactions with retries, error
+counters, Ctrl-C deferral; the family-neutral core of every serial-bus family's bus.
+
+:class:`SerialBus` wraps one SDK ``PortHandler`` (as a :class:`~actuator_drivers.serial_port.LockstepSerialPort`)
+and one SDK ``PacketHandler``: the vendors' Protocol-1.0-style SDKs have the same method names
+(``ping``, ``readTxRx``, ``write1ByteTxRx``, ``readRx``, ``GroupSyncWrite``...). Every transaction
+is retried on a timeout or a corrupt status packet (and counted in
+:class:`~actuator_drivers.common.ErrorCounters`), inside the bus's
+:class:`~actuator_drivers.safe_stop.InterruptShield` (Ctrl-C / SIGTERM wait for its end). A
+family subclass (e.g. :mod:`actuator_drivers.dynamixel.bus`) supplies its SDK (port class, packet handler,
+result codes, group sync write, baud rates), its errors, :meth:`SerialBus.check_status` (its
+status error bits) and :meth:`SerialBus._block_sender` (the instruction of the block read of
+every cycle, whose status packets are received one by one with ``readRx`` so that each servo's
+error field is checked: the SDKs' group classes drop it).
+"""
+
+from __future__ import annotations
+
+from typing import Callable, ClassVar, Dict, List, Optional, Sequence, Tuple, Type
+
+from actuator_drivers.common import DriverError, ErrorCounters, LockstepClock
+from actuator_drivers.safe_stop import InterruptShield
+from actuator_drivers.serial_port import LockstepSerialPort
+
+
+class SerialBus:
+    """One serial port of one family's servos; SDK transactions with retries.
+
+    Args:
+        port: serial device (``/dev/ttyUSB0``, or an emulator's pty).
+        baudrate: bits/s, one of the family's :attr:`BAUDRATES`.
+        retries: extra attempts after a timeout/corrupt packet.
+        latency_ms: USB latency timer assumed in receive timeouts [ms] (SDK default 16).
+        clock: the bench clock; a :class:`~actuator_drivers.common.LockstepClock` shared with an
+            in-process emulator makes receive timeouts bench-time events (see
+            :class:`~actuator_drivers.serial_port.LockstepSerialPort`).
+
+    Class attributes a family sets: ``SDK`` (its name, for messages), ``BAUDRATES``,
+    ``PORT`` (its ``PortHandler`` with :class:`LockstepSerialPort` mixed in), ``GROUP_SYNC_WRITE``
+    (its ``GroupSyncWrite``), its result codes ``SUCCESS``, ``TIMEOUT``, ``CORRUPT`` and the
+    errors ``failure`` (``(servo_id, operation, result, attempts)``) and ``port_failure``.
+    """
+
+    SDK: ClassVar[str]
+    BAUDRATES: ClassVar[Tuple[int, ...]]
+    PORT: ClassVar[Type[LockstepSerialPort]]
+    GROUP_SYNC_WRITE: ClassVar[Callable]
+    SUCCESS: ClassVar[int]
+    TIMEOUT: ClassVar[int]
+    CORRUPT: ClassVar[int]
+    failure: ClassVar[Type[DriverError]]
+    port_failure: ClassVar[Type[DriverError]]
+
+    def __init__(self, port: str, baudrate: int, retries: int = 3, latency_ms: float = 16.0,
+                 clock: Optional[LockstepClock] = None) -> None:
+        if baudrate not in self.BAUDRATES:
+            raise ValueError(f"baudrate {baudrate!r}: {self.SDK} accepts only {', '.join(map(str, self.BAUDRATES))}")
+        if retries < 0:
+            raise ValueError(f"retries {retries!r}: must be >= 0")
+        if not latency_ms >= 0:
+            raise ValueError(f"latency_ms {latency_ms!r}: must be >= 0")
+        self.port_name, self.baudrate, self.retries = port, baudrate, retries
+        self.counters = ErrorCounters()
+        self.port = self.PORT(port, latency_ms, clock)
+        self.handler = self.packet_handler()
+        self.is_open = False
+        #: defers Ctrl-C / SIGTERM to the end of a transaction (the driver holds it around whole operations)
+        self.shield = InterruptShield()
+
+    def packet_handler(self):
+        """The SDK's packet handler of this bus (the family's protocol)."""
+        raise NotImplementedError
+
+    def open(self) -> None:
+        """Open the port at the configured baud rate."""
+        try:
+            ok = self.port.setBaudRate(self.baudrate)  # opens the serial port
+        except Exception as error:  # serial.SerialException, OSError
+            raise self.port_failure(f"cannot open {self.port_name}: {error}") from None
+        if not ok:
+            raise self.port_failure(f"cannot open {self.port_name} at {self.baudrate} baud")
+        self.is_open = True
+
+    def close(self) -> None:
+        if self.is_open:
+            self.port.closePort()
+            self.is_open = False
+
+    # ------------------------------------------------------------------ transactions
+    def _attempts(self, servo_id: int, operation: str, attempt: Callable[[], Tuple[object, int, int]],
+                  tries: int) -> Tuple[object, int]:
+        """Run ``attempt() -> (data, comm_result, error)`` until it succeeds; return ``(data, error)``.
+        An interrupt arriving meanwhile is raised once the transaction is over."""
+        with self.shield:
+            return self._attempt_all(servo_id, operation, attempt, tries)
+
+    def _attempt_all(self, servo_id: int, operation: str, attempt: Callable[[], Tuple[object, int, int]],
+                     tries: int) -> Tuple[object, int]:
+        self.counters.transactions += 1
+        result = self.SUCCESS
+        for index in range(tries):
+            if index:
+                self.counters.retries += 1
+            try:
+                data, result, error = attempt()
+            except IndexError:  # the SDK indexes a valid status packet shorter than asked for
+                data, result, error = None, self.CORRUPT, 0  # (a late reply to an earlier instruction)
+            if result == self.SUCCESS:
+                return data, error
+            if result == self.TIMEOUT:
+                self.counters.timeouts += 1
+            elif result == self.CORRUPT:
+                self.counters.corrupt += 1
+            else:
+                self.counters.other += 1
+        self.counters.failures += 1
+        raise self.failure(servo_id, operation, self.handler.getTxRxResult(result).replace("[TxRxResult] ", ""), tries)
+
+    def check_status(self, servo_id: int, operation: str, error: int, hardware_ok: bool = False) -> None:
+        """Raise the family's error for a status packet's error field. ``hardware_ok``: a
+        hardware error alone (the instruction was executed; the servo is in alarm) is no error
+        (the torque release of a servo in alarm)."""
+        raise NotImplementedError
+
+    def ping(self, servo_id: int) -> int:
+        """Model number of servo ``servo_id``."""
+        model, error = self._attempts(servo_id, "ping", lambda: self.handler.ping(self.port, servo_id), 1 + self.retries)
+        self.check_status(servo_id, "ping", error)
+        return int(model)
+
+    def read(self, servo_id: int, address: int, size: int, operation: str = "read", hardware_ok: bool = False) -> int:
+        """Unsigned value of ``size`` (1, 2 or 4) bytes at ``address`` (``hardware_ok``: see
+        :meth:`check_status`)."""
+        def attempt() -> Tuple[object, int, int]:
+            data, result, error = self.handler.readTxRx(self.port, servo_id, address, size)
+            if result == self.SUCCESS and len(data) < size and not error:
+                result = self.CORRUPT  # a short status packet: a late reply to another instruction
+            return data, result, error
+
+        data, error = self._attempts(servo_id, operation, attempt, 1 + self.retries)
+        self.check_status(servo_id, operation, error, hardware_ok)  # a refused read has an error and no data
+        return int.from_bytes(bytes(data[:size]), "little")  # type: ignore[index]
+
+    def write(self, servo_id: int, address: int, size: int, raw: int, operation: str = "write", tries: int = 0,
+              hardware_ok: bool = False) -> None:
+        """Write ``size`` (1, 2 or 4) bytes and check the status packet (``hardware_ok``: see
+        :meth:`check_status`)."""
+        call = {1: self.handler.write1ByteTxRx, 2: self.handler.write2ByteTxRx, 4: self.handler.write4ByteTxRx}[size]
+        _, error = self._attempts(
+            servo_id, operation, lambda: (None, *call(self.port, servo_id, address, raw)), tries or 1 + self.retries
+        )
+        self.check_status(servo_id, operation, error, hardware_ok)
+
+    def sync_write(self, address: int, size: int, values: Dict[int, int]) -> None:
+        """One SYNC WRITE (0x83) of ``size``-byte values ``{id: raw}`` (no status packets)."""
+        group = self.GROUP_SYNC_WRITE(self.port, self.handler, address, size)
+        for servo_id, raw in values.items():
+            group.addParam(servo_id, list(int(raw).to_bytes(size, "little", signed=False)))
+        self._attempts(-1, "sync write", lambda: (None, group.txPacket(), 0), 1 + self.retries)
+
+    def read_block(self, servo_ids: Sequence[int], address: int, length: int) -> Dict[int, bytes]:
+        """``length`` bytes at ``address`` from every servo in one transaction; ``{id: bytes}``."""
+        ids = list(servo_ids)
+        operation = f"read {length} bytes at address {address}"
+        send = self._block_sender(ids, address, length)
+        failed_id = ids[0]
+
+        def attempt() -> Tuple[object, int, int]:
+            nonlocal failed_id
+            result = send()
+            if result != self.SUCCESS:
+                return None, result, 0
+            replies: List[Tuple[int, list, int]] = []
+            for servo_id in ids:
+                data, result, error = self.handler.readRx(self.port, servo_id, length)
+                if result == self.SUCCESS and len(data) < length:
+                    result = self.CORRUPT
+                if result != self.SUCCESS:
+                    failed_id = servo_id
+                    return None, result, 0
+                replies.append((servo_id, data, error))
+            return replies, self.SUCCESS, 0
+
+        try:
+            replies, _ = self._attempts(ids[0], operation, attempt, 1 + self.retries)
+        except self.failure as error:
+            raise self.failure(failed_id, error.operation, error.result, error.attempts) from None
+        out: Dict[int, bytes] = {}
+        for servo_id, data, error in replies:  # type: ignore[union-attr]
+            self.check_status(servo_id, operation, error)
+            out[servo_id] = bytes(data[:length])
+        return out
+
+    def _block_sender(self, ids: List[int], address: int, length: int) -> Callable[[], int]:
+        """The instruction of the block read of every cycle (sent once per attempt; returns the
+        SDK's result code); the status packets follow, one per servo in ``ids`` order."""
+        raise NotImplementedError
