@@ -12,6 +12,7 @@ import pytest
 from optuna.trial import TrialState
 
 from actuator_models import studies
+from actuator_models.cma_run import eliminate, halving_milestones
 from actuator_models.identification import FitSettings, Identification, fit
 from actuator_models.logs import read_logs, write_log
 from actuator_models.model import new_model
@@ -48,9 +49,11 @@ def cli(*args):
     return subprocess.run([sys.executable, "-m", "actuator_models.cli", *map(str, args)], capture_output=True, text=True)
 
 
-def test_starts_run_side_by_side_one_record_per_generation(xl330_logs):
-    """Four starts share each generation's kernel call and its one add_trials: every generation
-    number holds one population of each start, and the report's starts add up to the search."""
+def test_starts_run_side_by_side_one_record_per_generation_and_halve(xl330_logs):
+    """Four starts share each generation's kernel call and its one add_trials; by successive
+    halving the worse two stop after the first rung, the worse of the other two after the second,
+    and the last one standing gets the rest of the budget. The report's starts add up to the
+    search and the fit's result is the best start's."""
     dataset = Dataset.split(xl330_logs, validation_logs=3)
     writes = []
     original = studies.record
@@ -61,23 +64,45 @@ def test_starts_run_side_by_side_one_record_per_generation(xl330_logs):
                                 FitSettings(trials=400, popsize=10, starts=4, polish=False, patience=None)).run()
     finally:
         studies.record = original
-    assert writes == [40] * 10  # one write per generation of all four starts
-    assert [(s.worker, s.run, s.trials) for s in result.starts] == [(0, r, 100) for r in range(4)]
+    assert halving_milestones(4, 10, 400) == [3, 9]  # 400/3 trials per rung: 3 generations of 4, 6 of 2
+    assert writes == [40] * 3 + [20] * 6 + [10] * 16  # one write per generation of the running starts
+    counts = sorted(s.trials for s in result.starts)
+    assert counts == [30, 30, 90, 250] and sum(counts) == result.trials
     assert min(s.train_mae for s in result.starts) == pytest.approx(result.train_mae)
     assert all(s.validation_mae is not None and s.validation_mae > 0 for s in result.starts)
+
+
+def test_halving_drops_the_starts_worse_at_the_milestone():
+    """Successive halving ranks by the best cost up to the milestone generation, not after it."""
+    class Run:  # the attributes eliminate() reads of a lockstep run
+        def __init__(self, history):
+            self.history, self.generation, self.eliminated = history, len(history), False
+
+        def active(self, patience):
+            return not self.eliminated
+
+    runs = [Run([5.0, 4.0, 0.5]), Run([3.0, 3.0, 3.0]), Run([4.0, 1.0, 1.0]), Run([6.0, 6.0, 6.0])]
+    eliminate(runs, [2], None)  # at generation 2: bests 4, 3, 1, 6 -> runs 0 and 3 stop
+    assert [r.eliminated for r in runs] == [True, False, False, True]
+    late = [Run([5.0, 4.0]), Run([3.0])]
+    eliminate(late, [2], None)  # run 1 has not reached the milestone yet: no decision
+    assert not any(r.eliminated for r in late)
+    assert halving_milestones(1, 28, 22500) == [] and halving_milestones(4, 28, 22500) == [66, 199]
 
 
 def test_resumed_starts_continue_their_generations(tmp_path, xl330_logs):
     storage = str(tmp_path / "s.journal")
     options = dict(popsize=8, starts=3, storage=storage, study_name="s", polish=False, validation_logs=1, patience=None)
-    fit(xl330_logs[:4], "xl330", "m1", trials=100, **options)  # 4 generations of 24, then a cut one of 4
+    fit(xl330_logs[:4], "xl330", "m1", trials=100, **options)  # a first fit, its last generation cut by the budget
     second = fit(xl330_logs[:4], "xl330", "m1", trials=196, **options)
     done = studies.completed(studies.open_study(studies.open_storage(storage), "s"))
     assert second.trials == len(done) == 196
+    cut = []
     for run in range(3):  # each start numbers its generations on; the cut generation stays as it was
         generations = studies.run_trials(done, "search", run, 0)
         assert list(generations) == list(range(len(generations)))
-        assert all(len(trials) == 8 for g, trials in generations.items() if g != 4)
+        cut.extend(len(trials) for trials in generations.values() if len(trials) != 8)
+    assert len(cut) <= 1  # at most one generation, the first fit's last, was cut by its budget
     assert len({(t.user_attrs["run"], t.user_attrs["generation"], t.user_attrs["member"]) for t in done}) == 196
 
 

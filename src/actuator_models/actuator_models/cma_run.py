@@ -57,6 +57,23 @@ def default_popsize(dimensions: int, search_trials: Optional[int] = None) -> int
     return int(min(4 * usual, max(2 * usual, search_trials // SEARCH_GENERATIONS)))
 
 
+def halving_milestones(runs: int, popsize: int, budget: int) -> List[int]:
+    """Generations after which the worse half of ``runs`` lockstep runs stops (successive
+    halving): the ``budget`` trials are split evenly among the rungs (all runs, half of them, ...,
+    one), so the run that survives gets most of it. With 4 starts of 22500 trials, the last start
+    standing evaluates about 13000 trials instead of the 5600 of an even split: on the 12 XL330
+    logs, starts given 5600 trials each ended in basins 0.032-0.044 rad apart in training MAE."""
+    if runs <= 1:
+        return []
+    rungs = math.ceil(math.log2(runs)) + 1
+    milestones, alive, total = [], runs, 0
+    while alive > 1:
+        total += max(1, int(budget / rungs / (alive * popsize)))
+        milestones.append(total)
+        alive = math.ceil(alive / 2)
+    return milestones
+
+
 @dataclass(frozen=True)
 class RunSpec:
     """One CMA-ES run: which (``phase``, ``run``, ``worker``) it records as, where it starts
@@ -103,9 +120,24 @@ class _Run:
             if len(trials) == spec.popsize:  # a partial generation (budget end, crash) is kept, not told
                 self.optimizer.tell([(np.clip(space.to_unit(t.params), 0.0, 1.0), t.value) for t in trials])
         self.generation = max(past, default=-1) + 1
+        self.eliminated = False
 
     def active(self, patience: Optional[int]) -> bool:
-        return not (self.optimizer.should_stop() or (patience and converged(self.history, patience)))
+        return not (self.eliminated or self.optimizer.should_stop() or (patience and converged(self.history, patience)))
+
+
+def eliminate(runs: Sequence[_Run], milestones: Sequence[int], patience: Optional[int]) -> None:
+    """Stop the worse half of the runs at each milestone every still-running run has reached,
+    ranked by their best cost up to that generation (a function of the recorded generations
+    only, so a resumed search drops the same runs)."""
+    alive = list(runs)
+    for generation in milestones:
+        if any(r.active(patience) and r.generation < generation for r in alive):
+            return
+        alive.sort(key=lambda r: min(r.history[:generation], default=math.inf))
+        for r in alive[math.ceil(len(alive) / 2):]:
+            r.eliminated = True
+        alive = alive[:math.ceil(len(alive) / 2)]
 
 
 def cma_runs(
@@ -120,13 +152,16 @@ def cma_runs(
 ) -> Dict[int, List[float]]:
     """Run (or resume) independent CMA-ES runs in lockstep: each generation, every active run's
     population is simulated in one objective call and recorded in one ``add_trials``; a run
-    stops on its own (convergence, CMA-ES's stop test), all stop at ``limit`` (the smallest of
-    the specs') or ``stop``. Returns each run's best cost per generation, by run index."""
+    stops on its own (convergence, CMA-ES's stop test) or by successive halving
+    (:func:`halving_milestones` of the budget ``limit``), all stop at ``limit`` (the
+    smallest of the specs') or ``stop``. Returns each run's best cost per generation, by run index."""
     completed = studies.completed(study)
     runs = [_Run(spec, space, studies.run_trials(completed, spec.phase, spec.run, spec.worker)) for spec in specs]
     limit = min(spec.limit for spec in specs)
+    milestones = halving_milestones(len(runs), min(spec.popsize for spec in specs), limit)
     while not stop.is_set():
         remaining = limit - counter.refresh()
+        eliminate(runs, milestones, patience)
         active = [r for r in runs if r.active(patience)]
         if remaining <= 0 or not active:
             break
