@@ -63,23 +63,26 @@ class CMA:
         self.tolx = TOLX * sigma
         self.history_length = 10 + math.ceil(30 * n / lam)  # generations of best and worst costs kept (TolFun)
         self.history = np.zeros(2 * self.history_length)
-        self._eigen: Optional[Tuple[np.ndarray, np.ndarray]] = None
+        self._eigen: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]] = None
 
     def eigen(self) -> Tuple[np.ndarray, np.ndarray]:
         """``(B, D)`` with ``C = B diag(D**2) B^T``, computed once per generation; ``C`` is made
         symmetric and positive definite (eigenvalues floored at :data:`EPS`) on the way."""
+        return self._decomposition()[:2]
+
+    def _decomposition(self) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(B, D, B diag(D))``, the last for sampling."""
         if self._eigen is None:
             self.cov = (self.cov + self.cov.T) / 2
             d2, b = np.linalg.eigh(self.cov)
             d = np.sqrt(np.where(d2 < 0, EPS, d2))
             self.cov = np.dot(np.dot(b, np.diag(d**2)), b.T)
-            self._eigen = b, d
+            self._eigen = b, d, b.dot(np.diag(d))
         return self._eigen
 
     def _sample(self) -> np.ndarray:
-        b, d = self.eigen()
         z = self.rng.randn(self.dim)  # ~ N(0, I)
-        return self.mean + self.sigma * b.dot(np.diag(d)).dot(z)  # ~ N(m, sigma^2 C)  (38)-(40)
+        return self.mean + self.sigma * self._decomposition()[2].dot(z)  # ~ N(m, sigma^2 C)  (38)-(40)
 
     def feasible(self, x: np.ndarray) -> bool:
         return self.bounds is None or bool(np.all(x >= self.bounds[:, 0]) and np.all(x <= self.bounds[:, 1]))

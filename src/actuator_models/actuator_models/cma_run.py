@@ -135,7 +135,7 @@ def cma_runs(
                 break
             asked = [r.optimizer.ask() for _ in range(r.spec.popsize)][: remaining - len(points)]
             units.append(asked)
-            points += [space.from_unit(x) for x in asked]
+            points += space.from_units(np.array(asked)) if asked else []
             base = {studies.PHASE: r.spec.phase, studies.RUN: r.spec.run, studies.WORKER: r.spec.worker,
                     studies.GENERATION: r.generation}
             attrs += [{**base, studies.MEMBER: member} for member in range(len(asked))]
