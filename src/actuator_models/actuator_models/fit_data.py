@@ -14,7 +14,8 @@ from .splits import Dataset
 
 #: Default trial budget (search and polish), a hard cap: four starts of 5625 search trials each
 #: (about 200 generations of 28 for M6) and a 7500-trial polish; a default M6 fit on the XL330
-#: logs takes about 18 s as a whole process on 2 lightly loaded cores (one start of 15000: 10 s).
+#: logs took about 18 s as a whole process on 2 lightly loaded cores (one start of 15000: 10 s),
+#: before its bookkeeping got cheaper (CPU 23 s against 30 s, side by side on 2 busy cores).
 DEFAULT_TRIALS = 30000
 #: Independent CMA-ES starts of the search, run in lockstep (one kernel call per generation).
 DEFAULT_STARTS = 4

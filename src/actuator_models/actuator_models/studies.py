@@ -1,9 +1,10 @@
 """optuna as the storage of record of a fit, through its public API only.
 
 Every evaluated parameter set becomes one completed optuna trial (``study.add_trials`` of
-:class:`~.study_records.RecordedTrial`, which the in-memory storage copies cheaply) with its parameters, its cost and user attributes
-saying where it came from: ``phase`` (start, search, polish), ``run`` (the IPOP restart),
-``worker``, ``generation`` and ``member`` (its index in the CMA-ES generation). A generation is
+:class:`~.study_records.RecordedTrial`, which the in-memory storage copies cheaply) with its
+parameters, its cost and user attributes saying where it came from: ``phase`` (start, search,
+polish), ``run`` (the IPOP restart), ``worker``, ``generation`` and ``member`` (its index in the
+CMA-ES generation). A generation is
 recorded once it is evaluated, so a crash or Ctrl-C loses at most the generation in flight,
 never a completed trial; a resumed worker rebuilds its CMA-ES state from the trials it
 recorded (see :mod:`.cma_run`). The storage may be in memory (``None``), a journal file or an
