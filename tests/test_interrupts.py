@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from actuator_models.identification import fit
+from actuator_models.identification import DEFAULT_STARTS, fit
 from actuator_models.outputs import OutputExistsError
 
 from test_trustworthy_inputs import error_line, run
@@ -142,4 +142,6 @@ def test_python_fit_with_workers_writes_nothing_in_the_current_folder(tmp_path, 
     """Before: fit(..., workers=2) without out left xl330_m1.journal in the current folder."""
     monkeypatch.chdir(tmp_path)
     result = fit(xl330_processed, "xl330", "m1", trials=64, popsize=8, workers=2, polish=False)
-    assert 64 <= result.trials <= 64 + 2 * 8 and not any(tmp_path.iterdir())  # a generation per worker may pass the budget
+    # the other worker's generation in flight may pass the budget: all its starts, DEFAULT_STARTS x popsize
+    # (the bound was one population before the starts ran in lockstep; 96 trials, main's code too, on busy cores)
+    assert 64 <= result.trials <= 64 + DEFAULT_STARTS * 8 and not any(tmp_path.iterdir())

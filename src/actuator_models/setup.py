@@ -21,7 +21,7 @@ setup(
     python_requires=">=3.10",
     # scipy: least-squares fit of the Dahl loading branch (dahl_identification)
     # numba: the compiled rollout kernel of identification (kernel.py)
-    install_requires=["numpy>=1.24", "optuna>=3.6,<6", "cmaes>=0.10", "numba>=0.59", "matplotlib>=3.7", "pyyaml>=6",
+    install_requires=["numpy>=1.24", "optuna>=3.6,<6", "numba>=0.59", "matplotlib>=3.7", "pyyaml>=6",
                       "scipy>=1.10"],
     extras_require={"test": ["pytest"]},  # colcon test runs pytest (JUnit XML) when listed here
     zip_safe=True,

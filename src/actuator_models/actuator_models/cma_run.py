@@ -1,4 +1,4 @@
-"""CMA-ES runs (the ``cmaes`` library, ask/tell) over a search space, one batched generation at
+"""CMA-ES runs (:mod:`.cma_es`, ask/tell) over a search space, one batched generation at
 a time, recorded into an optuna study (:mod:`.studies`). Several independent runs (the starts
 of a search) go in lockstep: each generation of all of them is one objective call (one kernel
 call) and one ``add_trials``.
@@ -20,6 +20,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 import numpy as np
 
 from . import studies
+from .cma_es import CMA
 from .objective import Objective, SearchSpace
 
 #: Relative improvement of the best cost below which a run has converged (see ``patience``).
@@ -108,8 +109,6 @@ class _Run:
     """One CMA-ES optimizer of a lockstep batch, with its history and next generation number."""
 
     def __init__(self, spec: RunSpec, space: SearchSpace, past: Mapping[int, List[Any]]) -> None:
-        from cmaes import CMA
-
         dims = len(space.free)
         self.spec = spec
         self.optimizer = CMA(mean=np.clip(spec.mean, 0.0, 1.0), sigma=spec.sigma, bounds=np.tile([0.0, 1.0], (dims, 1)),
@@ -171,7 +170,7 @@ def cma_runs(
                 break
             asked = [r.optimizer.ask() for _ in range(r.spec.popsize)][: remaining - len(points)]
             units.append(asked)
-            points += [space.from_unit(x) for x in asked]
+            points += space.from_units(np.array(asked)) if asked else []
             base = {studies.PHASE: r.spec.phase, studies.RUN: r.spec.run, studies.WORKER: r.spec.worker,
                     studies.GENERATION: r.generation}
             attrs += [{**base, studies.MEMBER: member} for member in range(len(asked))]

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Callable, Dict, Iterable, Optional, Sequence, 
 
 from .actuators import actuator, actuator_names
 from .friction import DYNAMIC_FRICTION_MODELS, FRICTION_MODELS
-from .identification import DEFAULT_PRIOR, DEFAULT_STARTS, DEFAULT_TRIALS, PATIENCE  # light: optuna, cmaes and numba load when a fit runs
+from .identification import DEFAULT_PRIOR, DEFAULT_STARTS, DEFAULT_TRIALS, PATIENCE  # light: optuna and numba load when a fit runs
 from .logs import check_motor, read_logs, require_processed
 from .model import new_model
 from .fit_outputs import budget_warning, interrupted_message, plan_outputs, resume_command

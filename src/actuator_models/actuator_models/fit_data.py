@@ -13,8 +13,9 @@ from .objective import SearchSpace
 from .splits import Dataset
 
 #: Default trial budget (search and polish), a hard cap: four starts of the 22500 search trials
-#: (popsize 28 for M6), halved twice (the last start standing gets about 13000) and a 7500-trial polish; a default M6 fit on the XL330
-#: logs takes about 18 s as a whole process on 2 lightly loaded cores (one start of 15000: 10 s).
+#: (popsize 28 for M6), halved twice (the last start standing gets about 13000), and a 7500-trial
+#: polish; a default M6 fit on the XL330 logs takes about 12-18 s as a whole process on 2 cores
+#: (see the README for the measured figures).
 DEFAULT_TRIALS = 30000
 #: Independent CMA-ES starts of the search, run in lockstep (one kernel call per generation).
 DEFAULT_STARTS = 4

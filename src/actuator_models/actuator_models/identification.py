@@ -1,4 +1,4 @@
-"""Identification of a friction model: CMA-ES (``cmaes``) over batched rollouts, optuna as storage.
+"""Identification of a friction model: CMA-ES (:mod:`.cma_es`) over batched rollouts, optuna as storage.
 
 An :class:`Identification` is built from a model (its actuator, friction model and
 integrator), a :class:`~actuator_models.splits.Dataset` (split once) and a storage; its

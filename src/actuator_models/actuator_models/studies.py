@@ -1,9 +1,10 @@
 """optuna as the storage of record of a fit, through its public API only.
 
 Every evaluated parameter set becomes one completed optuna trial (``study.add_trials`` of
-trials made by ``optuna.trial.create_trial``) with its parameters, its cost and user attributes
-saying where it came from: ``phase`` (start, search, polish), ``run`` (the IPOP restart),
-``worker``, ``generation`` and ``member`` (its index in the CMA-ES generation). A generation is
+:class:`~.study_records.RecordedTrial`, which the in-memory storage copies cheaply) with its
+parameters, its cost and user attributes saying where it came from: ``phase`` (start, search,
+polish), ``run`` (the IPOP restart), ``worker``, ``generation`` and ``member`` (its index in the
+CMA-ES generation). A generation is
 recorded once it is evaluated, so a crash or Ctrl-C loses at most the generation in flight,
 never a completed trial; a resumed worker rebuilds its CMA-ES state from the trials it
 recorded (see :mod:`.cma_run`). The storage may be in memory (``None``), a journal file or an
@@ -69,14 +70,16 @@ def completed(study: Any) -> List[Any]:
 def record(study: Any, space: SearchSpace, points: Sequence[Mapping[str, float]], costs: Sequence[float],
            attrs: Union[Mapping[str, object], Sequence[Mapping[str, object]]]) -> None:
     """Add evaluated parameter sets as completed trials, all in one ``add_trials``: ``attrs``
-    are each trial's user attributes, or attributes shared by all (``member`` = their index)."""
+    are each trial's user attributes (plain values: strings, numbers), or attributes shared by
+    all (``member`` = their index). The trials copy cheaply (:mod:`.study_records`)."""
     from optuna.distributions import FloatDistribution
-    from optuna.trial import create_trial
+
+    from .study_records import completed_trial
 
     distributions = {p.name: FloatDistribution(p.lower, p.upper, log=p.log) for p in space.free}
     trials = [
-        create_trial(params={n: point[n] for n in space.names}, distributions=distributions, value=float(cost),
-                     user_attrs=dict(attrs[index]) if isinstance(attrs, Sequence) else {**attrs, MEMBER: index})
+        completed_trial({n: point[n] for n in space.names}, distributions, float(cost),
+                        attrs[index] if isinstance(attrs, Sequence) else {**attrs, MEMBER: index})
         for index, (point, cost) in enumerate(zip(points, costs))
     ]
     with warnings.catch_warnings():  # add_trials is "experimental" in some optuna versions
