@@ -169,7 +169,7 @@ class Identification:
                     mean = space.to_unit(self.x0) if self.x0 is not None else np.full(len(space.free), 0.5)
                 else:  # independent starts: other starts and other workers begin elsewhere
                     mean = rng.uniform(0.0, 1.0, len(space.free))
-                specs.append(RunSpec("search", index, s.worker, mean, SEARCH_SIGMA, self.popsize,
+                specs.append(RunSpec("search", index, s.worker, mean, s.search_sigma or SEARCH_SIGMA, self.popsize,
                                      s.seed + s.worker + 1000 * index, search_limit))
 
             def search(after: Callable[[float, float], None]) -> None:

@@ -274,7 +274,8 @@ class PendulumSimulator:
 
     def step_control(self, control: float, enable: bool, dt: float) -> None:
         """Advance ``dt`` [s] with a given control signal (V or A), for a control law computed
-        outside the firmware (the eRob PD law runs on the EtherCAT master)."""
+        outside the firmware (the eRob PD law runs on the EtherCAT master); applied now (a
+        ``latency`` delays the commands of :meth:`step` only)."""
         p = self.model.values
         act = self.model.actuator
         self.control = float(control)
