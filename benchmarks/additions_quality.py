@@ -8,6 +8,11 @@ fit (training and validation MAE [rad], fitted addition values) and a table: per
 median and range over seeds of the validation MAE, and the median paired difference to the
 variant without additions (the published path, identical to today's main).
 
+``--paired``: per seed, the default fit without additions, then each addition by the local
+search from that fit that ``fit --additions`` uses (one start, step
+``addition_selection.LOCAL_SIGMA``): the validation MAE then changes by what the addition
+does, not by which of M6's basins an independent fit lands in.
+
     nice python benchmarks/additions_quality.py --seeds 0-7 --model m6
 """
 
@@ -16,9 +21,11 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+from dataclasses import replace
 from pathlib import Path
 from typing import Dict, List, Tuple
 
+from actuator_models.addition_selection import LOCAL_SIGMA
 from actuator_models.additions import ADDITIONS
 from actuator_models.fit_data import FitSettings
 from actuator_models.identification import Identification
@@ -45,6 +52,7 @@ def main() -> None:
     parser.add_argument("--model", default="m6")
     parser.add_argument("--variants", default="none,latency,backlash")
     parser.add_argument("--trials", type=int, default=None, help="trial budget (default: the fit's default)")
+    parser.add_argument("--paired", action="store_true", help="additions by a local search from the fit without")
     args = parser.parse_args()
     logs = read_logs(LOGS)
     dataset = Dataset.split(logs, validation_kp=200.0)
@@ -53,7 +61,11 @@ def main() -> None:
         for variant in args.variants.split(","):
             settings = FitSettings(seed=seed) if args.trials is None else FitSettings(seed=seed, trials=args.trials)
             model = new_model("xl330", args.model, additions=VARIANTS[variant])
-            r = Identification(model, dataset, settings).run()
+            start = None
+            if args.paired and variant != "none":
+                settings, start = replace(settings, starts=1, search_sigma=LOCAL_SIGMA), base.model
+            r = Identification(model, dataset, settings, start=start).run()
+            base = r if variant == "none" else base
             results.setdefault(variant, {})[seed] = float(r.validation_mae)  # type: ignore[arg-type]
             print(json.dumps({"seed": seed, "variant": variant, "train": r.train_mae, "validation": r.validation_mae,
                               **{a: r.model.values[a] for a in ADDITIONS if a in r.model.values}}), flush=True)
