@@ -52,10 +52,14 @@ def stable_sets(model, batch, rng, count):
     return {name: np.array([s[name] for s in sets]) for name in sets[0]}
 
 
-def compare(short_logs, law, friction, integrator):
+#: Addition sets compared on every control law (with M6 and each integrator).
+ADDITION_SETS = (("latency",), ("backlash",), ("latency", "backlash"))
+
+
+def compare(short_logs, law, friction, integrator, additions=()):
     """(largest position difference [rad], largest MAE difference [rad]) of one combination."""
     actuator = LAWS[law]
-    model = Model(actuator, FRICTION_MODELS[friction], {}, integrator)
+    model = Model(actuator, FRICTION_MODELS[friction], {}, integrator, additions)
     if law.startswith("current"):  # an eRob-sized bench (5 kg at 0.3 m) and gains in A/rad
         short_logs = [replace(log, mass=5.0, length=0.3, kp=log.kp / 100) for log in short_logs]
     batch = LogBatch.from_logs(short_logs, actuator.default_vin)
@@ -70,7 +74,10 @@ def compare(short_logs, law, friction, integrator):
 
 if __name__ == "__main__":
     logs = short_logs(Path(sys.argv[1]))
-    print(json.dumps({f"{law}|{f}|{i}": compare(logs, law, f, i) for law in LAWS for f in FRICTION_MODELS
-                      for i in ("bam", "semi-implicit")}))
+    found = {f"{law}|{f}|{i}": compare(logs, law, f, i) for law in LAWS for f in FRICTION_MODELS
+             for i in ("bam", "semi-implicit")}
+    found.update({f"{law}|m6|{i}|{'+'.join(a)}": compare(logs, law, "m6", i, a) for law in LAWS
+                  for i in ("bam", "semi-implicit") for a in ADDITION_SETS})
+    print(json.dumps(found))
 
 

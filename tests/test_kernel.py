@@ -17,7 +17,7 @@ from actuator_models.model import Model, load_model
 from actuator_models.objective import Objective
 
 sys.path.insert(0, str(Path(__file__).parent))
-from kernel_oracle import LAWS, short_logs  # noqa: E402
+from kernel_oracle import ADDITION_SETS, LAWS, short_logs  # noqa: E402
 
 @pytest.fixture(scope="module")
 def oracle(xl330_processed):
@@ -35,6 +35,15 @@ def oracle(xl330_processed):
 @pytest.mark.parametrize("law", sorted(LAWS))
 def test_kernel_matches_numpy_rollout(oracle, law, friction, integrator):
     positions, maes = oracle[f"{law}|{friction}|{integrator}"]
+    assert positions <= 1e-12 and maes <= 1e-12
+
+
+@pytest.mark.parametrize("additions", ["+".join(a) for a in ADDITION_SETS])
+@pytest.mark.parametrize("integrator", ["bam", "semi-implicit"])
+@pytest.mark.parametrize("law", sorted(LAWS))
+def test_kernel_matches_numpy_rollout_with_additions(oracle, law, integrator, additions):
+    """Latency and backlash (random values within their bounds) run the same arithmetic."""
+    positions, maes = oracle[f"{law}|m6|{integrator}|{additions}"]
     assert positions <= 1e-12 and maes <= 1e-12
 
 

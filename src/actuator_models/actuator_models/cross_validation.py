@@ -101,8 +101,10 @@ def cross_validate(
     integrator: str = "bam",
     stop: Optional[threading.Event] = None,
     progress: Optional[ProgressCallback] = None,
+    additions: Optional[Mapping[str, Sequence[str]]] = None,
 ) -> CrossValidation:
-    """Fit each model on each fold of each rule (in memory, ``settings`` with one worker).
+    """Fit each model on each fold of each rule (in memory, ``settings`` with one worker),
+    carrying ``additions[model]`` (:mod:`.additions`) where given.
 
     Raises:
         FitInterrupted: when ``stop`` is set during a fold's fit.
@@ -115,7 +117,8 @@ def cross_validate(
     for rule in rules:
         for fold in folds(logs, rule):
             for name in models:
-                result = Identification(new_model(actuator, name, integrator), fold.dataset, settings).run(stop, progress)
+                model = new_model(actuator, name, integrator, (additions or {}).get(name, ()))
+                result = Identification(model, fold.dataset, settings).run(stop, progress)
                 if result.stopped:
                     raise FitInterrupted(result)
                 by_fold = errors.setdefault(rule, {}).setdefault(name, {})

@@ -98,6 +98,13 @@ def parse_cv(text: Optional[str]) -> Tuple[str, ...]:
     return rules
 
 
+def parse_additions(text: Optional[str]) -> Tuple[str, ...]:
+    """``--additions latency,backlash`` -> ``("latency", "backlash")``."""
+    from .additions import check_additions
+
+    return check_additions(tuple(a.strip() for a in (text or "").split(",") if a.strip()))
+
+
 def _summary(name: str, result: "FitResult") -> str:
     val = "—" if result.validation_mae is None else f"{result.validation_mae:.5f}"
     phases = ", ".join(f"{p.phase} {p.trials}" for p in result.phases)
@@ -162,6 +169,7 @@ def run_fit(args: argparse.Namespace) -> int:
             workers=args.workers, worker=args.worker, fixed=fixed, bounds=bounds, force=args.force,
         )
         cv_rules = parse_cv(args.cv)
+        additions = parse_additions(args.additions)
     except ValueError as error:
         raise FitUsageError(str(error)) from None
     outputs = plan_outputs(args.out, actuator(args.actuator).name, models, args.force or bool(args.storage))
@@ -181,7 +189,7 @@ def run_fit(args: argparse.Namespace) -> int:
             reports = fit_models(dataset, args.actuator, models, outputs.folder, settings, args.integrator, args.storage,
                                  args.study, stop, None if args.quiet else ProgressPrinter(args.actuator),
                                  params_files=outputs.params, report_dir=outputs.report,
-                                 cv_rules=cv_rules, cv_trials=args.cv_trials)
+                                 cv_rules=cv_rules, cv_trials=args.cv_trials, additions=additions)
     except FitInterrupted as stopped:
         r = stopped.result
         name = r.model.friction.name
@@ -193,6 +201,10 @@ def run_fit(args: argparse.Namespace) -> int:
         raise FitUsageError(str(error)) from None
     for name, rep in reports.items():
         print(_summary(name, rep.result))
+        if rep.selection is not None:
+            from .additions import describe
+
+            print(f"    additions kept by cross-validation: {describe(rep.result.model.values)}")
         for s in rep.spreads:
             flags = [f for f, on in (("undetermined by these logs", not s.determined),
                                      ("at a search bound", s.name in rep.result.at_bounds)) if on]
@@ -294,6 +306,11 @@ def add_fit_command(sub: "argparse._SubParsersAction") -> None:
                         "by the mean cross-validated error")
     p.add_argument("--cv-trials", type=int, metavar="N",
                    help="trial budget of each cross-validation fit (default: a quarter of --trials, for speed)")
+    p.add_argument("--additions", metavar="NAMES",
+                   help="try model additions on every model (latency, backlash or latency,backlash): each is fitted by "
+                        "cross-validation on the training logs (the --cv rules, default gain and trajectory, --cv-trials "
+                        "each) with and without it, and kept only if it lowers the held-out error; the report says what "
+                        "each model carries and what each addition gained")
     p.add_argument("--no-polish", action="store_true",
                    help="skip the final local CMA-ES run around the best point (a quarter of the budget)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")

@@ -41,7 +41,9 @@ class FitSettings:
     ranges on a log scale (:class:`~.objective.SearchSpace`); ``polish``: run the polish;
     ``workers``: processes on the study (helpers take indices ``worker + 1``...); ``worker``:
     this process's index; ``fixed``/``bounds``: parameters held out of the search / search
-    bounds; ``force``: fit even on fewer training logs than :func:`minimum_train_logs`."""
+    bounds; ``force``: fit even on fewer training logs than :func:`minimum_train_logs`;
+    ``search_sigma``: initial CMA-ES step of the search starts, a fraction of each range (None:
+    the identification's default; small: a local search around the start point)."""
 
     trials: int = DEFAULT_TRIALS
     seed: int = 0
@@ -57,6 +59,7 @@ class FitSettings:
     fixed: Mapping[str, float] = field(default_factory=dict)
     bounds: Mapping[str, Tuple[float, float]] = field(default_factory=dict)
     force: bool = False
+    search_sigma: Optional[float] = None
 
     def __post_init__(self) -> None:
         if self.trials < 1:

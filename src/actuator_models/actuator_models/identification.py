@@ -61,11 +61,12 @@ POLISH_SHARE = 0.25
 
 
 def start_point(start: Model, target: Model, space: SearchSpace) -> Dict[str, float]:
-    """The free parameters of ``target`` equivalent to the fitted ``start`` (clipped to bounds)."""
+    """The free parameters of ``target`` equivalent to the fitted ``start`` (clipped to bounds);
+    an addition ``start`` lacks starts at its default (none acting)."""
     if not nests(start.friction, target.friction):
         raise ValueError(f"{start.name} is not nested in {target.name}: cannot start from it")
     values = {**start.values, **embed(start.values, start.friction, target.friction)}
-    return {p.name: float(min(max(values[p.name], p.lower), p.upper)) for p in space.free}
+    return {p.name: float(min(max(values.get(p.name, p.default), p.lower), p.upper)) for p in space.free}
 
 
 def per_log(model: Model, logs: Sequence[Log]) -> Dict[str, float]:
@@ -168,7 +169,7 @@ class Identification:
                     mean = space.to_unit(self.x0) if self.x0 is not None else np.full(len(space.free), 0.5)
                 else:  # independent starts: other starts and other workers begin elsewhere
                     mean = rng.uniform(0.0, 1.0, len(space.free))
-                specs.append(RunSpec("search", index, s.worker, mean, SEARCH_SIGMA, self.popsize,
+                specs.append(RunSpec("search", index, s.worker, mean, s.search_sigma or SEARCH_SIGMA, self.popsize,
                                      s.seed + s.worker + 1000 * index, search_limit))
 
             def search(after: Callable[[float, float], None]) -> None:

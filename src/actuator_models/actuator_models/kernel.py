@@ -9,7 +9,9 @@ install compiles, about ten seconds; later processes load it).
 Supported: the control laws of :mod:`.actuators` (:class:`~.actuators.VoltageControlled`,
 :class:`~.actuators.CurrentPD`, :class:`~.actuators.CurrentControlled`,
 :class:`~.actuators.SpeedLimitedVoltage`, exact classes), the
-friction models M1-M6 and both integrators. :func:`supports` says whether a model can run here;
+friction models M1-M6, both integrators and the additions (:mod:`.additions`: latency and
+backlash, each on only when the parameter values carry it, so that without them the
+arithmetic is the published step's). :func:`supports` says whether a model can run here;
 :class:`~actuator_models.objective.Objective` falls back to the numpy rollout otherwise (dynamic
 friction such as Dahl, a user-defined control law).
 
@@ -37,6 +39,7 @@ COLUMNS: Tuple[str, ...] = (
     "load_friction_motor_stribeck", "load_friction_external_stribeck",
     "load_friction_motor_quad", "load_friction_external_quad",
     "error_gain_ratio", "target_speed_limit",  # Feetech STS law (SpeedLimitedVoltage)
+    "latency", "backlash",  # additions (:mod:`.additions`), switched on by the flags given to the kernel
 )
 _LAWS = {VoltageControlled: 0, CurrentPD: 1, CurrentControlled: 2, SpeedLimitedVoltage: 3}
 _FRICTIONS = {"m1": 1, "m2": 2, "m3": 3, "m4": 4, "m5": 5, "m6": 6}
@@ -100,6 +103,7 @@ def run(actuator: Actuator, friction: FrictionModel, values: ParamValues, batch:
 
     maes = compiled()(
         law, consts, _FRICTIONS[friction.name], _INTEGRATORS[integrator] == 1, params,
+        "latency" in values, "backlash" in values,
         np.ascontiguousarray(batch.goal_position), np.ascontiguousarray(batch.torque_enable),
         np.ascontiguousarray(batch.position), np.ascontiguousarray(batch.speed),
         batch.lengths.astype(np.int64), per_log(bench.mass), per_log(bench.length), per_log(bench.arm_mass),

@@ -70,25 +70,38 @@ def sts_firmware(target: float, goal: float, q: float, enable: bool, dt: float, 
     return target, q + p[17] * (target - q)
 
 @numba.njit(**OPTIONS)
-def simulate(law: int, c: np.ndarray, kind: int, semi: bool, p: np.ndarray, goal: np.ndarray,
-             enable: np.ndarray, position: np.ndarray, q: float, v: float, mass: float, length: float,
-             arm_mass: float, kp: float, vin: float, dt: float, steps: int, out: np.ndarray,
+def simulate(law: int, c: np.ndarray, kind: int, semi: bool, p: np.ndarray, delayed: bool, played: bool,
+             goal: np.ndarray, enable: np.ndarray, position: np.ndarray, q: float, v: float, mass: float,
+             length: float, arm_mass: float, kp: float, vin: float, dt: float, steps: int, out: np.ndarray,
              write: bool) -> float:
     """Simulate one log for ``steps`` steps; returns the sum of |q - position| over them and,
-    with ``write``, stores q before each step in ``out``."""
+    with ``write``, stores q before each step in ``out``. ``delayed``/``played``: the latency
+    and backlash additions (actuator_models.additions) are on."""
     inertia = mass * length**2 + arm_mass * length**2 / 3 + p[2]
     offset = p[3]
     error = 0.0
     target = q  # firmware state of the STS law (code 3, the voltage law after it)
+    delay = p[19] / dt
+    whole = math.floor(delay)
+    fraction = delay - whole
+    held = int(whole) + (1 if fraction > 0 else 0)
+    half = 0.5 * p[20]
+    y = q  # the output (encoder) position: q but behind the play with backlash
     for k in range(steps):
         if write:
-            out[k] = q
-        error += abs(q - position[k])
-        setpoint = goal[k]
+            out[k] = y
+        error += abs(y - position[k])
+        g = goal[k]
+        en = enable[k]
+        if delayed:
+            at = max(k - int(whole), 0)
+            g = goal[at] + fraction * (goal[max(k - int(whole) - 1, 0)] - goal[at])
+            en = enable[max(k - held, 0)]
+        setpoint = g
         if law == 3:
-            target, setpoint = sts_firmware(target, goal[k], q, enable[k], dt, p)
-        tm = motor(0 if law == 3 else law, c, setpoint, q, v, kp, vin, enable[k], p)
-        te = -(mass + arm_mass / 2) * 9.80665 * length * math.sin(q + offset)
+            target, setpoint = sts_firmware(target, g, y, en, dt, p)
+        tm = motor(0 if law == 3 else law, c, setpoint, y, v, kp, vin, en, p)
+        te = -(mass + arm_mass / 2) * 9.80665 * length * math.sin(y + offset)
         tfm = budget(kind, tm, te, v, p)
         stopping = inertia * v / dt + tm + te
         sign = 1.0 if stopping > 0 else (-1.0 if stopping < 0 else (0.0 if stopping == 0 else stopping))
@@ -99,10 +112,14 @@ def simulate(law: int, c: np.ndarray, kind: int, semi: bool, p: np.ndarray, goal
             q = q + v * dt
         else:
             q = q + v * dt + 0.5 * a * dt**2
+        if played:
+            y = min(max(y, q - half), q + half)
+        else:
+            y = q
     return error
 
 @numba.njit(parallel=True, **OPTIONS)
-def batch(law: int, c: np.ndarray, kind: int, semi: bool, params: np.ndarray, goal: np.ndarray,
+def batch(law: int, c: np.ndarray, kind: int, semi: bool, params: np.ndarray, delayed: bool, played: bool, goal: np.ndarray,
           enable: np.ndarray, position: np.ndarray, speed: np.ndarray, lengths: np.ndarray,
           mass: np.ndarray, length: np.ndarray, arm_mass: np.ndarray, kp: np.ndarray, vin: np.ndarray,
           dt: np.ndarray, out: np.ndarray, write: bool) -> np.ndarray:
@@ -114,7 +131,7 @@ def batch(law: int, c: np.ndarray, kind: int, semi: bool, params: np.ndarray, go
         i, j = job // logs, job % logs
         count = steps if write else lengths[j]
         row = out[i, j] if write else out[0, 0]
-        total = simulate(law, c, kind, semi, params[i], goal[j], enable[j], position[j], position[j, 0],
+        total = simulate(law, c, kind, semi, params[i], delayed, played, goal[j], enable[j], position[j], position[j, 0],
                          speed[j, 0], mass[j], length[j], arm_mass[j], kp[j], vin[j], dt[j], count, row, write)
         if write:  # the padded tail is not part of the error
             total = 0.0

@@ -6,7 +6,8 @@ is required except ``R`` and ``q_offset`` (:data:`OPTIONAL_PARAMETERS`, omitted 
 files), which keep their defaults; unknown keys and unphysical values are errors. A missing
 ``"integrator"`` means ``"bam"`` (the published step). ``"actuator"`` may name an actuator
 description file (relative to the params file); a params file of a user-defined actuator
-carries its description in ``"actuator_description"``.
+carries its description in ``"actuator_description"``. A model may carry *additions*
+(``latency``, ``backlash``: :mod:`.additions`): a params file carries one when it has its key.
 
 The published models of the paper ship inside the package (``library/``, Apache-2.0, credit in
 ``library/CREDITS.md``) and load by name: ``load_model("mx64/m6")``.
@@ -19,9 +20,10 @@ import math
 from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
-from typing import Callable, Dict, List, Mapping, Optional, Tuple, Union
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from .actuator_file import actuator_from_description
+from .additions import ADDITIONS, carried, check_additions
 from .actuators import Actuator, actuator, is_description_path
 from .friction import FrictionModel, friction_model
 from .parameters import Parameter, did_you_mean
@@ -47,12 +49,15 @@ class Model:
     friction: FrictionModel
     values: Mapping[str, float] = field(default_factory=dict)
     integrator: str = "bam"
+    #: additions carried (:data:`.additions.ADDITIONS` names), besides those whose value is given
+    additions: Tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.integrator not in INTEGRATORS:
             raise ParamsError(
                 f"integrator {self.integrator!r} is not one of {', '.join(INTEGRATORS)}"
             )
+        object.__setattr__(self, "additions", check_additions((*self.additions, *carried(self.values)), "additions"))
         merged = {p.name: p.default for p in self.parameters}
         merged.update(self.values)
         object.__setattr__(self, "values", merged)
@@ -66,7 +71,7 @@ class Model:
             else p
             for p in self.friction.parameters
         )
-        return self.actuator.parameters + friction
+        return self.actuator.parameters + friction + tuple(ADDITIONS[name] for name in self.additions)
 
     @property
     def name(self) -> str:
@@ -84,9 +89,11 @@ class Model:
         return out
 
 
-def new_model(actuator_name: str, friction_name: str, integrator: str = "bam", **values: float) -> Model:
-    """A model with default parameter values, e.g. ``new_model("mx64", "m6")``."""
-    return Model(actuator(actuator_name), friction_model(friction_name), values, integrator)
+def new_model(actuator_name: str, friction_name: str, integrator: str = "bam", additions: Sequence[str] = (),
+              **values: float) -> Model:
+    """A model with default parameter values, e.g. ``new_model("mx64", "m6")``; ``additions``:
+    the :mod:`.additions` it carries (at their defaults: none acting until fitted)."""
+    return Model(actuator(actuator_name), friction_model(friction_name), values, integrator, tuple(additions))
 
 
 def _actuator_of(data: Mapping[str, object], source: str, base_dir: Optional[Path]) -> Actuator:
@@ -132,8 +139,8 @@ def model_from_dict(
         raise ParamsError(
             f"{source}: field 'integrator' is {integrator!r}, expected one of {', '.join(INTEGRATORS)}"
         )
-    parameters = Model(act, fric).parameters
-    known = [p.name for p in parameters]
+    parameters = Model(act, fric, additions=carried(data)).parameters
+    known = [p.name for p in parameters] + [name for name in ADDITIONS if name not in carried(data)]
     for key in data:
         if key not in known and key not in RESERVED_KEYS:
             raise ParamsError(
@@ -146,7 +153,7 @@ def model_from_dict(
             if p.name not in OPTIONAL_PARAMETERS:
                 raise ParamsError(
                     f"{source}: key {p.name!r} ({p.meaning}, {p.unit}) is missing; model "
-                    f"{act.name}/{fric.name} needs {', '.join(n for n in known if n not in OPTIONAL_PARAMETERS)}"
+                    f"{act.name}/{fric.name} needs {', '.join(n for n in known if n not in OPTIONAL_PARAMETERS and n not in ADDITIONS)}"
                 )
             if notes is not None:
                 notes(f"note: {source}: {p.name} not set, using the default {p.default:g} {p.unit} ({p.meaning})")
@@ -158,7 +165,7 @@ def model_from_dict(
         if problem:
             raise ParamsError(f"{source}: key {p.name!r} is {value!r}: {problem}")
         values[p.name] = float(value)
-    return Model(act, fric, values, str(integrator))
+    return Model(act, fric, values, str(integrator), carried(data))
 
 
 def library_names() -> List[str]:

@@ -21,7 +21,9 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from .cross_validation import CrossValidation, cross_validate
+from .addition_selection import AdditionSelection, select_additions
+from .additions import carried
+from .cross_validation import RULES, CrossValidation, cross_validate
 from .friction import friction_model, nests
 from .identification import FitInterrupted, FitResult, FitSettings, Identification, ProgressCallback
 from .logs import Log
@@ -44,6 +46,8 @@ class ModelReport:
     spreads: List[ParameterSpread]
     by_trajectory: Dict[str, float]
     by_gain: Dict[str, float]
+    #: the additions tried by cross-validation (``--additions``), None when none was
+    selection: Optional[AdditionSelection] = None
 
 
 def grouped_mae(per_log: Mapping[str, float], logs: Sequence[Log], key: str) -> Dict[str, float]:
@@ -80,12 +84,16 @@ def fit_models(
     report_dir: Optional[Path] = None,
     cv_rules: Sequence[str] = (),
     cv_trials: Optional[int] = None,
+    additions: Sequence[str] = (),
 ) -> Dict[str, ModelReport]:
     """Fit each model on ``dataset`` (one split for all), save ``<out_dir>/<model>.json`` (or
     ``params_files[model]``) and the report under ``<out_dir>/report`` (or ``report_dir``).
     Returns the reports by model name. With ``cv_rules`` (``gain``, ``trajectory``), each model
     is also cross-validated on the training logs (:mod:`.cross_validation`, ``cv_trials`` per
     fit, default a quarter of the budget) and the report chooses by the cross-validated error.
+    With ``additions`` (``latency``, ``backlash``), each model first tries each one by
+    cross-validation on the training logs (:mod:`.addition_selection`, ``cv_rules`` or both
+    rules) and carries the ones that lower the held-out error.
 
     Raises:
         FitInterrupted: when ``stop`` is set, once the model being fitted has its best
@@ -94,10 +102,13 @@ def fit_models(
     out_dir = Path(out_dir)
     stop = stop or threading.Event()
     reports: Dict[str, ModelReport] = {}
+    cv_settings = replace(settings, trials=cv_trials or max(settings.trials // 4, 1))
     for name in models:
         params_file = Path((params_files or {}).get(name, out_dir / f"{name}.json"))
-        identification = Identification(new_model(actuator, name, integrator), dataset, settings, storage,
-                                        study_name(study_prefix, name, storage), nested_start(reports, name))
+        selection = select_additions(dataset.train, actuator, name, additions, cv_rules or RULES, cv_settings, integrator,
+                                     stop, progress) if additions else None
+        identification = Identification(new_model(actuator, name, integrator, selection.kept if selection else ()), dataset,
+                                        settings, storage, study_name(study_prefix, name, storage), nested_start(reports, name))
         result = identification.run(stop, progress)
         save_model(result.model, params_file)
         if result.stopped:
@@ -111,11 +122,12 @@ def fit_models(
             spreads,
             grouped_mae(result.validation_logs, dataset.validation, "trajectory"),
             grouped_mae(result.validation_logs, dataset.validation, "kp"),
+            selection,
         )
     cv = None
     if cv_rules:
-        cv = cross_validate(dataset.train, actuator, list(models), cv_rules,
-                            replace(settings, trials=cv_trials or max(settings.trials // 4, 1)), integrator, stop, progress)
+        cv = cross_validate(dataset.train, actuator, list(models), cv_rules, cv_settings, integrator, stop, progress,
+                            {name: rep.result.model.additions for name, rep in reports.items()})
     write_report(reports, dataset, actuator, integrator, report_dir or out_dir / "report", cv)
     return reports
 
@@ -219,6 +231,8 @@ def write_report(
             "phases": [asdict(p) for p in r.phases],
             "fixed": dict(r.space.fixed),
             "starts": [asdict(start) for start in r.starts],
+            "additions": {"carried": {a: r.model.values[a] for a in carried(r.model.values)},
+                          "selection": rep.selection.to_dict() if rep.selection else None},
         }
     (folder / "report.json").write_text(json.dumps(content, indent=2) + "\n")
     (folder / "report.md").write_text(markdown(content))

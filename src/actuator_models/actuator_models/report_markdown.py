@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import List, Mapping, Optional
 
+from .addition_selection import markdown as additions_markdown
 from .cross_validation import markdown as cv_markdown
 
 
@@ -23,14 +24,16 @@ def markdown(content: Mapping[str, object]) -> str:
         *(f"**Warning:** {w}." for w in content["split"]["warnings"]),  # type: ignore[index]
         "",
         "| model | train MAE [rad] | validation MAE [rad] | unfitted defaults: train MAE | unfitted defaults: "
-        "validation MAE | trials | time [s] |",
-        "|---|---|---|---|---|---|---|",
+        "validation MAE | additions | trials | time [s] |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for name, m in models.items():
         d = defaults[name]
+        carried = (m.get("additions") or {}).get("carried") or {}  # type: ignore[union-attr]
         lines.append(
             f"| {name.upper()} | {_fmt(m['train_mae'])} | {_fmt(m['validation_mae'])} "  # type: ignore[arg-type]
-            f"| {_fmt(d['train_mae'])} | {_fmt(d['validation_mae'])} | {m['trials']} | {m['seconds']:.1f} |"  # type: ignore[arg-type]
+            f"| {_fmt(d['train_mae'])} | {_fmt(d['validation_mae'])} | {', '.join(carried) or 'none'} "
+            f"| {m['trials']} | {m['seconds']:.1f} |"  # type: ignore[arg-type]
         )
     factor = content["improvement_over_m1"]
     lines += [
@@ -40,6 +43,7 @@ def markdown(content: Mapping[str, object]) -> str:
         *(f"\n**Warning:** {w}." for w in content["warnings"]),  # type: ignore[union-attr]
         "",
         *cv_markdown(content.get("cross_validation") or {}),  # type: ignore[arg-type]
+        *additions_markdown(models),
         *starts_section(models),
         "## Validation MAE per trajectory and per gain",
         "",

@@ -22,6 +22,10 @@ Dynamic friction (Dahl, ``friction.state`` not None) carries a state per paramet
 starting at ``state.initial``: its torque enters the step with the external torque (so the
 budget's clipped stopping torque accounts for it), and the state then advances over the step's
 displacement.
+
+Additions (:mod:`.additions`), when the parameter values carry them: ``latency`` delays the
+logged goal and torque enable; ``backlash`` puts the output (recorded position, control law,
+gravity) behind a play of the drive state ``(q, v)``.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from typing import Mapping, Optional, Sequence
 import numpy as np
 
 from .actuators import Actuator
+from .additions import CommandDelay, delay_steps, delayed_commands, play
 from .friction import FrictionModel, applied_friction
 from .logs import Log
 from .model import Model
@@ -167,12 +172,20 @@ def rollout(
     w = None if dynamic is None else np.full(shape, dynamic.initial)
     out = np.empty(shape + (batch.steps,))
     firmware = q.copy()  # firmware state (a speed-limited law's smoothed target), see Actuator.firmware
+    # additions (absent: exactly the published step): command latency, output behind a gear play
+    delay = None if "latency" not in p else delay_steps(p["latency"], batch.dt)
+    q_out = None if "backlash" not in p else q.copy()
     for k in range(batch.steps):
-        out[..., k] = q
-        firmware, goal = actuator.firmware(firmware, batch.goal_position[:, k], q, batch.torque_enable[:, k], batch.dt, p)
-        control = actuator.control(goal, q, v, batch.kp, batch.vin)
-        te = batch.bench.gravity_torque(q + offset)
-        tm = actuator.torque(control, batch.torque_enable[:, k], v, p, batch.vin)
+        y = q if q_out is None else q_out  # what the encoder reads (the output)
+        out[..., k] = y
+        if delay is None:
+            goal_k, enable_k = batch.goal_position[:, k], batch.torque_enable[:, k]
+        else:
+            goal_k, enable_k = delayed_commands(batch.goal_position, batch.torque_enable, k, delay)
+        firmware, goal = actuator.firmware(firmware, goal_k, y, enable_k, batch.dt, p)
+        control = actuator.control(goal, y, v, batch.kp, batch.vin)
+        te = batch.bench.gravity_torque(y + offset)
+        tm = actuator.torque(control, enable_k, v, p, batch.vin)
         budget = friction.budget(tm, te, v, p)
         if w is None:
             q, v = step(q, v, tm, te, budget, inertia, batch.dt, integrator)
@@ -180,6 +193,8 @@ def rollout(
             q_next, v_next = step(q, v, tm, te + dynamic.torque(w, p), budget, inertia, batch.dt, integrator)
             w = dynamic.advance(w, q_next - q, v, v_next, batch.dt, p)
             q, v = q_next, v_next
+        if q_out is not None:
+            q_out = play(q_out, q, p["backlash"])
     return out
 
 
@@ -214,7 +229,8 @@ class PendulumSimulator:
     real-time node): set the command, call :meth:`step`, read the state.
 
     Attributes:
-        q: joint position [rad]. v: joint velocity [rad/s]. control: last control signal (V or
+        q: joint (output) position [rad]. v: joint velocity [rad/s] (of the drive side, behind
+        a ``backlash`` play; see :mod:`.additions`). control: last control signal (V or
         A). motor_torque, external_torque, friction_torque: last step's torques [N m].
     """
 
@@ -239,9 +255,17 @@ class PendulumSimulator:
         dynamic = model.friction.state
         #: state of dynamic friction (Dahl's w), None for M1-M6
         self.friction_state: Optional[float] = None if dynamic is None else dynamic.initial
+        values = model.values
+        self._delay = CommandDelay(values["latency"]) if "latency" in values else None
+        self._backlash: Optional[float] = values.get("backlash")
+        #: drive-side position [rad]: ``q`` is the output, behind the play with ``backlash``
+        self.drive = self.q
 
     def step(self, goal: float, enable: bool, kp: float, dt: float) -> None:
-        """Advance ``dt`` [s] with the firmware tracking ``goal`` [rad] at gain ``kp``."""
+        """Advance ``dt`` [s] with the firmware tracking ``goal`` [rad] at gain ``kp`` (commands
+        reach it ``latency`` late when the model carries one; call with a constant ``dt``)."""
+        if self._delay is not None:
+            goal, enable = self._delay.push(goal, enable, dt)
         act = self.model.actuator
         state, target = act.firmware(self.firmware, goal, self.q, bool(enable), dt, self.model.values)
         self.firmware = float(state)
@@ -250,7 +274,8 @@ class PendulumSimulator:
 
     def step_control(self, control: float, enable: bool, dt: float) -> None:
         """Advance ``dt`` [s] with a given control signal (V or A), for a control law computed
-        outside the firmware (the eRob PD law runs on the EtherCAT master)."""
+        outside the firmware (the eRob PD law runs on the EtherCAT master); applied now (a
+        ``latency`` delays the commands of :meth:`step` only)."""
         p = self.model.values
         act = self.model.actuator
         self.control = float(control)
@@ -259,9 +284,11 @@ class PendulumSimulator:
         budget = self.model.friction.budget(tm, te, self.v, p)
         dynamic = self.model.friction.state
         extra = 0.0 if dynamic is None else float(dynamic.torque(self.friction_state, p))
-        q, v = step(self.q, self.v, tm, te + extra, budget, self._inertia, dt, self.integrator)
+        drive = self.q if self._backlash is None else self.drive
+        q, v = step(drive, self.v, tm, te + extra, budget, self._inertia, dt, self.integrator)
         if dynamic is not None:
-            self.friction_state = float(dynamic.advance(self.friction_state, q - self.q, self.v, v, dt, p))
+            self.friction_state = float(dynamic.advance(self.friction_state, q - drive, self.v, v, dt, p))
         self.friction_torque = float(self._inertia * (v - self.v) / dt - tm - te)
-        self.q, self.v = float(q), float(v)
+        self.drive, self.v = float(q), float(v)
+        self.q = self.drive if self._backlash is None else float(play(self.q, self.drive, self._backlash))
         self.motor_torque, self.external_torque = tm, te

@@ -20,6 +20,13 @@ its torque ``-Fc w`` goes into ``qfrc_applied`` before the step (the DoF's ``fri
 then the rest of the budget: 0, or the viscous part ``Kv |v|``), and the state advances over
 the step's displacement after it (:func:`actuator_models.dahl.dahl_step`).
 
+Additions (:mod:`actuator_models.additions`) of a servo's model: ``latency`` delays its goal
+and torque enable (pushed every step, interpolated in the ``timestep`` base as the reference
+rollout does in the log's); ``backlash`` keeps the joint as the drive and reads the servo's
+output behind the play: the control law and :attr:`JointSimulation.position` see the output,
+MuJoCo's gravity acts at the joint (up to ``backlash / 2`` from the output, where the reference
+rollout puts it).
+
 The armature of each actuated DoF is set from the model (``armature``). The friction-loss
 constraint of an actuated DoF is made (nearly) hard by default: ``solimpfriction`` 0.9999 and
 ``solreffriction`` time constant ``2 timestep``, so the friction force is the stopping torque
@@ -41,6 +48,7 @@ from typing import Mapping, Optional, Sequence, Union
 import mujoco
 import numpy as np
 
+from actuator_models.additions import CommandDelay, play
 from actuator_models.model import Model
 
 from .friction_split import VISCOUS_MODES, ViscousMode, split_budget
@@ -188,6 +196,8 @@ class JointSimulation:
         self._external_torque = np.zeros(n)
         self._budget = np.zeros(n)
         self._friction_torque = np.zeros(n)
+        self._backlash = np.array([s.model.values.get("backlash", np.nan) for s in self.servos])
+        self._played = np.isfinite(self._backlash)
         self._dynamic = [s.model.friction.state for s in self.servos]  # Dahl: state per joint
         self._friction_state = np.array([0.0 if d is None else d.initial for d in self._dynamic])
         self._dynamic_torque = np.zeros(n)
@@ -277,6 +287,9 @@ class JointSimulation:
         self.data.qvel[self._dofs] = v
         self.goal_position = q.copy()
         self._firmware = q.copy()  # firmware state per joint (a speed-limited law's smoothed target), Actuator.firmware
+        self._output = q.copy()  # output positions of servos with a backlash (centred in the play)
+        self._delays = [CommandDelay(s.model.values["latency"]) if "latency" in s.model.values else None
+                        for s in self.servos]
         self._friction_state = np.array([0.0 if d is None else d.initial for d in self._dynamic])
         mujoco.mj_forward(self.model, self.data)
         self._friction_loss = friction_loss_torque(self.data, self.model.nv)
@@ -306,12 +319,15 @@ class JointSimulation:
     def _step_once(self) -> None:
         q = self.data.qpos[self._qpos]
         v = self.data.qvel[self._dofs].copy()
+        y = self.position  # what the encoders read
         for i, servo in enumerate(self.servos):
             act, values = servo.model.actuator, servo.model.values
-            self._firmware[i], goal = act.firmware(self._firmware[i], self.goal_position[i], q[i], self.torque_enable[i],
-                                                   self.timestep, values)
-            self._control[i] = act.control(goal, q[i], v[i], self.kp[i], self._vin[i])
-            self._motor_torque[i] = act.torque(self._control[i], self.torque_enable[i], v[i], values, self._vin[i])
+            goal, enable = self.goal_position[i], self.torque_enable[i]
+            if self._delays[i] is not None:
+                goal, enable = self._delays[i].push(goal, enable, self.timestep)
+            self._firmware[i], goal = act.firmware(self._firmware[i], goal, y[i], enable, self.timestep, values)
+            self._control[i] = act.control(goal, y[i], v[i], self.kp[i], self._vin[i])
+            self._motor_torque[i] = act.torque(self._control[i], enable, v[i], values, self._vin[i])
         self._external_torque = external_torque(self.data, self._friction_loss)[self._dofs]
         if self.update_friction:
             self._budget = self._budgets(self._motor_torque, self._external_torque, v)
@@ -321,6 +337,7 @@ class JointSimulation:
         q = q.copy()
         mujoco.mj_step(self.model, self.data)
         self._advance_dynamic_friction(q, v)
+        self._advance_output()
         self._friction_loss = friction_loss_torque(self.data, self.model.nv)
         self._friction_torque = self._friction_loss[self._dofs] + self.data.qfrc_damper[self._dofs] + self._dynamic_torque
 
@@ -343,6 +360,10 @@ class JointSimulation:
                     self._friction_state[i], q_next[i] - q[i], v[i], v_next[i], self.timestep, self.servos[i].model.values
                 )
 
+    def _advance_output(self) -> None:
+        """The output positions of servos with a backlash, behind its play, after the step."""
+        self._output = np.where(self._played, play(self._output, self.data.qpos[self._qpos], self._backlash), 0.0)
+
     @property
     def friction_state(self) -> np.ndarray:
         """States of dynamic friction (Dahl's ``w``) in servo order; 0 for M1-M6 servos."""
@@ -351,8 +372,8 @@ class JointSimulation:
     # ------------------------------------------------------------------ state
     @property
     def position(self) -> np.ndarray:
-        """Joint positions [rad] in servo order."""
-        return self.data.qpos[self._qpos].copy()
+        """Joint positions [rad] in servo order (a servo's output, behind its backlash play)."""
+        return np.where(self._played, self._output, self.data.qpos[self._qpos])
 
     @property
     def velocity(self) -> np.ndarray:

@@ -1,0 +1,113 @@
+"""Model additions (latency, backlash) in the numpy rollout (the reference), the compiled kernel
+and the step-by-step pendulum simulator, each against an independent reference: a pure delay
+shifts a step response by exactly the delay; the output behind a play stays put until the drive
+has crossed it (analytic drive motion, tests/additions_reference.py). Params files carry them as
+ordinary parameters; the published models carry none."""
+
+import json
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from actuator_models import kernel
+from actuator_models.additions import ADDITIONS, CommandDelay, delay_steps, delayed_commands
+from actuator_models.model import ParamsError, library_names, load_model, new_model, save_model
+from actuator_models.simulation import LogBatch, Pendulum, PendulumSimulator, rollout
+
+sys.path.insert(0, str(Path(__file__).parent))
+from additions_reference import BACKLASH, frictionless, output_travel, step_log  # noqa: E402
+
+
+def _three_ways(model, log):
+    """Positions of one log by the numpy rollout, the kernel and the step-by-step simulator."""
+    batch = LogBatch.from_logs([log], model.actuator.default_vin)
+    numpy_q = rollout(model.actuator, model.friction, model.values, batch, model.integrator)[0]
+    values = {k: np.array([v]) for k, v in model.values.items()}
+    kernel_q = kernel.run(model.actuator, model.friction, values, batch, model.integrator, positions=True)[1][0, 0]
+    sim = PendulumSimulator(model, Pendulum(log.mass, log.length, log.arm_mass), vin=log.vin, q=log.position[0])
+    stepped = []
+    for goal, enable in zip(log.goal_position, log.torque_enable):
+        stepped.append(sim.q)
+        sim.step(goal, bool(enable), log.kp, log.dt)
+    return numpy_q, kernel_q, np.array(stepped)
+
+
+def test_latency_shifts_a_step_response_by_exactly_the_delay():
+    """A pendulum hanging at rest, goal stepped at sample 40: with a latency of 7 steps the
+    response is the one without latency to the goal stepped at sample 47 (time invariance)."""
+    dt, lag = 0.005, 7
+    model = new_model("xl330", "m6")
+    delayed = replace(step_log(dt, 300, goal=0.8, at=40, mass=0.5, length=0.1, kp=400), motor="xl330")
+    shifted = replace(delayed, goal_position=np.where(np.arange(300) >= 40 + lag, 0.8, 0.0))
+    reference = _three_ways(model, shifted)[0]
+    assert np.ptp(reference) > 0.5  # it moved
+    for got in _three_ways(model.with_values(latency=lag * dt), delayed):
+        assert np.max(np.abs(got - reference)) < 1e-9
+
+
+def test_latency_interpolates_the_goal_between_samples():
+    """Between whole steps the delayed goal is the linear interpolation of the log's goals (the
+    cost is continuous in the latency), and the torque enable is the last one sent."""
+    goal = np.array([[0.0, 1.0, 3.0, 6.0, 10.0]])
+    enable = np.array([[True, True, False, False, True]])
+    got = [delayed_commands(goal, enable, k, delay_steps(0.0125, np.array([0.005]))) for k in range(5)]
+    assert [float(g[0]) for g, _ in got] == pytest.approx([0.0, 0.0, 0.0, 0.5, 2.0])
+    assert [bool(e[0]) for _, e in got] == [True, True, True, True, True]
+    later = delayed_commands(goal, enable, 5, delay_steps(0.0125, np.array([0.005])))
+    assert float(later[0][0]) == pytest.approx(4.5) and not later[1][0]
+    delay = CommandDelay(0.0125)
+    assert [delay.push(g, e, 0.005) for g, e in zip(goal[0], enable[0])] == [
+        pytest.approx((x, True)) for x in (0.0, 0.0, 0.0, 0.5, 2.0)]
+
+
+def test_backlash_output_stays_until_the_drive_has_crossed_the_play():
+    """Frictionless, gravity-free, saturated drive: the output stays at 0 until the drive has
+    moved half the play, then follows it half the play behind (analytic x(t)); without backlash
+    it follows x(t). The bam step (0.1 ms) leads the continuous motion by about one step: the
+    simulated output lies between x at t and x at t + 1.5 steps."""
+    dt, steps = 1e-4, 600
+    log = step_log(dt, steps)
+    t = np.arange(steps) * dt
+    for backlash, model in ((BACKLASH, frictionless(backlash=BACKLASH)), (0.0, frictionless())):
+        for got in _three_ways(model, log):
+            assert np.all(got >= output_travel(t, backlash) - 1e-12)
+            assert np.all(got <= output_travel(t + 1.5 * dt, backlash) + 1e-12)
+            if backlash:
+                still = output_travel(t + 3 * dt, backlash) == 0.0  # the drive is 3 steps or more short of the play
+                assert still.sum() > 50 and np.all(got[still] == 0.0)
+                assert got[-1] > 0.2
+
+
+def test_additions_at_zero_change_nothing_and_published_models_carry_none(xl330_processed):
+    """A carried addition at 0 changes nothing measurable (the published MAEs themselves are
+    reproduced to 1e-12 rad by test_kernel.py on the path without additions)."""
+    from actuator_models.logs import read_logs
+
+    assert all(load_model(name).additions == () for name in library_names())
+    logs = read_logs(xl330_processed)[:4]
+    model = load_model("xl330/m6")
+    batch = LogBatch.from_logs(logs, model.actuator.default_vin)
+    plain = kernel.run(model.actuator, model.friction, model.values, batch, "bam")[0]
+    zero = kernel.run(model.actuator, model.friction, {**model.values, "latency": 0.0, "backlash": 0.0}, batch, "bam")[0]
+    assert np.max(np.abs(plain - zero)) < 1e-12
+
+
+def test_params_file_carries_additions_as_ordinary_parameters(tmp_path):
+    model = new_model("xl330", "m3", additions=("latency",), backlash=0.01)
+    assert model.additions == ("latency", "backlash") and model.values["latency"] == 0.0
+    assert [p.name for p in model.parameters][-2:] == list(ADDITIONS)
+    save_model(model.with_values(latency=0.004), tmp_path / "m3.json")
+    again = load_model(tmp_path / "m3.json")
+    assert again.additions == ("latency", "backlash")
+    assert again.values["latency"] == 0.004 and again.values["backlash"] == 0.01
+    data = json.loads((tmp_path / "m3.json").read_text())
+    del data["latency"], data["backlash"]
+    (tmp_path / "none.json").write_text(json.dumps(data))
+    assert load_model(tmp_path / "none.json").additions == ()
+    data["backlash"] = -0.01
+    (tmp_path / "bad.json").write_text(json.dumps(data))
+    with pytest.raises(ParamsError, match="'backlash' is -0.01"):
+        load_model(tmp_path / "bad.json")
