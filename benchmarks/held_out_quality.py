@@ -16,6 +16,7 @@ MAE [rad] and the mean seconds per fit.
 
     python benchmarks/held_out_quality.py --protocol kp200 --seeds 0-7 --other /work/main/.venv/bin/python
     python benchmarks/held_out_quality.py --protocol loto --seeds 0-7 --model m6
+    python benchmarks/held_out_quality.py --protocol kp200 --seeds 0-7 --set prior=0.5 --set starts=2
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from actuator_models.logs import read_logs
 from actuator_models.model import new_model
 from actuator_models.splits import Dataset
 logs_dir, model, seed, protocol, fold = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
+overrides = json.loads(sys.argv[6])
 logs = read_logs(logs_dir)
 if protocol == "split":
     dataset = Dataset.split(logs, None, None, None, seed)
@@ -47,16 +49,18 @@ else:
     out = [(l.kp == 200.0) if protocol == "kp200" else (l.trajectory == fold) for l in logs]
     dataset = Dataset(tuple(logs), tuple(l for l, o in zip(logs, out) if not o), tuple(l for l, o in zip(logs, out) if o),
                       protocol)
-r = Identification(new_model("xl330", model), dataset, FitSettings(seed=seed)).run()
+r = Identification(new_model("xl330", model), dataset, FitSettings(seed=seed, **overrides)).run()
 print(json.dumps({"train": r.train_mae, "validation": r.validation_mae}))
 """
 TRAJECTORIES = ("sin_sin", "lift_and_drop", "up_and_down", "sin_time_square")
 
 
-def one_fit(python: str, logs: Path, model: str, seed: int, protocol: str, fold: str) -> Tuple[float, float, float]:
-    """(train MAE, validation MAE, seconds of the whole process) of one default fit."""
+def one_fit(python: str, logs: Path, model: str, seed: int, protocol: str, fold: str,
+            overrides: Dict[str, float]) -> Tuple[float, float, float]:
+    """(train MAE, validation MAE, seconds of the whole process) of one fit: the defaults, but for
+    ``overrides`` (FitSettings fields, e.g. prior and starts)."""
     began = time.perf_counter()
-    done = subprocess.run([python, "-c", FIT, str(logs), model, str(seed), protocol, fold],
+    done = subprocess.run([python, "-c", FIT, str(logs), model, str(seed), protocol, fold, json.dumps(overrides)],
                           capture_output=True, text=True)
     seconds = time.perf_counter() - began
     if done.returncode != 0:
@@ -65,10 +69,11 @@ def one_fit(python: str, logs: Path, model: str, seed: int, protocol: str, fold:
     return result["train"], result["validation"], seconds
 
 
-def seed_figures(python: str, logs: Path, model: str, seed: int, protocol: str) -> Tuple[float, float, float]:
+def seed_figures(python: str, logs: Path, model: str, seed: int, protocol: str,
+                 overrides: Dict[str, float]) -> Tuple[float, float, float]:
     """(train, validation, seconds per fit) of one seed: the mean over folds for ``loto``."""
     folds = TRAJECTORIES if protocol == "loto" else ("",)
-    runs = [one_fit(python, logs, model, seed, protocol, fold) for fold in folds]
+    runs = [one_fit(python, logs, model, seed, protocol, fold, overrides) for fold in folds]
     return tuple(statistics.mean(r[i] for r in runs) for i in range(3))  # type: ignore[return-value]
 
 
@@ -118,9 +123,20 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--logs", type=Path, default=LOGS)
     p.add_argument("--python", default=sys.executable, help="the python of the install under test [this one]")
     p.add_argument("--other", help="the python of another install (today's main), run seed by seed after ours")
+    p.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
+                   help="a FitSettings field other than the default, for both installs, e.g. --set prior=0.5 "
+                        "--set starts=2 (the sweep of docs/FIDELITY.md 4b)")
     args = p.parse_args(argv)
+    overrides = {}
+    for item in args.set:
+        field, _, value = item.partition("=")
+        try:
+            overrides[field] = int(value) if value.lstrip("-").isdigit() else float(value)
+        except ValueError:
+            p.error(f"--set {item}: expected FIELD=NUMBER")
     installs: Dict[str, str] = {"ours": args.python, **({"other": args.other} if args.other else {})}
-    print(f"{args.model}, protocol {args.protocol}, seeds {args.seeds}: train / validation MAE [rad], s per fit")
+    print(f"{args.model}, protocol {args.protocol}, seeds {args.seeds}, settings {overrides or 'default'}: "
+          "train / validation MAE [rad], s per fit")
     print("| seed | " + " | ".join(f"{n} train | {n} validation | {n} s" for n in installs)
           + (" | validation ours - other |" if args.other else " |"))
     print("|---" * (1 + 3 * len(installs) + (1 if args.other else 0)) + "|")
@@ -128,7 +144,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     for seed in seeds_of(args.seeds):
         cells = []
         for name, python in installs.items():
-            figures = seed_figures(python, args.logs, args.model, seed, args.protocol)
+            figures = seed_figures(python, args.logs, args.model, seed, args.protocol, overrides)
             rows[name].append(figures)
             cells.append(f"{figures[0]:.5f} | {figures[1]:.5f} | {figures[2]:5.1f}")
         if args.other:
