@@ -1,4 +1,4 @@
-"""Independent references for the model additions (latency, backlash), shared by the rollout,
+"""Independent references for the model additions (latency, backlash, heating), shared by the rollout,
 kernel, pendulum-simulator and MuJoCo tests.
 
 Backlash, analytic case: no gravity (a negligible pendulum mass), no friction (M1 with zero
@@ -6,7 +6,10 @@ coefficients), the voltage law saturated (goal far away), the drive starting at 
 torque is ``a - c v`` with ``a = kt vin max_duty / R`` and ``c = kt^2 / R``, so the drive moves
 ``x(t) = (a / c) (t - tau (1 - exp(-t / tau)))``, ``tau = J / c``. The output stays at its start
 until the drive has crossed half the play (it starts centred), then follows ``x - backlash / 2``.
+Heating: the same motion with ``R (1 + heating (T - 25))`` in place of ``R``.
 """
+
+from typing import Optional
 
 import numpy as np
 
@@ -23,10 +26,11 @@ def frictionless(**additions: float):
     return new_model("mx64", "m1", kt=KT, R=R, armature=ARMATURE, friction_base=0.0, friction_viscous=0.0, **additions)
 
 
-def drive_travel(t: np.ndarray) -> np.ndarray:
-    """``x(t)`` [rad] of the saturated, frictionless drive from rest (module docstring)."""
+def drive_travel(t: np.ndarray, r: float = R) -> np.ndarray:
+    """``x(t)`` [rad] of the saturated, frictionless drive from rest (module docstring), with
+    the winding resistance ``r`` [ohm]."""
     act = new_model("mx64", "m1").actuator
-    a, c = KT * VIN * act.max_duty / R, KT**2 / R  # type: ignore[attr-defined]
+    a, c = KT * VIN * act.max_duty / r, KT**2 / r  # type: ignore[attr-defined]
     tau = ARMATURE / c
     return (a / c) * (t - tau * (1.0 - np.exp(-t / tau)))
 
@@ -37,10 +41,12 @@ def output_travel(t: np.ndarray, backlash: float) -> np.ndarray:
 
 
 def step_log(dt: float, steps: int, goal: float = GOAL, at: int = 0, mass: float = 1e-9, length: float = 0.01,
-             kp: float = KP) -> Log:
-    """A log at rest at 0 rad whose goal steps to ``goal`` at sample ``at`` (torque on)."""
+             kp: float = KP, temperature: Optional[float] = None) -> Log:
+    """A log at rest at 0 rad whose goal steps to ``goal`` at sample ``at`` (torque on), with a
+    ``temp`` column at ``temperature`` [degC] when given."""
     t = np.arange(steps) * dt
     goals = np.where(np.arange(steps) >= at, goal, 0.0)
     zeros = np.zeros(steps)
     return Log(mass=mass, length=length, kp=kp, timestamp=t, position=zeros, speed=zeros, goal_position=goals,
-               torque_enable=np.ones(steps), vin=VIN, motor="mx64", trajectory="step", dt=dt, source="step.json")
+               torque_enable=np.ones(steps), vin=VIN, motor="mx64", trajectory="step", dt=dt, source="step.json",
+               extra={} if temperature is None else {"temp": np.full(steps, temperature)})

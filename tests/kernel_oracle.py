@@ -32,7 +32,8 @@ LAWS = {
 def short_logs(xl330_processed):
     """Four real logs cut to different lengths (the batch pads the shorter ones)."""
     logs = read_logs(xl330_processed)[::3]
-    return [replace(log, **{f: getattr(log, f)[:n] for f in ("timestamp", "position", "speed", "goal_position", "torque_enable")})
+    return [replace(log, **{f: getattr(log, f)[:n] for f in ("timestamp", "position", "speed", "goal_position", "torque_enable")},
+                    extra={k: v[:n] for k, v in log.extra.items()})
             for log, n in zip(logs, (400, 250, 320, 180))]
 
 
@@ -53,7 +54,7 @@ def stable_sets(model, batch, rng, count):
 
 
 #: Addition sets compared on every control law (with M6 and each integrator).
-ADDITION_SETS = (("latency",), ("backlash",), ("latency", "backlash"))
+ADDITION_SETS = (("latency",), ("backlash",), ("heating",), ("latency", "backlash", "heating"))
 
 
 def compare(short_logs, law, friction, integrator, additions=()):

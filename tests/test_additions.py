@@ -1,8 +1,9 @@
-"""Model additions (latency, backlash) in the numpy rollout (the reference), the compiled kernel
-and the step-by-step pendulum simulator, each against an independent reference: a pure delay
-shifts a step response by exactly the delay; the output behind a play stays put until the drive
-has crossed it (analytic drive motion, tests/additions_reference.py). Params files carry them as
-ordinary parameters; the published models carry none."""
+"""Model additions (latency, backlash, heating) in the numpy rollout (the reference), the compiled
+kernel and the step-by-step pendulum simulator, each against an independent reference: a pure
+delay shifts a step response by exactly the delay; the output behind a play stays put until the
+drive has crossed it; a heated winding moves the drive as the analytic motion with the heated
+resistance (tests/additions_reference.py). Params files carry them as ordinary parameters; the
+published models carry none."""
 
 import json
 import sys
@@ -13,12 +14,12 @@ import numpy as np
 import pytest
 
 from actuator_models import kernel
-from actuator_models.additions import ADDITIONS, CommandDelay, delay_steps, delayed_commands
+from actuator_models.additions import ADDITIONS, CommandDelay, carried_by_default, delay_steps, delayed_commands
 from actuator_models.model import ParamsError, library_names, load_model, new_model, save_model
 from actuator_models.simulation import LogBatch, Pendulum, PendulumSimulator, rollout
 
 sys.path.insert(0, str(Path(__file__).parent))
-from additions_reference import BACKLASH, frictionless, output_travel, step_log  # noqa: E402
+from additions_reference import BACKLASH, R, drive_travel, frictionless, output_travel, step_log  # noqa: E402
 
 
 def _three_ways(model, log):
@@ -27,7 +28,9 @@ def _three_ways(model, log):
     numpy_q = rollout(model.actuator, model.friction, model.values, batch, model.integrator)[0]
     values = {k: np.array([v]) for k, v in model.values.items()}
     kernel_q = kernel.run(model.actuator, model.friction, values, batch, model.integrator, positions=True)[1][0, 0]
-    sim = PendulumSimulator(model, Pendulum(log.mass, log.length, log.arm_mass), vin=log.vin, q=log.position[0])
+    temperature = log.extra["temp"][0] if "temp" in log.extra else None
+    sim = PendulumSimulator(model, Pendulum(log.mass, log.length, log.arm_mass), vin=log.vin, q=log.position[0],
+                            temperature=temperature)
     stepped = []
     for goal, enable in zip(log.goal_position, log.torque_enable):
         stepped.append(sim.q)
@@ -81,6 +84,31 @@ def test_backlash_output_stays_until_the_drive_has_crossed_the_play():
                 assert got[-1] > 0.2
 
 
+def test_heating_moves_the_drive_as_the_analytic_motion_with_the_heated_resistance():
+    """Frictionless, gravity-free, saturated drive logged at 45 degC: with heating 0.02/K the
+    winding has R (1 + 0.02 x 20) = 1.4 R, and the three simulators follow the analytic motion
+    of that resistance (not of R); a log without a temperature column is simulated at 25 degC
+    (the identified R), and so is a model without heating."""
+    dt, steps = 1e-4, 600
+    t = np.arange(steps) * dt
+    hot, plain = step_log(dt, steps, temperature=45.0), step_log(dt, steps)
+    for model, log, r in ((frictionless(heating=0.02), hot, 1.4 * R), (frictionless(heating=0.02), plain, R),
+                          (frictionless(), hot, R)):
+        for got in _three_ways(model, log):
+            assert np.all(got >= drive_travel(t, r) - 1e-12)
+            assert np.all(got <= drive_travel(t + 1.5 * dt, r) + 1e-12)
+    assert drive_travel(t[-1:], 1.4 * R)[0] < 0.9 * drive_travel(t[-1:] + 1.5 * dt, R)[0]  # the two are told apart
+
+
+def test_heating_is_carried_by_default_only_when_the_logs_record_a_temperature_span():
+    """``fit --carry auto``: heating when every log records its temperature over 2 K or more
+    (else it cannot be told apart from R); none when a log has no temperature."""
+    assert carried_by_default([np.array([28.0, 29.0]), np.array([36.0, 38.0])]) == ("heating",)
+    assert carried_by_default([np.array([30.0, 31.0]), np.array([31.5])]) == ()
+    assert carried_by_default([np.array([28.0]), None]) == ()
+    assert carried_by_default([]) == ()
+
+
 def test_additions_at_zero_change_nothing_and_published_models_carry_none(xl330_processed):
     """A carried addition at 0 changes nothing measurable (the published MAEs themselves are
     reproduced to 1e-12 rad by test_kernel.py on the path without additions)."""
@@ -91,14 +119,16 @@ def test_additions_at_zero_change_nothing_and_published_models_carry_none(xl330_
     model = load_model("xl330/m6")
     batch = LogBatch.from_logs(logs, model.actuator.default_vin)
     plain = kernel.run(model.actuator, model.friction, model.values, batch, "bam")[0]
-    zero = kernel.run(model.actuator, model.friction, {**model.values, "latency": 0.0, "backlash": 0.0}, batch, "bam")[0]
+    zero = kernel.run(model.actuator, model.friction, {**model.values, "latency": 0.0, "backlash": 0.0, "heating": 0.0},
+                      batch, "bam")[0]
     assert np.max(np.abs(plain - zero)) < 1e-12
 
 
 def test_params_file_carries_additions_as_ordinary_parameters(tmp_path):
     model = new_model("xl330", "m3", additions=("latency",), backlash=0.01)
     assert model.additions == ("latency", "backlash") and model.values["latency"] == 0.0
-    assert [p.name for p in model.parameters][-2:] == list(ADDITIONS)
+    assert [p.name for p in model.parameters][-2:] == ["latency", "backlash"]
+    assert list(ADDITIONS) == ["latency", "backlash", "heating"]
     save_model(model.with_values(latency=0.004), tmp_path / "m3.json")
     again = load_model(tmp_path / "m3.json")
     assert again.additions == ("latency", "backlash")

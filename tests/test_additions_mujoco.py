@@ -1,9 +1,11 @@
-"""Model additions (latency, backlash) in MuJoCo's joint simulation: a latency shifts the
-response by exactly the delay (MuJoCo against itself, time invariance) and matches the reference
-pendulum simulator under gravity; the output behind a play stays put until the drive has crossed
-it (the analytic drive motion of tests/additions_reference.py)."""
+"""Model additions (latency, backlash, heating) in MuJoCo's joint simulation: a latency shifts
+the response by exactly the delay (MuJoCo against itself, time invariance) and matches the
+reference pendulum simulator under gravity; the output behind a play stays put until the drive
+has crossed it; a heated winding moves the drive as the analytic motion with the heated
+resistance (tests/additions_reference.py); a replayed log's temperature reaches the motor."""
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -14,13 +16,13 @@ from actuator_sim.joint_sim import JointSimulation, Servo
 from actuator_sim.pendulum import PendulumBench, pendulum_mjcf
 
 sys.path.insert(0, str(Path(__file__).parent))
-from additions_reference import BACKLASH, GOAL, KP, VIN, frictionless, output_travel  # noqa: E402
+from additions_reference import BACKLASH, GOAL, KP, R, VIN, drive_travel, frictionless, output_travel  # noqa: E402
 
 DT = 0.002
 
 
-def _run(model, goals, bench=PendulumBench(mass=0.5, length=0.15, timestep=DT), kp=600.0, vin=7.4):
-    sim = JointSimulation.from_xml(pendulum_mjcf(bench), [Servo("pendulum", model, kp=kp, vin=vin)])
+def _run(model, goals, bench=PendulumBench(mass=0.5, length=0.15, timestep=DT), kp=600.0, vin=7.4, temperature=None):
+    sim = JointSimulation.from_xml(pendulum_mjcf(bench), [Servo("pendulum", model, kp=kp, vin=vin, temperature=temperature)])
     out = []
     for goal in goals:
         out.append(sim.position[0])
@@ -65,3 +67,36 @@ def test_backlash_output_in_mujoco_stays_until_the_drive_has_crossed_the_play():
         if backlash:
             still = output_travel(t + 3 * dt, backlash) == 0.0
             assert still.sum() > 50 and np.all(got[still] == 0.0) and got[-1] > 0.2
+
+
+def test_heating_in_mujoco_follows_the_servo_temperature():
+    """Frictionless, (nearly) massless pendulum, saturated: a servo at 45 degC with heating
+    0.02/K moves as the analytic drive of resistance 1.4 R; at no temperature (25 degC) as R."""
+    dt, steps = 1e-4, 600
+    bench = PendulumBench(mass=1e-9, length=0.01, timestep=dt)
+    t = np.arange(steps) * dt
+    for temperature, r in ((45.0, 1.4 * R), (None, R)):
+        got = _run(frictionless(heating=0.02), np.full(steps, GOAL), bench, kp=KP, vin=VIN, temperature=temperature)
+        assert np.all(got >= drive_travel(t, r) - 1e-9)
+        assert np.all(got <= drive_travel(t + 1.5 * dt, r) + 1e-9)
+
+
+def test_replay_feeds_the_logged_temperature_to_a_heated_model(xl330_processed):
+    """MuJoCo's replay of a hot (kp 800) log with a model carrying heating stays as close to the
+    reference rollout as without heating, while heating itself moves the result."""
+    from actuator_models.logs import read_logs
+    from actuator_models.model import load_model
+    from actuator_sim.replay import mujoco_positions, reference_positions
+
+    log = [x for x in read_logs(xl330_processed) if x.kp == 800][0]
+    columns = ("timestamp", "position", "speed", "goal_position", "torque_enable")
+    log = replace(log, **{f: getattr(log, f)[:300] for f in columns}, extra={k: v[:300] for k, v in log.extra.items()})
+    plain = load_model("xl330/m6")
+    heated = plain.with_values(heating=0.03)
+    gaps, results = [], []
+    for model in (plain, heated):
+        mujoco_q = mujoco_positions(model, log)
+        results.append(mujoco_q)
+        gaps.append(np.max(np.abs(mujoco_q - reference_positions(model, [log])[0])))
+    assert np.max(np.abs(results[0] - results[1])) > 10 * max(gaps)
+    assert gaps[1] < 2 * gaps[0] + 1e-3

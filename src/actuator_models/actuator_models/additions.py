@@ -32,13 +32,26 @@ starting centred (``q_out = q``). The firmware's control law and the gravity tor
 kinematic (held by its friction while in the gap): this does not model an output that gravity
 throws across the gap.
 
-Frames and units: rad, rad/s, s, as the rest of :mod:`actuator_models`.
+``heating`` [1/K] — **the winding resistance follows the servo's temperature**: the motor's
+``R`` is identified at :data:`REFERENCE_TEMPERATURE` (25 degC) and at a logged temperature ``T``
+[degC] (the ``temp`` column the servos report) it is::
+
+    R(T) = R (1 + heating (T - 25))
+
+(copper: 0.0039 per kelvin of the winding; the servo reports the temperature of its case or
+board, which rises less than the winding's, so the coefficient per kelvin of the reading is
+fitted, bounded by 0.05). Everything ``R`` enters (drive torque ``kt V / R``, back-EMF damping
+``kt^2 v / R``) follows. A log without a temperature column is simulated at 25 degC; the step-by-step
+simulators (:class:`~actuator_models.simulation.PendulumSimulator`, MuJoCo) take the temperature
+as a setting (default 25 degC: the identified ``R``).
+
+Frames and units: rad, rad/s, s, degC, as the rest of :mod:`actuator_models`.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from typing import Deque, Dict, Mapping, Sequence, Tuple
+from typing import Deque, Dict, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -46,8 +59,14 @@ from .parameters import Parameter, Value, clip
 
 LATENCY = Parameter("latency", 0.0, 0.0, 0.05, "s", "transport delay of goal and torque-enable commands", "td")
 BACKLASH = Parameter("backlash", 0.0, 0.0, 0.1, "rad", "gear play between drive and output", "bl")
+HEATING = Parameter("heating", 0.0, 0.0, 0.05, "1/K", "winding resistance rise per kelvin of the logged temperature",
+                    "aR")
 #: The additions by name, in the order they are listed everywhere.
-ADDITIONS: Dict[str, Parameter] = {p.name: p for p in (LATENCY, BACKLASH)}
+ADDITIONS: Dict[str, Parameter] = {p.name: p for p in (LATENCY, BACKLASH, HEATING)}
+#: The temperature [degC] at which a model's ``R`` is identified (``heating``'s reference).
+REFERENCE_TEMPERATURE = 25.0
+#: The smallest span [K] of logged temperatures from which ``heating`` can be told apart from ``R``.
+HEATING_SPAN = 2.0
 
 
 def check_additions(names: Sequence[str], source: str = "--additions") -> Tuple[str, ...]:
@@ -120,12 +139,32 @@ class CommandDelay:
         return g0 + fraction * (back(self._goals, whole + 1) - g0), bool(back(self._enables, held))  # type: ignore[operator]
 
 
+def heated(values: Mapping[str, Value], temperature: Optional[Value]) -> Mapping[str, Value]:
+    """Parameter values with ``R`` at ``temperature`` [degC] (a float or an array broadcast with
+    the values) when they carry ``heating``; else (or for ``temperature`` None) ``values`` itself."""
+    if "heating" not in values or temperature is None:
+        return values
+    return {**values, "R": values["R"] * (1.0 + values["heating"] * (temperature - REFERENCE_TEMPERATURE))}
+
+
+def carried_by_default(temperatures: Sequence[Optional[np.ndarray]]) -> Tuple[str, ...]:
+    """The additions a fit carries from the start unless told otherwise (``fit --carry auto``):
+    ``heating`` when every log records its temperature [degC] (``temperatures``, one array or
+    None per log) and the records span :data:`HEATING_SPAN` or more; else none."""
+    if not temperatures or any(t is None or len(t) == 0 for t in temperatures):
+        return ()
+    span = max(float(np.max(t)) for t in temperatures) - min(float(np.min(t)) for t in temperatures)  # type: ignore[arg-type]
+    return ("heating",) if span >= HEATING_SPAN else ()
+
+
 def describe(values: Mapping[str, float]) -> str:
-    """``"latency 4.2 ms, backlash 0.012 rad"`` or ``"none"``."""
+    """``"latency 4.2 ms, backlash 0.012 rad, heating 1.5 %/K"`` or ``"none"``."""
     parts = []
     if "latency" in values:
         parts.append(f"latency {1000 * float(values['latency']):.3g} ms")
     if "backlash" in values:
         parts.append(f"backlash {float(values['backlash']):.3g} rad")
+    if "heating" in values:
+        parts.append(f"heating {100 * float(values['heating']):.3g} %/K")
     return ", ".join(parts) or "none"
 

@@ -25,6 +25,7 @@ from typing import Any, Mapping, Tuple
 
 import numpy as np
 
+from .additions import REFERENCE_TEMPERATURE
 from .actuators import Actuator, CurrentControlled, CurrentPD, SpeedLimitedVoltage, VoltageControlled
 from .friction import FRICTION_MODELS, FrictionModel
 from .parameters import ParamValues
@@ -39,7 +40,7 @@ COLUMNS: Tuple[str, ...] = (
     "load_friction_motor_stribeck", "load_friction_external_stribeck",
     "load_friction_motor_quad", "load_friction_external_quad",
     "error_gain_ratio", "target_speed_limit",  # Feetech STS law (SpeedLimitedVoltage)
-    "latency", "backlash",  # additions (:mod:`.additions`), switched on by the flags given to the kernel
+    "latency", "backlash", "heating",  # additions (:mod:`.additions`), switched on by the flags given to the kernel
 )
 _LAWS = {VoltageControlled: 0, CurrentPD: 1, CurrentControlled: 2, SpeedLimitedVoltage: 3}
 _FRICTIONS = {"m1": 1, "m2": 2, "m3": 3, "m4": 4, "m5": 5, "m6": 6}
@@ -103,8 +104,9 @@ def run(actuator: Actuator, friction: FrictionModel, values: ParamValues, batch:
 
     maes = compiled()(
         law, consts, _FRICTIONS[friction.name], _INTEGRATORS[integrator] == 1, params,
-        "latency" in values, "backlash" in values,
+        "latency" in values, "backlash" in values, "heating" in values,
         np.ascontiguousarray(batch.goal_position), np.ascontiguousarray(batch.torque_enable),
+        np.ascontiguousarray(batch.temperature - REFERENCE_TEMPERATURE),
         np.ascontiguousarray(batch.position), np.ascontiguousarray(batch.speed),
         batch.lengths.astype(np.int64), per_log(bench.mass), per_log(bench.length), per_log(bench.arm_mass),
         per_log(batch.kp), per_log(batch.vin), per_log(batch.dt), out, positions,

@@ -42,8 +42,7 @@ def budget(kind: int, tm: float, te: float, v: float, p: np.ndarray) -> float:
 
 @numba.njit(inline="always", **OPTIONS)
 def motor(law: int, c: np.ndarray, goal: float, q: float, v: float, kp: float, vin: float,
-          enable: bool, p: np.ndarray) -> float:
-    kt, r = p[0], p[1]
+          enable: bool, kt: float, r: float) -> float:
     if law == 0:  # VoltageControlled
         duty = min(max(kp * c[0] * (goal - q), -c[1]), c[1])
         volts = vin * duty
@@ -70,13 +69,14 @@ def sts_firmware(target: float, goal: float, q: float, enable: bool, dt: float, 
     return target, q + p[17] * (target - q)
 
 @numba.njit(**OPTIONS)
-def simulate(law: int, c: np.ndarray, kind: int, semi: bool, p: np.ndarray, delayed: bool, played: bool,
-             goal: np.ndarray, enable: np.ndarray, position: np.ndarray, q: float, v: float, mass: float,
+def simulate(law: int, c: np.ndarray, kind: int, semi: bool, p: np.ndarray, delayed: bool, played: bool, heated: bool,
+             goal: np.ndarray, enable: np.ndarray, warming: np.ndarray, position: np.ndarray, q: float, v: float, mass: float,
              length: float, arm_mass: float, kp: float, vin: float, dt: float, steps: int, out: np.ndarray,
              write: bool) -> float:
     """Simulate one log for ``steps`` steps; returns the sum of |q - position| over them and,
-    with ``write``, stores q before each step in ``out``. ``delayed``/``played``: the latency
-    and backlash additions (actuator_models.additions) are on."""
+    with ``write``, stores q before each step in ``out``. ``delayed``/``played``/``heated``: the
+    latency, backlash and heating additions (actuator_models.additions) are on; ``warming``
+    [K]: the logged temperature above the reference, per step (used when heated)."""
     inertia = mass * length**2 + arm_mass * length**2 / 3 + p[2]
     offset = p[3]
     error = 0.0
@@ -100,7 +100,10 @@ def simulate(law: int, c: np.ndarray, kind: int, semi: bool, p: np.ndarray, dela
         setpoint = g
         if law == 3:
             target, setpoint = sts_firmware(target, g, y, en, dt, p)
-        tm = motor(0 if law == 3 else law, c, setpoint, y, v, kp, vin, en, p)
+        r = p[1]
+        if heated:
+            r = p[1] * (1.0 + p[21] * warming[k])
+        tm = motor(0 if law == 3 else law, c, setpoint, y, v, kp, vin, en, p[0], r)
         te = -(mass + arm_mass / 2) * 9.80665 * length * math.sin(y + offset)
         tfm = budget(kind, tm, te, v, p)
         stopping = inertia * v / dt + tm + te
@@ -119,8 +122,8 @@ def simulate(law: int, c: np.ndarray, kind: int, semi: bool, p: np.ndarray, dela
     return error
 
 @numba.njit(parallel=True, **OPTIONS)
-def batch(law: int, c: np.ndarray, kind: int, semi: bool, params: np.ndarray, delayed: bool, played: bool, goal: np.ndarray,
-          enable: np.ndarray, position: np.ndarray, speed: np.ndarray, lengths: np.ndarray,
+def batch(law: int, c: np.ndarray, kind: int, semi: bool, params: np.ndarray, delayed: bool, played: bool, heated: bool,
+          goal: np.ndarray, enable: np.ndarray, warming: np.ndarray, position: np.ndarray, speed: np.ndarray, lengths: np.ndarray,
           mass: np.ndarray, length: np.ndarray, arm_mass: np.ndarray, kp: np.ndarray, vin: np.ndarray,
           dt: np.ndarray, out: np.ndarray, write: bool) -> np.ndarray:
     """MAE per (parameter set, log); with ``write``, positions into ``out`` (P, L, T), every
@@ -131,7 +134,8 @@ def batch(law: int, c: np.ndarray, kind: int, semi: bool, params: np.ndarray, de
         i, j = job // logs, job % logs
         count = steps if write else lengths[j]
         row = out[i, j] if write else out[0, 0]
-        total = simulate(law, c, kind, semi, params[i], delayed, played, goal[j], enable[j], position[j], position[j, 0],
+        total = simulate(law, c, kind, semi, params[i], delayed, played, heated, goal[j], enable[j], warming[j],
+                         position[j], position[j, 0],
                          speed[j, 0], mass[j], length[j], arm_mass[j], kp[j], vin[j], dt[j], count, row, write)
         if write:  # the padded tail is not part of the error
             total = 0.0

@@ -25,7 +25,8 @@ displacement.
 
 Additions (:mod:`.additions`), when the parameter values carry them: ``latency`` delays the
 logged goal and torque enable; ``backlash`` puts the output (recorded position, control law,
-gravity) behind a play of the drive state ``(q, v)``.
+gravity) behind a play of the drive state ``(q, v)``; ``heating`` sets the motor's ``R`` from
+the logged temperature of each step.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from typing import Mapping, Optional, Sequence
 import numpy as np
 
 from .actuators import Actuator
-from .additions import CommandDelay, delay_steps, delayed_commands, play
+from .additions import REFERENCE_TEMPERATURE, CommandDelay, delay_steps, delayed_commands, heated, play
 from .friction import FrictionModel, applied_friction
 from .logs import Log
 from .model import Model
@@ -90,7 +91,9 @@ def step(
 class LogBatch:
     """Processed logs stacked for a batched rollout; arrays are ``(L,)`` or ``(L, T)``.
 
-    Shorter logs are padded with their last entry; ``mask`` marks real entries.
+    Shorter logs are padded with their last entry; ``mask`` marks real entries. ``temperature``
+    [degC]: the logged ``temp`` column, 25 degC (:data:`.additions.REFERENCE_TEMPERATURE`) for a
+    log without one.
     """
 
     bench: Pendulum
@@ -103,6 +106,7 @@ class LogBatch:
     speed: np.ndarray
     mask: np.ndarray
     lengths: np.ndarray
+    temperature: np.ndarray
 
     @classmethod
     def from_logs(cls, logs: Sequence[Log], default_vin: float = 12.0) -> "LogBatch":
@@ -118,7 +122,7 @@ class LogBatch:
         def stack(column: str) -> np.ndarray:
             out = np.empty((len(logs), steps))
             for row, log in enumerate(logs):
-                values = getattr(log, column)
+                values = getattr(log, column) if column != "temp" else log.extra.get("temp", [REFERENCE_TEMPERATURE])
                 out[row, : len(values)] = values
                 out[row, len(values) :] = values[-1]
             return out
@@ -138,6 +142,7 @@ class LogBatch:
             speed=stack("speed"),
             mask=np.arange(steps)[None, :] < lengths[:, None],
             lengths=lengths,
+            temperature=stack("temp"),
         )
 
     @property
@@ -185,7 +190,7 @@ def rollout(
         firmware, goal = actuator.firmware(firmware, goal_k, y, enable_k, batch.dt, p)
         control = actuator.control(goal, y, v, batch.kp, batch.vin)
         te = batch.bench.gravity_torque(y + offset)
-        tm = actuator.torque(control, enable_k, v, p, batch.vin)
+        tm = actuator.torque(control, enable_k, v, heated(p, batch.temperature[:, k]), batch.vin)
         budget = friction.budget(tm, te, v, p)
         if w is None:
             q, v = step(q, v, tm, te, budget, inertia, batch.dt, integrator)
@@ -232,6 +237,8 @@ class PendulumSimulator:
         q: joint (output) position [rad]. v: joint velocity [rad/s] (of the drive side, behind
         a ``backlash`` play; see :mod:`.additions`). control: last control signal (V or
         A). motor_torque, external_torque, friction_torque: last step's torques [N m].
+        temperature: the servo's temperature [degC] for a model carrying ``heating`` (settable;
+        None = 25 degC, ``R`` as identified).
     """
 
     def __init__(
@@ -242,6 +249,7 @@ class PendulumSimulator:
         q: float = 0.0,
         v: float = 0.0,
         integrator: Optional[str] = None,
+        temperature: Optional[float] = None,
     ) -> None:
         self.model = model
         self.bench = bench
@@ -258,6 +266,8 @@ class PendulumSimulator:
         values = model.values
         self._delay = CommandDelay(values["latency"]) if "latency" in values else None
         self._backlash: Optional[float] = values.get("backlash")
+        #: the servo's temperature [degC] for a model carrying ``heating`` (None: 25 degC, R as identified)
+        self.temperature = temperature
         #: drive-side position [rad]: ``q`` is the output, behind the play with ``backlash``
         self.drive = self.q
 
@@ -280,7 +290,7 @@ class PendulumSimulator:
         act = self.model.actuator
         self.control = float(control)
         te = float(self.bench.gravity_torque(self.q + p.get("q_offset", 0.0)))
-        tm = float(act.torque(self.control, bool(enable), self.v, p, self.vin))
+        tm = float(act.torque(self.control, bool(enable), self.v, heated(p, self.temperature), self.vin))
         budget = self.model.friction.budget(tm, te, self.v, p)
         dynamic = self.model.friction.state
         extra = 0.0 if dynamic is None else float(dynamic.torque(self.friction_state, p))

@@ -24,12 +24,14 @@ ENCODER_STEP = 2 * math.pi / 4096
 
 @dataclass(frozen=True)
 class BenchConfig:
-    """One bench configuration: pendulum ``mass`` [kg] at ``length`` [m], firmware gain ``kp``."""
+    """One bench configuration: pendulum ``mass`` [kg] at ``length`` [m], firmware gain ``kp``;
+    ``temperature`` [degC]: the servo's, recorded as the logs' ``temp`` column (None: none)."""
 
     mass: float
     length: float
     kp: float
     arm_mass: float = 0.0
+    temperature: Optional[float] = None
 
     def __post_init__(self) -> None:
         """Refuse an unphysical bench (mass, length > 0; kp, arm_mass >= 0) as logs do."""
@@ -62,7 +64,9 @@ def synthesize_logs(
                 vin=model.actuator.default_vin if vin is None else vin, motor=model.actuator.name,
                 trajectory=name, dt=dt, timestamp=t, position=zeros, speed=zeros,
                 goal_position=goal, torque_enable=enable,
-                source=f"{name}_m{config.mass:g}_l{config.length:g}_kp{config.kp:g}.json",
+                extra={} if config.temperature is None else {"temp": np.full(len(t), config.temperature)},
+                source=f"{name}_m{config.mass:g}_l{config.length:g}_kp{config.kp:g}"
+                       f"{'' if config.temperature is None else f'_{config.temperature:g}C'}.json",
             )
         )
     batch = LogBatch.from_logs(logs, model.actuator.default_vin)

@@ -25,7 +25,7 @@ and torque enable (pushed every step, interpolated in the ``timestep`` base as t
 rollout does in the log's); ``backlash`` keeps the joint as the drive and reads the servo's
 output behind the play: the control law and :attr:`JointSimulation.position` see the output,
 MuJoCo's gravity acts at the joint (up to ``backlash / 2`` from the output, where the reference
-rollout puts it).
+rollout puts it); ``heating`` sets the motor's ``R`` at the servo's ``temperature`` setting.
 
 The armature of each actuated DoF is set from the model (``armature``). The friction-loss
 constraint of an actuated DoF is made (nearly) hard by default: ``solimpfriction`` 0.9999 and
@@ -48,7 +48,7 @@ from typing import Mapping, Optional, Sequence, Union
 import mujoco
 import numpy as np
 
-from actuator_models.additions import CommandDelay, play
+from actuator_models.additions import CommandDelay, heated, play
 from actuator_models.model import Model
 
 from .friction_split import VISCOUS_MODES, ViscousMode, split_budget
@@ -69,12 +69,15 @@ class Servo:
         model: actuator + friction model + parameter values.
         kp: firmware proportional gain, in the actuator's own units.
         vin: supply voltage [V]; None = the actuator's default.
+        temperature: the servo's temperature [degC] for a model carrying the ``heating``
+            addition; None = 25 degC (the ``R`` identified).
     """
 
     joint: str
     model: Model
     kp: float
     vin: Optional[float] = None
+    temperature: Optional[float] = None
 
 
 @dataclass(frozen=True)
@@ -191,6 +194,8 @@ class JointSimulation:
         self.goal_position = np.zeros(n)
         self.torque_enable = np.ones(n, dtype=bool)
         self.kp = np.array([s.kp for s in self.servos], dtype=float)
+        #: servo temperatures [degC] for models carrying ``heating`` (NaN: 25 degC, R as identified)
+        self.temperature = np.array([np.nan if s.temperature is None else s.temperature for s in self.servos])
         self._control = np.zeros(n)
         self._motor_torque = np.zeros(n)
         self._external_torque = np.zeros(n)
@@ -252,6 +257,10 @@ class JointSimulation:
     def set_kp(self, kp: PerJoint) -> None:
         """Firmware proportional gains (actuator units), as the drivers' ``set_kp``."""
         self.kp = self._per_joint(kp, self.kp)
+
+    def set_temperature(self, temperature: PerJoint) -> None:
+        """Servo temperatures [degC], for models carrying the ``heating`` addition."""
+        self.temperature = self._per_joint(temperature, self.temperature)
 
     def command(self, goals: PerJoint, torque_enable: Optional[Union[bool, Sequence[bool], Mapping[str, bool]]] = None) -> None:
         """Goal positions [rad] and, when given, torque enable, as the drivers' ``command``."""
@@ -327,7 +336,8 @@ class JointSimulation:
                 goal, enable = self._delays[i].push(goal, enable, self.timestep)
             self._firmware[i], goal = act.firmware(self._firmware[i], goal, y[i], enable, self.timestep, values)
             self._control[i] = act.control(goal, y[i], v[i], self.kp[i], self._vin[i])
-            self._motor_torque[i] = act.torque(self._control[i], enable, v[i], values, self._vin[i])
+            temperature = None if np.isnan(self.temperature[i]) else self.temperature[i]
+            self._motor_torque[i] = act.torque(self._control[i], enable, v[i], heated(values, temperature), self._vin[i])
         self._external_torque = external_torque(self.data, self._friction_loss)[self._dofs]
         if self.update_friction:
             self._budget = self._budgets(self._motor_torque, self._external_torque, v)

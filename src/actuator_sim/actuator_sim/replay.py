@@ -2,8 +2,8 @@
 
 The replay follows the reference rollout (``actuator_models.simulation.rollout``): start at the
 first entry's position and speed, record q before each step, and each step apply the logged
-goal position and torque enable at the log's gain and supply voltage, one MuJoCo step of the
-log's ``dt``. The reference is the core simulator with the ``semi-implicit`` integrator, the
+goal position and torque enable (and temperature, for a model carrying ``heating``) at the
+log's gain and supply voltage, one MuJoCo step of the log's ``dt``. The reference is the core simulator with the ``semi-implicit`` integrator, the
 one MuJoCo's Euler integrator implements (``v += a dt; q += v dt``).
 """
 
@@ -43,8 +43,11 @@ def mujoco_positions(model: Model, log: Log, viscous: ViscousMode = "frictionlos
     sim = pendulum_simulation(model, log, viscous)
     sim.reset(log.position[0], log.speed[0])
     out = np.empty(len(log))
+    temperature = log.extra.get("temp")
     for k in range(len(log)):
         out[k] = sim.position[0]
+        if temperature is not None:
+            sim.set_temperature(temperature[k])
         sim.set_goal(log.goal_position[k])
         sim.set_torque_enable(bool(log.torque_enable[k]))
         sim.step()
