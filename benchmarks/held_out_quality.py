@@ -7,7 +7,8 @@ Protocols (``--protocol``), on the 12 shared XL330 logs (3 gains x 4 trajectorie
   trajectory it did not see (the seed's figure is the mean of the 4);
 - ``split``: the default stratified split of ``actuator-models fit --seed S``.
 
-Every fit runs in a fresh process of the install under test (``python -c``, only API that
+Fits carry what ``actuator-models fit --carry`` would (``--carry``, default ``auto``: the heating
+addition on these logs, which record the servo temperature). Every fit runs in a fresh process of the install under test (``python -c``, only API that
 today's main also has), one after the other, so that times compare: whole process, imports and
 compilation cache loads included. ``--other PATH/TO/python`` runs the same fits with another
 install (today's main: ``/work/main/.venv/bin/python``), seed by seed, and prints the paired
@@ -42,6 +43,11 @@ from actuator_models.model import new_model
 from actuator_models.splits import Dataset
 logs_dir, model, seed, protocol, fold = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
 overrides = json.loads(sys.argv[6])
+try:
+    from actuator_models.additions import carried_by_default
+except ImportError:  # an install from before the heating addition: its fits carry nothing
+    def carried_by_default(temperatures):
+        return ()
 logs = read_logs(logs_dir)
 if protocol == "split":
     dataset = Dataset.split(logs, None, None, None, seed)
@@ -49,18 +55,21 @@ else:
     out = [(l.kp == 200.0) if protocol == "kp200" else (l.trajectory == fold) for l in logs]
     dataset = Dataset(tuple(logs), tuple(l for l, o in zip(logs, out) if not o), tuple(l for l, o in zip(logs, out) if o),
                       protocol)
-r = Identification(new_model("xl330", model), dataset, FitSettings(seed=seed, **overrides)).run()
+carry = sys.argv[7]
+carry = (carried_by_default([l.extra.get("temp") for l in dataset.train]) if carry == "auto"
+         else tuple(a for a in carry.split(",") if a not in ("", "none")))
+r = Identification(new_model("xl330", model, additions=carry) if carry else new_model("xl330", model), dataset, FitSettings(seed=seed, **overrides)).run()
 print(json.dumps({"train": r.train_mae, "validation": r.validation_mae}))
 """
 TRAJECTORIES = ("sin_sin", "lift_and_drop", "up_and_down", "sin_time_square")
 
 
 def one_fit(python: str, logs: Path, model: str, seed: int, protocol: str, fold: str,
-            overrides: Dict[str, float]) -> Tuple[float, float, float]:
+            overrides: Dict[str, float], carry: str = "auto") -> Tuple[float, float, float]:
     """(train MAE, validation MAE, seconds of the whole process) of one fit: the defaults, but for
     ``overrides`` (FitSettings fields, e.g. prior and starts)."""
     began = time.perf_counter()
-    done = subprocess.run([python, "-c", FIT, str(logs), model, str(seed), protocol, fold, json.dumps(overrides)],
+    done = subprocess.run([python, "-c", FIT, str(logs), model, str(seed), protocol, fold, json.dumps(overrides), carry],
                           capture_output=True, text=True)
     seconds = time.perf_counter() - began
     if done.returncode != 0:
@@ -70,10 +79,10 @@ def one_fit(python: str, logs: Path, model: str, seed: int, protocol: str, fold:
 
 
 def seed_figures(python: str, logs: Path, model: str, seed: int, protocol: str,
-                 overrides: Dict[str, float]) -> Tuple[float, float, float]:
+                 overrides: Dict[str, float], carry: str = "auto") -> Tuple[float, float, float]:
     """(train, validation, seconds per fit) of one seed: the mean over folds for ``loto``."""
     folds = TRAJECTORIES if protocol == "loto" else ("",)
-    runs = [one_fit(python, logs, model, seed, protocol, fold, overrides) for fold in folds]
+    runs = [one_fit(python, logs, model, seed, protocol, fold, overrides, carry) for fold in folds]
     return tuple(statistics.mean(r[i] for r in runs) for i in range(3))  # type: ignore[return-value]
 
 
@@ -126,6 +135,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
                    help="a FitSettings field other than the default, for both installs, e.g. --set prior=0.5 "
                         "--set starts=2 (the sweep of docs/FIDELITY.md 4b)")
+    p.add_argument("--carry", default="auto", metavar="NAMES",
+                   help="additions carried from the start, as fit --carry: auto (the default: heating when the training "
+                        "logs record temperatures; an install without heating carries none), none, or names")
     args = p.parse_args(argv)
     overrides = {}
     for item in args.set:
@@ -135,7 +147,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         except ValueError:
             p.error(f"--set {item}: expected FIELD=NUMBER")
     installs: Dict[str, str] = {"ours": args.python, **({"other": args.other} if args.other else {})}
-    print(f"{args.model}, protocol {args.protocol}, seeds {args.seeds}, settings {overrides or 'default'}: "
+    print(f"{args.model}, protocol {args.protocol}, seeds {args.seeds}, settings {overrides or 'default'}"
+          f", carry {args.carry}: "
           "train / validation MAE [rad], s per fit")
     print("| seed | " + " | ".join(f"{n} train | {n} validation | {n} s" for n in installs)
           + (" | validation ours - other |" if args.other else " |"))
@@ -144,7 +157,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     for seed in seeds_of(args.seeds):
         cells = []
         for name, python in installs.items():
-            figures = seed_figures(python, args.logs, args.model, seed, args.protocol, overrides)
+            figures = seed_figures(python, args.logs, args.model, seed, args.protocol, overrides, args.carry)
             rows[name].append(figures)
             cells.append(f"{figures[0]:.5f} | {figures[1]:.5f} | {figures[2]:5.1f}")
         if args.other:

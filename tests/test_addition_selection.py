@@ -11,6 +11,7 @@ import sys
 import pytest
 
 from actuator_models.addition_selection import MIN_GAIN
+from actuator_models.additions import carried_by_default
 from actuator_models.fit_data import FitSettings
 from actuator_models.model import new_model
 from actuator_models.report import fit_models
@@ -67,5 +68,27 @@ def test_unknown_addition_is_one_error_line(xl330_processed, tmp_path):
                           capture_output=True, text=True)
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
-        "actuator-models: error: --additions: 'deadzone' is not an addition; expected one of latency, backlash"]
+        "actuator-models: error: --additions: 'deadzone' is not an addition; expected one of latency, backlash, heating"]
     assert not (tmp_path / "out").exists()
+
+
+def test_known_heating_is_carried_by_default_and_recovered(tmp_path):
+    """Logs of a servo whose winding heats (R rises 2 %/K) recorded at 28 and 38 degC at both
+    gains: the default fit (``--carry auto``) carries heating and recovers it, and predicts the
+    logs better than the same fit of the paper's model (``--carry none``); the report says what
+    the fit leans on it (heating switched off)."""
+    configs = [BenchConfig(0.5, 0.1, kp, temperature=t) for kp in (200.0, 800.0) for t in (28.0, 38.0)]
+    truth = new_model("xl330", "m1", **TRUE, heating=0.02)
+    logs = synthesize_logs(truth, configs, ("sin_sin",), dt=0.01)
+    dataset = Dataset.split(logs, validation_fraction=0.0)
+    settings = FitSettings(trials=500, seed=0, fixed=dict(MOTOR, R=3.0), prior=0.0, starts=1)
+    carry = carried_by_default([log.extra.get("temp") for log in dataset.train])
+    assert carry == ("heating",)
+    heated = fit_models(dataset, "xl330", ["m1"], tmp_path / "heated", settings, carry=carry)["m1"].result
+    plain = fit_models(dataset, "xl330", ["m1"], tmp_path / "plain", settings)["m1"].result
+    assert heated.model.values["heating"] == pytest.approx(0.02, abs=0.002)
+    assert "heating" not in plain.model.values
+    assert heated.train_mae < 0.5 * plain.train_mae
+    off = json.loads((tmp_path / "heated" / "report" / "report.json").read_text())["models"]["m1"]["additions"]
+    assert off["carried"]["heating"] == heated.model.values["heating"]
+    assert off["switched_off"]["heating"]["train_mae"] > 2 * heated.train_mae

@@ -105,9 +105,11 @@ def select_additions(
     integrator: str = "bam",
     stop: Optional[threading.Event] = None,
     progress: Optional[ProgressCallback] = None,
+    carry: Sequence[str] = (),
 ) -> AdditionSelection:
     """Try each of ``additions`` on ``model`` by cross-validation on ``logs`` (the training
-    logs) with ``rules`` (``gain``, ``trajectory``) at ``settings`` (one worker, in memory).
+    logs) with ``rules`` (``gain``, ``trajectory``) at ``settings`` (one worker, in memory), on
+    top of ``carry`` (additions carried from the start, not tried).
 
     Raises:
         ValueError: when the logs give no fold (one gain and one trajectory).
@@ -128,10 +130,10 @@ def select_additions(
                                                   stop, progress)
                 for fold in every}
 
-    kept: Tuple[str, ...] = ()
+    kept: Tuple[str, ...] = tuple(carry)
     base = fit_folds(kept, {})
     last: Dict[str, Candidate] = {}
-    remaining = list(additions)
+    remaining = [a for a in additions if a not in carry]
     while remaining:
         tried: Dict[str, Tuple[Dict[str, Tuple[float, Model]], Candidate]] = {}
         for addition in remaining:
@@ -146,22 +148,27 @@ def select_additions(
         last[best] = replace(tried[best][1], kept=True)
         kept, base = kept + (best,), tried[best][0]
         remaining.remove(best)
-    return AdditionSelection(kept, tuple(last[a] for a in additions), settings.trials)
+    return AdditionSelection(kept, tuple(last[a] for a in additions if a in last), settings.trials)
 
 
 def markdown(models: Mapping[str, Mapping[str, object]]) -> List[str]:
     """The report's section on additions: per model, what it carries and, for each candidate,
     the held-out MAE per fold without and with it."""
     lines = ["## Model additions", "",
-             "What each model carries beyond its friction model (latency, backlash: "
-             "`actuator-models fit --additions`), and what cross-validation said of each candidate.", ""]
+             "What each model carries beyond its friction model (heating: carried from the start when the logs "
+             "record the servo temperature, `--carry`; latency, backlash: tried by `actuator-models fit --additions`), "
+             "and what cross-validation said of each candidate.", ""]
     for name, m in models.items():
         info: Mapping[str, object] = m.get("additions") or {}  # type: ignore[assignment]
         carried: Mapping[str, float] = info.get("carried", {})  # type: ignore[assignment]
         text = ", ".join(f"{a} = {v:.4g}" for a, v in carried.items()) or "none"
         selection: Mapping[str, object] = info.get("selection") or {}  # type: ignore[assignment]
-        lines.append(f"**{name.upper()}** carries: {text}" + ("" if selection else " (no addition was tried)") + ".")
+        lines.append(f"**{name.upper()}** carries: {text}" + ("" if selection else " (none was tried by cross-validation)") + ".")
         lines.append("")
+        for addition, off in (info.get("switched_off") or {}).items():  # type: ignore[union-attr]
+            val = "" if off["validation_mae"] is None else f", validation MAE {off['validation_mae']:.4f}"
+            lines += [f"With {addition} switched off (every other parameter as fitted): training MAE "
+                      f"{off['train_mae']:.4f} rad{val}.", ""]
         for addition, c in (selection.get("candidates") or {}).items():  # type: ignore[union-attr]
             verdict = "kept" if c["kept"] else "not kept"
             top = f" on top of {', '.join(c['on_top_of'])}" if c["on_top_of"] else ""

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Callable, Dict, Iterable, Optional, Sequence, 
 
 from .actuators import actuator, actuator_names
 from .friction import DYNAMIC_FRICTION_MODELS, FRICTION_MODELS
-from .identification import DEFAULT_PRIOR, DEFAULT_STARTS, DEFAULT_TRIALS, PATIENCE  # light: optuna and numba load when a fit runs
+from .identification import DEFAULT_PRIOR, DEFAULT_PRIOR_HEATED, DEFAULT_STARTS, DEFAULT_TRIALS, PATIENCE  # light: optuna and numba load when a fit runs
 from .logs import check_motor, read_logs, require_processed
 from .model import new_model
 from .fit_outputs import budget_warning, interrupted_message, plan_outputs, resume_command
@@ -23,6 +23,7 @@ ALL_MODELS = tuple(FRICTION_MODELS)  # m1..m6 (report.ALL_MODELS; report imports
 
 if TYPE_CHECKING:
     from .identification import FitResult, Progress
+    from .logs import Log
 
 
 class FitUsageError(ValueError):
@@ -105,6 +106,18 @@ def parse_additions(text: Optional[str]) -> Tuple[str, ...]:
     return check_additions(tuple(a.strip() for a in (text or "").split(",") if a.strip()))
 
 
+def parse_carry(text: str, logs: Sequence["Log"]) -> Tuple[str, ...]:
+    """``--carry auto|none|NAMES`` -> the additions every model carries from the start; ``auto``:
+    :func:`.additions.carried_by_default` of the training ``logs``."""
+    from .additions import carried_by_default, check_additions
+
+    if text == "auto":
+        return carried_by_default([log.extra.get("temp") for log in logs])
+    if text == "none":
+        return ()
+    return check_additions(tuple(a.strip() for a in text.split(",") if a.strip()), "--carry")
+
+
 def _summary(name: str, result: "FitResult") -> str:
     val = "—" if result.validation_mae is None else f"{result.validation_mae:.5f}"
     phases = ", ".join(f"{p.phase} {p.trials}" for p in result.phases)
@@ -170,6 +183,7 @@ def run_fit(args: argparse.Namespace) -> int:
         )
         cv_rules = parse_cv(args.cv)
         additions = parse_additions(args.additions)
+        carry = parse_carry(args.carry, dataset.train)
     except ValueError as error:
         raise FitUsageError(str(error)) from None
     outputs = plan_outputs(args.out, actuator(args.actuator).name, models, args.force or bool(args.storage))
@@ -189,7 +203,7 @@ def run_fit(args: argparse.Namespace) -> int:
             reports = fit_models(dataset, args.actuator, models, outputs.folder, settings, args.integrator, args.storage,
                                  args.study, stop, None if args.quiet else ProgressPrinter(args.actuator),
                                  params_files=outputs.params, report_dir=outputs.report,
-                                 cv_rules=cv_rules, cv_trials=args.cv_trials, additions=additions)
+                                 cv_rules=cv_rules, cv_trials=args.cv_trials, additions=additions, carry=carry)
     except FitInterrupted as stopped:
         r = stopped.result
         name = r.model.friction.name
@@ -296,10 +310,11 @@ def add_fit_command(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--starts", type=int, default=DEFAULT_STARTS, metavar="S",
                    help="independent CMA-ES starts of the search, simulated together; the best by training MAE is "
                         "polished, the spread across starts is reported (default %(default)s)")
-    p.add_argument("--prior", type=float, default=DEFAULT_PRIOR, metavar="W",
+    p.add_argument("--prior", type=float, default=None, metavar="W",
                    help="pull the fit toward the actuator's default parameters: the cost is the MAE times (1 + W x the "
                         "mean squared deviation from the defaults, in quarters of each search range); raise it for few "
-                        "logs or logs that lack conditions the model will meet, 0 for none (default %(default)s)")
+                        "logs or logs that lack conditions the model will meet, 0 for none (default: "
+                        f"{DEFAULT_PRIOR_HEATED:g} for a model carrying heating, else {DEFAULT_PRIOR:g})")
     p.add_argument("--cv", metavar="RULES",
                    help="cross-validate every model on the training logs, leaving one gain and/or one trajectory out "
                         "(gain, trajectory or gain,trajectory): a table per fold in the report, and the model is chosen "
@@ -311,6 +326,10 @@ def add_fit_command(sub: "argparse._SubParsersAction") -> None:
                         "cross-validation on the training logs (the --cv rules, default gain and trajectory, --cv-trials "
                         "each) with and without it, and kept only if it lowers the held-out error; the report says what "
                         "each model carries and what each addition gained")
+    p.add_argument("--carry", default="auto", metavar="NAMES",
+                   help="model additions every model carries from the start, without a selection: auto (heating when "
+                        "the training logs record the servo temperature over a span of 2 K or more: the motor's "
+                        "resistance follows it), none (the paper's models), or names (default %(default)s)")
     p.add_argument("--no-polish", action="store_true",
                    help="skip the final local CMA-ES run around the best point (a quarter of the budget)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")

@@ -47,8 +47,8 @@ from .model import Model, new_model, save_model
 from .outputs import refuse_existing
 from .objective import FAILED_COST, Objective, Prior, SearchSpace  # noqa: F401 (re-exported)
 from .fit_data import (  # noqa: F401 (re-exported: the fit's data lives there)
-    DEFAULT_PRIOR, DEFAULT_STARTS, DEFAULT_TRIALS, PATIENCE, FitInterrupted, FitResult, FitSettings, PhaseFigures, Progress,
-    ProgressCallback, StartFigures,
+    DEFAULT_PRIOR, DEFAULT_PRIOR_HEATED, DEFAULT_STARTS, DEFAULT_TRIALS, PATIENCE, FitInterrupted, FitResult, FitSettings,
+    PhaseFigures, Progress, ProgressCallback, StartFigures, default_prior,
 )
 from .splits import Dataset, minimum_train_logs
 
@@ -97,12 +97,14 @@ class Identification:
         self.popsize = settings.popsize or default_popsize(len(self.space.free),
                                                            int(settings.trials * (1 - POLISH_SHARE)) // settings.starts)
         self.x0 = start_point(start, self.model, self.space) if start is not None else None
+        #: the weight of the prior toward the defaults (the settings', or the model's default)
+        self.prior_weight = settings.prior if settings.prior is not None else default_prior(self.model)
         self._objective: Optional[Objective] = None
 
     @property
     def objective(self) -> Objective:
         if self._objective is None:
-            prior = Prior.toward(self.space, self.model.values, self.settings.prior) if self.settings.prior > 0 else None
+            prior = Prior.toward(self.space, self.model.values, self.prior_weight) if self.prior_weight > 0 else None
             self._objective = Objective(self.model, self.dataset.train, prior)
         return self._objective
 
@@ -201,7 +203,7 @@ class Identification:
         train = per_log(fitted, self.dataset.train)
         return FitResult(
             model=fitted,  # the cost is the training MAE, but with a prior: then its MAE alone
-            train_mae=float(best.value) if self.settings.prior == 0 else float(np.mean(list(train.values()))),
+            train_mae=float(best.value) if self.prior_weight == 0 else float(np.mean(list(train.values()))),
             validation_mae=float(np.mean(list(validation.values()))) if validation else None,
             train_logs=train,
             validation_logs=validation,
@@ -234,7 +236,7 @@ class Identification:
             return ()
         keys = sorted(bests)
         values = self.space.batch([bests[k].params for k in keys])  # type: ignore[attr-defined]
-        train = Objective(self.model, self.dataset.train)(values) if self.settings.prior > 0 else [
+        train = Objective(self.model, self.dataset.train)(values) if self.prior_weight > 0 else [
             bests[k].value for k in keys]  # type: ignore[attr-defined]
         validation = (Objective(self.model, self.dataset.validation)(values) if self.dataset.validation
                       else [None] * len(keys))
@@ -303,7 +305,7 @@ def fit(
     start: Optional[Model] = None,
     restarts: int = 0,
     starts: int = DEFAULT_STARTS,
-    prior: float = DEFAULT_PRIOR,
+    prior: Optional[float] = None,
     log_scale: bool = True,
     polish: bool = True,
     force: bool = False,

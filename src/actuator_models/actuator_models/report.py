@@ -85,6 +85,7 @@ def fit_models(
     cv_rules: Sequence[str] = (),
     cv_trials: Optional[int] = None,
     additions: Sequence[str] = (),
+    carry: Sequence[str] = (),
 ) -> Dict[str, ModelReport]:
     """Fit each model on ``dataset`` (one split for all), save ``<out_dir>/<model>.json`` (or
     ``params_files[model]``) and the report under ``<out_dir>/report`` (or ``report_dir``).
@@ -93,7 +94,8 @@ def fit_models(
     fit, default a quarter of the budget) and the report chooses by the cross-validated error.
     With ``additions`` (``latency``, ``backlash``), each model first tries each one by
     cross-validation on the training logs (:mod:`.addition_selection`, ``cv_rules`` or both
-    rules) and carries the ones that lower the held-out error.
+    rules) and carries the ones that lower the held-out error. Every model carries ``carry``
+    (e.g. ``heating``) from the start, without a selection.
 
     Raises:
         FitInterrupted: when ``stop`` is set, once the model being fitted has its best
@@ -106,8 +108,8 @@ def fit_models(
     for name in models:
         params_file = Path((params_files or {}).get(name, out_dir / f"{name}.json"))
         selection = select_additions(dataset.train, actuator, name, additions, cv_rules or RULES, cv_settings, integrator,
-                                     stop, progress) if additions else None
-        identification = Identification(new_model(actuator, name, integrator, selection.kept if selection else ()), dataset,
+                                     stop, progress, carry) if additions else None
+        identification = Identification(new_model(actuator, name, integrator, selection.kept if selection else carry), dataset,
                                         settings, storage, study_name(study_prefix, name, storage), nested_start(reports, name))
         result = identification.run(stop, progress)
         save_model(result.model, params_file)
@@ -144,6 +146,18 @@ def _default_errors(actuator: str, model: str, integrator: str, train: Sequence[
     train_mae = float(Objective(default, train).of_model(default).mean())
     val_mae = float(Objective(default, validation).of_model(default).mean()) if validation else None
     return train_mae, val_mae
+
+
+def switched_off(model: Model, train: Sequence[Log], validation: Sequence[Log]) -> Dict[str, Dict[str, Optional[float]]]:
+    """Per addition the model carries, its training and validation MAE [rad] with that addition
+    switched off and every other parameter as fitted: how much the fit leans on it."""
+    out: Dict[str, Dict[str, Optional[float]]] = {}
+    for name in carried(model.values):
+        off = replace(model, values={k: v for k, v in model.values.items() if k != name},
+                      additions=tuple(a for a in model.additions if a != name))
+        out[name] = {"train_mae": float(Objective(off, train).of_model(off).mean()),
+                     "validation_mae": float(Objective(off, validation).of_model(off).mean()) if validation else None}
+    return out
 
 
 def fit_warnings(name: str, result: FitResult, default_validation: Optional[float]) -> List[str]:
@@ -232,6 +246,7 @@ def write_report(
             "fixed": dict(r.space.fixed),
             "starts": [asdict(start) for start in r.starts],
             "additions": {"carried": {a: r.model.values[a] for a in carried(r.model.values)},
+                          "switched_off": switched_off(r.model, train, validation),
                           "selection": rep.selection.to_dict() if rep.selection else None},
         }
     (folder / "report.json").write_text(json.dumps(content, indent=2) + "\n")
