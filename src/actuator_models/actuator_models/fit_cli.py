@@ -215,10 +215,11 @@ def run_fit(args: argparse.Namespace) -> int:
         raise FitUsageError(str(error)) from None
     for name, rep in reports.items():
         print(_summary(name, rep.result))
-        if rep.selection is not None:
+        if rep.selection is not None or carry:
             from .additions import describe
 
-            print(f"    additions kept by cross-validation: {describe(rep.result.model.values)}")
+            how = "kept by cross-validation" if rep.selection is not None else "carried (--carry)"
+            print(f"    additions {how}: {describe(rep.result.model.values)}")
         for s in rep.spreads:
             flags = [f for f, on in (("undetermined by these logs", not s.determined),
                                      ("at a search bound", s.name in rep.result.at_bounds)) if on]

@@ -1,18 +1,15 @@
 """ROS-free MuJoCo simulation of servo-driven joints with the extended friction models M1-M6.
 
-Each actuated joint (a hinge or slide of an MJCF) gets a servo: an ``actuator_models.Model``
-(an actuator - firmware control law and motor - and a friction model with parameter values)
-and a firmware gain ``kp``. Every step, for each servo, in this order (paper section IV-E):
+Each actuated joint (hinge or slide) gets a servo: an ``actuator_models.Model`` (firmware law,
+motor, friction model, values) and a gain ``kp``. Every step, per servo (paper section IV-E):
 
 1. ``control = control_law(goal, q, v, kp, vin)`` and ``tm = motor_torque(control, enable, v)``
    (the real drivers' semantics: goal position [rad], torque enable, gain in firmware units);
-2. ``te`` = external torque from the *previous* step: ``-qfrc_bias + qfrc_constraint`` minus the
-   joint's own friction-loss constraint force (MuJoCo solves friction together with the rest
-   of the dynamics, so the current ``te`` is not available before the step);
+2. ``te`` = external torque of the *previous* step: ``-qfrc_bias + qfrc_constraint`` minus the
+   joint's friction-loss force (MuJoCo solves friction with the rest: no current ``te`` yet);
 3. ``tau_fm = budget(tm, te, v)`` of the friction model, written into the DoF's
    ``frictionloss`` (and ``damping``, see :mod:`actuator_sim.friction_split`);
-4. ``tm`` goes to the joint through its MJCF ``<motor>`` actuator (``ctrl = tm / gear``), or
-   through ``qfrc_applied`` when the joint has none;
+4. ``tm`` goes through the joint's MJCF ``<motor>`` (``ctrl = tm / gear``) or ``qfrc_applied``;
 5. ``mj_step``.
 
 A servo with dynamic friction (``dahl``, ``dahl+viscous``) carries its state (Dahl's ``w``):
@@ -20,24 +17,20 @@ its torque ``-Fc w`` goes into ``qfrc_applied`` before the step (the DoF's ``fri
 then the rest of the budget: 0, or the viscous part ``Kv |v|``), and the state advances over
 the step's displacement after it (:func:`actuator_models.dahl.dahl_step`).
 
-Additions (:mod:`actuator_models.additions`) of a servo's model: ``latency`` delays its goal
-and torque enable (pushed every step, interpolated in the ``timestep`` base as the reference
-rollout does in the log's); ``backlash`` keeps the joint as the drive and reads the servo's
-output behind the play: the control law and :attr:`JointSimulation.position` see the output,
-MuJoCo's gravity acts at the joint (up to ``backlash / 2`` from the output, where the reference
-rollout puts it); ``heating`` sets the motor's ``R`` at the servo's ``temperature`` setting.
+Additions (:mod:`actuator_models.additions`): ``latency`` delays goal and torque enable (as the
+reference rollout, in the ``timestep`` base); ``backlash``: the joint is the drive, the control
+law and :attr:`JointSimulation.position` see the output behind the play (gravity acts at the
+joint, up to ``backlash / 2`` away); ``heating``: ``R`` at the servo's ``temperature`` setting.
 
 The armature of each actuated DoF is set from the model (``armature``). The friction-loss
 constraint of an actuated DoF is made (nearly) hard by default: ``solimpfriction`` 0.9999 and
 ``solreffriction`` time constant ``2 timestep``, so the friction force is the stopping torque
 ``J v / dt + tm + te`` clipped to the budget, as in the reference simulator (Algorithm 1).
-The params' ``q_offset`` (an encoder offset of the pendulum bench) is not used here; the
-pendulum MJCF carries it as the joint's ``ref`` (:mod:`actuator_sim.pendulum`).
+The params' ``q_offset`` is not used here: the pendulum MJCF carries it as the joint's ``ref``.
 
-Units and frames: positions are the joint's ``qpos`` [rad] (or m for slides), velocities its
-``qvel`` [rad/s], torques are about the joint axis [N m], positive in the joint's positive
-direction. Use an MJCF with ``integrator="Euler"`` (semi-implicit Euler) to reproduce the
-reference simulator.
+Units and frames: the joint's ``qpos`` [rad] (or m), ``qvel`` [rad/s], torques about the joint
+axis [N m], positive in its positive direction. Use an MJCF with ``integrator="Euler"``
+(semi-implicit Euler) to reproduce the reference simulator.
 """
 
 from __future__ import annotations
@@ -68,9 +61,8 @@ class Servo:
         joint: MJCF joint name (hinge or slide).
         model: actuator + friction model + parameter values.
         kp: firmware proportional gain, in the actuator's own units.
-        vin: supply voltage [V]; None = the actuator's default.
-        temperature: the servo's temperature [degC] for a model carrying the ``heating``
-            addition; None = 25 degC (the ``R`` identified).
+        vin: supply voltage [V]; None = the actuator's default. temperature [degC]: for a model
+        carrying ``heating`` (None: 25 degC, ``R`` as identified).
     """
 
     joint: str
@@ -336,8 +328,8 @@ class JointSimulation:
                 goal, enable = self._delays[i].push(goal, enable, self.timestep)
             self._firmware[i], goal = act.firmware(self._firmware[i], goal, y[i], enable, self.timestep, values)
             self._control[i] = act.control(goal, y[i], v[i], self.kp[i], self._vin[i])
-            temperature = None if np.isnan(self.temperature[i]) else self.temperature[i]
-            self._motor_torque[i] = act.torque(self._control[i], enable, v[i], heated(values, temperature), self._vin[i])
+            warm = heated(values, None if np.isnan(self.temperature[i]) else self.temperature[i])
+            self._motor_torque[i] = act.torque(self._control[i], enable, v[i], warm, self._vin[i])
         self._external_torque = external_torque(self.data, self._friction_loss)[self._dofs]
         if self.update_friction:
             self._budget = self._budgets(self._motor_torque, self._external_torque, v)
