@@ -71,6 +71,9 @@ def test_residuals_command_writes_json_and_figures(tmp_path, xl330_processed):
     # the per-phase errors add up to the log's MAE, weighted by their shares
     for r in content["logs"]:
         assert sum(r["by_phase"][p] * r["share"][p] for p in r["by_phase"]) == pytest.approx(r["mae"], rel=1e-9)
+    # the servo's temperature per log (the heating addition's input): the XL330 warms at kp 800
+    hot = {r["kp"]: r["temperature"] for r in content["logs"] if r["trajectory"] == "sin_time_square"}
+    assert 28.5 < hot[100.0] < 29.5 and 38.5 < hot[800.0] < 39.5
     for png in ("phases.png", "bins.png", "worst_log.png"):
         assert (out / png).stat().st_size > 10_000
     again = subprocess.run([sys.executable, "-m", "actuator_models.cli", "residuals", "--params", "xl330/m6", "--logs",

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Mapping, Optional, Sequence, Tuple
 
 from actuator_models.actuators import actuator as find_actuator
+from actuator_models.additions import carried_by_default
 from actuator_models.friction import friction_model, nests
 from actuator_models.identification import DEFAULT_TRIALS, FitInterrupted, FitSettings, Progress
 from actuator_models.logs import LogError, read_logs
@@ -149,9 +150,10 @@ class FitJob:
                 self.check_log_count(dataset, settings)
                 if logs != Path(request.logs):
                     shutil.copytree(logs, self.output_dir / "logs", dirs_exist_ok=True)
+                carry = carried_by_default([log.extra.get("temp") for log in dataset.train])  # as fit --carry auto
                 reports = fit_models(dataset, request.actuator, self.models, self.output_dir, settings,
                                      storage=str(self._journal), study_prefix=STUDY_PREFIX, stop=self._cancel,
-                                     progress=self._record_progress)
+                                     progress=self._record_progress, carry=carry)
         except FitInterrupted as stop:
             model = stop.result.model
             params = self.output_dir / f"{model.friction.name}.json"

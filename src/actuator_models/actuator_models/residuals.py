@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Dict, List, Mapping, Sequence, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -120,7 +120,8 @@ def binned(error: np.ndarray, x: np.ndarray, edges: Sequence[float]) -> List[flo
 class LogResiduals:
     """One log's residuals: MAE [rad] overall and by phase (with each phase's share of the
     samples), latency [s], hysteresis [rad], mean signed error (bias) [rad], MAE by speed and
-    load bin (:data:`SPEED_BINS`, :data:`LOAD_BINS`)."""
+    load bin (:data:`SPEED_BINS`, :data:`LOAD_BINS`), the servo's mean logged temperature
+    [degC] (None when the log has none: the heating addition's input)."""
 
     name: str
     kp: float
@@ -133,6 +134,7 @@ class LogResiduals:
     share: Dict[str, float] = field(default_factory=dict)
     by_speed: List[float] = field(default_factory=list)
     by_load: List[float] = field(default_factory=list)
+    temperature: Optional[float] = None
 
 
 def analyse(model: Model, logs: Sequence[Log], rules: PhaseRules = PhaseRules()) -> Tuple[List[LogResiduals], np.ndarray]:
@@ -151,6 +153,7 @@ def analyse(model: Model, logs: Sequence[Log], rules: PhaseRules = PhaseRules())
             Path(log.source).name, float(log.kp), log.trajectory, float(np.mean(np.abs(error))), float(np.mean(error)),
             latency(sim[:n], measured, float(log.dt)), hysteresis(error, speed, float(log.dt), rules), by_phase, share,
             binned(error, np.abs(speed), SPEED_BINS), binned(error, np.abs(np.sin(measured)), LOAD_BINS),
+            float(np.mean(log.extra["temp"])) if "temp" in log.extra else None,
         ))
     return out, simulated
 
@@ -188,11 +191,11 @@ def gravity_torque_max(log: Log) -> float:
 
 def summary_rows(residuals: Sequence[LogResiduals]) -> List[str]:
     """One text line per log (for the terminal)."""
-    rows = [f"{'log':<28} {'kp':>5} {'trajectory':<16} {'MAE':>7} {'bias':>8} {'lag ms':>6} {'hyst':>7}  "
+    rows = [f"{'log':<28} {'kp':>5} {'trajectory':<16} {'degC':>5} {'MAE':>7} {'bias':>8} {'lag ms':>6} {'hyst':>7}  "
             + "  ".join(f"{p:>15}" for p in PHASES)]
     for r in residuals:
         cells = "  ".join(f"{r.by_phase[p]:15.4f}" if p in r.by_phase else f"{'-':>15}" for p in PHASES)
-        rows.append(f"{r.name:<28} {r.kp:5g} {r.trajectory:<16} {r.mae:7.4f} {r.bias:+8.4f} {1000 * r.latency:6.0f} "
+        rows.append(f"{r.name:<28} {r.kp:5g} {r.trajectory:<16} {'-' if r.temperature is None else f'{r.temperature:.1f}':>5} {r.mae:7.4f} {r.bias:+8.4f} {1000 * r.latency:6.0f} "
                     f"{r.hysteresis:+7.4f}  {cells}")
     return rows
 
