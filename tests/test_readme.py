@@ -54,9 +54,10 @@ SKIPPED: Dict[str, str] = {
 #: Long lines run with a smaller budget (a piece of their text -> (what is replaced, by what, why)).
 REDUCED: Dict[str, Tuple[str, str, str]] = {
     "benchmarks/": ("", " --help", "a measurement run by hand (minutes): here its --help only, which imports it"),
-    **{piece: ("", " --trials 1000", "the default budget, 15000 trials per model, is a minute or more of CPU per "
+    **{piece: ("", " --trials 1000", "the default budget, 60000 trials per model, is a minute or more of CPU per "
                                      "command: the same command with 1000")
-       for piece in ("--model all --out fit-xl330/", "--model m6 --validation-kp 800", "--study xl330 --workers 2")},
+       for piece in ("--model all --out fit-xl330/", "--model m6 --validation-kp 800", "--study xl330 --workers 2",
+                     "--actuator sts3215 --model all --out fits/sts")},
     "record-all --emulate erob80_100/m6 --actuator erob80_100 --masses 3.1,14.6 --kps 25,100": (
         "--masses 3.1,14.6 --kps 25,100", "--masses 3.1 --kps 25 --trajectories sin_sin",
         "16 recordings at 1 kHz are minutes: here one of them"),
