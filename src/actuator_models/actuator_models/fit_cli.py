@@ -21,7 +21,7 @@ from .model import new_model
 from .figure_process import start_figure_process
 from .fit_outputs import budget_warning, interrupted_message, plan_outputs, resume_command
 
-ALL_MODELS = tuple(FRICTION_MODELS)  # m1..m6 (report.ALL_MODELS; report imports matplotlib, so not here)
+ALL_MODELS = tuple(FRICTION_MODELS)  # m1..m6 (report.ALL_MODELS; report imports all the fitting code, so not here)
 
 if TYPE_CHECKING:
     from .identification import FitResult, Progress
