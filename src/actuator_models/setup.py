@@ -27,5 +27,5 @@ setup(
     zip_safe=True,
     maintainer="actuator_bench developers",
     maintainer_email="actuator-bench@example.org",
-    entry_points={"console_scripts": ["actuator-models = actuator_models.cli:main"]},
+    entry_points={"console_scripts": ["actuator-models = actuator_models.cli:console_main"]},
 )

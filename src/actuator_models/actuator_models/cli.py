@@ -20,7 +20,7 @@ from .actuator_file import ActuatorFileError
 from .dahl_cli import add_dahl_command
 from .dahl_identification import DahlDataError
 from .evaluation import evaluate_model
-from .exit_codes import ArgumentParser, run_command
+from .exit_codes import ArgumentParser, run_command, whole_process
 from .fit_cli import FitUsageError, add_fit_command
 from .logs import LogError, check_motor, log_files, read_log, read_logs, require_processed, resample, write_log
 from .model import ParamsError, library_names, load_model
@@ -246,5 +246,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     return run_command(lambda: args.run(args), "actuator-models", BAD_INPUT_ERRORS)
 
 
+def console_main() -> int:
+    """The ``actuator-models`` program: :func:`main` as the whole life of the process."""
+    return whole_process(main)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(console_main())

@@ -13,6 +13,7 @@ Each problem prints one ``<prog>: error: ...`` line on stderr, without a traceba
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 from typing import Callable, NoReturn, Tuple, Type
 
@@ -52,3 +53,20 @@ def run_command(
     except KeyboardInterrupt:
         print(f"\n{prog}: interrupted", file=sys.stderr)
         return INTERRUPTED
+
+
+def whole_process(main: Callable[[], int]) -> int:
+    """Run a console script's ``main`` as the whole life of its process, with Python's cyclic
+    garbage collector kept off the objects that live until the exit: those of the modules
+    imported before ``main`` (frozen first, so that the collections the command triggers do not
+    scan them again and again) and, once ``main`` returns, all of them: the interpreter's exit
+    otherwise runs full collections over every object of numba, optuna and matplotlib before
+    the process ends anyway (about 0.3 s of a 1.5 s ``actuator-models fit --trials 1500``).
+    Objects still die by reference counting and ``atexit`` handlers run; only cyclic garbage
+    left at the exit is not finalised (the commands close their files themselves). Not for
+    ``main`` called inside a longer-lived process (tests call ``main`` itself)."""
+    gc.freeze()
+    try:
+        return main()
+    finally:
+        gc.freeze()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import difflib
 import json
 import math
@@ -17,9 +18,10 @@ from .friction import DYNAMIC_FRICTION_MODELS, FRICTION_MODELS
 from .identification import DEFAULT_PRIOR, DEFAULT_PRIOR_HEATED, DEFAULT_STARTS, DEFAULT_TRIALS, PATIENCE  # light: optuna and numba load when a fit runs
 from .logs import check_motor, read_logs, require_processed
 from .model import new_model
+from .figure_process import start_figure_process
 from .fit_outputs import budget_warning, interrupted_message, plan_outputs, resume_command
 
-ALL_MODELS = tuple(FRICTION_MODELS)  # m1..m6 (report.ALL_MODELS; report imports matplotlib, so not here)
+ALL_MODELS = tuple(FRICTION_MODELS)  # m1..m6 (report.ALL_MODELS; report imports all the fitting code, so not here)
 
 if TYPE_CHECKING:
     from .identification import FitResult, Progress
@@ -198,12 +200,13 @@ def run_fit(args: argparse.Namespace) -> int:
         print(f"warning: {warning}", file=sys.stderr)
     _warn_small_budget(args, models, fixed)
     stop = threading.Event()
-    try:
-        with stop_on_sigint(stop):
+    try:  # the report's figure is drawn by a child process that imports matplotlib while numba loads here
+        with stop_on_sigint(stop), start_figure_process() or contextlib.nullcontext() as figures:
             reports = fit_models(dataset, args.actuator, models, outputs.folder, settings, args.integrator, args.storage,
                                  args.study, stop, None if args.quiet else ProgressPrinter(args.actuator),
                                  params_files=outputs.params, report_dir=outputs.report,
-                                 cv_rules=cv_rules, cv_trials=args.cv_trials, additions=additions, carry=carry)
+                                 cv_rules=cv_rules, cv_trials=args.cv_trials, additions=additions, carry=carry,
+                                 figures=figures)
     except FitInterrupted as stopped:
         r = stopped.result
         name = r.model.friction.name

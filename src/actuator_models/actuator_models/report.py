@@ -24,12 +24,12 @@ import numpy as np
 from .addition_selection import AdditionSelection, select_additions
 from .additions import carried
 from .cross_validation import RULES, CrossValidation, cross_validate
+from .figure_process import FigureProcess, draw_mae_bars
 from .friction import friction_model, nests
 from .identification import FitInterrupted, FitResult, FitSettings, Identification, ProgressCallback
 from .logs import Log
 from .model import Model, new_model, save_model
 from .objective import Objective
-from .plots import plot_mae_bars
 from .report_markdown import markdown
 from .splits import Dataset
 from .uncertainty import ParameterSpread, loss_slices
@@ -86,6 +86,7 @@ def fit_models(
     cv_trials: Optional[int] = None,
     additions: Sequence[str] = (),
     carry: Sequence[str] = (),
+    figures: Optional[FigureProcess] = None,
 ) -> Dict[str, ModelReport]:
     """Fit each model on ``dataset`` (one split for all), save ``<out_dir>/<model>.json`` (or
     ``params_files[model]``) and the report under ``<out_dir>/report`` (or ``report_dir``).
@@ -95,7 +96,8 @@ def fit_models(
     With ``additions`` (``latency``, ``backlash``), each model first tries each one by
     cross-validation on the training logs (:mod:`.addition_selection`, ``cv_rules`` or both
     rules) and carries the ones that lower the held-out error. Every model carries ``carry``
-    (e.g. ``heating``) from the start, without a selection.
+    (e.g. ``heating``) from the start, without a selection. ``figures``: a child process that
+    draws the report's figure (:mod:`.figure_process`), else it is drawn here.
 
     Raises:
         FitInterrupted: when ``stop`` is set, once the model being fitted has its best
@@ -115,7 +117,7 @@ def fit_models(
         save_model(result.model, params_file)
         if result.stopped:
             if reports:  # the finished models keep their report
-                write_report(reports, dataset, actuator, integrator, report_dir or out_dir / "report")
+                write_report(reports, dataset, actuator, integrator, report_dir or out_dir / "report", figures=figures)
             raise FitInterrupted(result)
         spreads = loss_slices(result.model, identification.objective, result.space)
         reports[name] = ModelReport(
@@ -130,7 +132,7 @@ def fit_models(
     if cv_rules:
         cv = cross_validate(dataset.train, actuator, list(models), cv_rules, cv_settings, integrator, stop, progress,
                             {name: rep.result.model.additions for name, rep in reports.items()})
-    write_report(reports, dataset, actuator, integrator, report_dir or out_dir / "report", cv)
+    write_report(reports, dataset, actuator, integrator, report_dir or out_dir / "report", cv, figures)
     return reports
 
 
@@ -194,12 +196,21 @@ def write_report(
     integrator: str,
     folder: Union[str, Path],
     cv: Optional[CrossValidation] = None,
+    figures: Optional[FigureProcess] = None,
 ) -> Dict[str, object]:
     """Write report.json, report.md and mae.png into ``folder``; returns the JSON content. The
-    model is chosen by cross-validated error when ``cv`` is given, else by validation MAE."""
+    model is chosen by cross-validated error when ``cv`` is given, else by validation MAE.
+    ``figures`` draws mae.png while the rest is computed (else it is drawn here, last); it is
+    written when this returns either way."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     train, validation = dataset.train, dataset.validation
+    groups = {"train": {m.upper(): r.result.train_mae for m, r in reports.items()}}
+    if validation:
+        groups["validation"] = {m.upper(): r.result.validation_mae for m, r in reports.items()}  # type: ignore[misc]
+    figure = (groups, str(folder / "mae.png"), f"{actuator}: MAE per friction model ({integrator} step)")
+    if figures is not None:
+        figures.draw("mae_bars", *figure)
     chosen = (cv.best() if cv else None) or best_model(reports)
     reference = "m1" if "m1" in reports else None
 
@@ -251,8 +262,8 @@ def write_report(
         }
     (folder / "report.json").write_text(json.dumps(content, indent=2) + "\n")
     (folder / "report.md").write_text(markdown(content))
-    groups = {"train": {m.upper(): r.result.train_mae for m, r in reports.items()}}
-    if validation:
-        groups["validation"] = {m.upper(): r.result.validation_mae for m, r in reports.items()}  # type: ignore[misc]
-    plot_mae_bars(groups, folder / "mae.png", title=f"{actuator}: MAE per friction model ({integrator} step)")
+    if figures is not None:
+        figures.result()
+    else:
+        draw_mae_bars(*figure)
     return content
