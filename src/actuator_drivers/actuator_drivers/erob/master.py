@@ -127,10 +127,12 @@ class ErobLine:
         if self.read_rated[i]:
             rated = int.from_bytes(self._sdo_read(slave, i, 0x6075, 0)[:4].ljust(4, b"\x00"), "little")
             self.units[i] = ErobUnits.from_drive(rated)
-        try:
-            slave.sdo_write(0x1C32, 2, struct.pack("<I", int(round(self.cycle_time * 1e9))))
-        except pysoem.SdoError:
-            pass  # read-only on some firmware: the drive then follows the frames (SM-synchronous)
+        try:  # retried on lost frames like every other SDO (a lost frame here failed bring-up on a lossy line)
+            self._sdo(slave, i, 0x1C32, 2, struct.pack("<I", int(round(self.cycle_time * 1e9))))
+        except SetupError as error:
+            if not isinstance(error.__cause__, pysoem.SdoError):
+                raise
+            # read-only on some firmware (an abort): the drive then follows the frames (SM-synchronous)
         self._sdo(slave, i, 0x6060, 0, struct.pack("<b", cia402.MODE_CST))
         self._sdo(slave, i, 0x6072, 0, struct.pack("<H", self.units[i].permille(self.max_currents[i])))
 
