@@ -155,9 +155,10 @@ def _actuator_arg(text: str) -> str:
     return text
 
 
-def _warn_small_budget(args: argparse.Namespace, models: Sequence[str], fixed: Dict[str, float]) -> None:
+def _warn_small_budget(args: argparse.Namespace, models: Sequence[str], fixed: Dict[str, float],
+                       carry: Sequence[str]) -> None:
     for name in models:
-        free = [p for p in new_model(args.actuator, name).parameters if p.name not in fixed]
+        free = [p for p in new_model(args.actuator, name, additions=carry).parameters if p.name not in fixed]
         warning = budget_warning(name, args.trials, len(free), args.popsize, args.patience)
         if warning:
             print(f"warning: {warning}", file=sys.stderr)
@@ -198,7 +199,7 @@ def run_fit(args: argparse.Namespace) -> int:
             raise FitUsageError(str(error)) from None
     for warning in dataset.warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    _warn_small_budget(args, models, fixed)
+    _warn_small_budget(args, models, fixed, carry)
     stop = threading.Event()
     try:  # the report's figure is drawn by a child process that imports matplotlib while numba loads here
         with stop_on_sigint(stop), start_figure_process() or contextlib.nullcontext() as figures:
