@@ -119,10 +119,10 @@ class LogBatch:
         lengths = np.array([len(log) for log in logs])
         steps = int(lengths.max())
 
-        def stack(column: str) -> np.ndarray:
+        def stack(columns: Sequence[Sequence[float]]) -> np.ndarray:
+            """One column per log (shape ``(L, steps)``), each padded with its last value."""
             out = np.empty((len(logs), steps))
-            for row, log in enumerate(logs):
-                values = getattr(log, column) if column != "temp" else log.extra.get("temp", [REFERENCE_TEMPERATURE])
+            for row, values in enumerate(columns):
                 out[row, : len(values)] = values
                 out[row, len(values) :] = values[-1]
             return out
@@ -136,13 +136,13 @@ class LogBatch:
             kp=np.array([log.kp for log in logs], dtype=float),
             vin=np.array([default_vin if log.vin is None else log.vin for log in logs], dtype=float),
             dt=np.array([log.dt for log in logs], dtype=float),
-            goal_position=stack("goal_position"),
-            torque_enable=stack("torque_enable") > 0.5,
-            position=stack("position"),
-            speed=stack("speed"),
+            goal_position=stack([log.goal_position for log in logs]),
+            torque_enable=stack([log.torque_enable for log in logs]) > 0.5,
+            position=stack([log.position for log in logs]),
+            speed=stack([log.speed for log in logs]),
             mask=np.arange(steps)[None, :] < lengths[:, None],
             lengths=lengths,
-            temperature=stack("temp"),
+            temperature=stack([log.extra.get("temp", [REFERENCE_TEMPERATURE]) for log in logs]),
         )
 
     @property
