@@ -154,3 +154,34 @@ def test_m7_defined_in_one_module_is_fitted_by_the_cli_and_the_fit_job(m7, tmp_p
     assert outcome.success, outcome.message
     assert outcome.models == ("m7",) and np.isfinite(outcome.train_mae[0])
     assert load_model(outcome.params_files[0]).friction is M7
+
+
+@pytest.mark.parametrize("integrator", ["bam", "semi-implicit"])
+@pytest.mark.parametrize("law", ["voltage (xl330)", "current PD (erob80_50)", "current"])
+def test_scalar_step_equals_the_batched_step_for_every_law_and_addition_set(xl330_processed, law, integrator):
+    """PendulumSimulator (the scalar step) against the batched rollout, every addition alone and
+    together (random values within bounds), to 1e-12 rad; a constant logged temperature, the
+    simulator's temperature setting."""
+    from kernel_oracle import ADDITION_SETS, LAWS, stable_sets
+
+    actuator = LAWS[law]
+    log = _short(xl330_processed, 1, 200)[0]
+    log = replace(log, extra={"temp": np.full(len(log), 40.0)})
+    if law.startswith("current"):
+        log = replace(log, mass=5.0, length=0.3, kp=log.kp / 100)
+    from actuator_models.friction import FRICTION_MODELS
+    from actuator_models.model import Model
+
+    for additions in ((), *ADDITION_SETS):
+        model = Model(actuator, FRICTION_MODELS["m6"], {}, integrator, additions)
+        batch = LogBatch.from_logs([log], actuator.default_vin)
+        values = {k: float(v[0]) for k, v in stable_sets(model, batch, np.random.default_rng(3), 1).items()}
+        model = model.with_values(**values)
+        expected = rollout(actuator, model.friction, model.values, batch, integrator)[0]
+        sim = PendulumSimulator(model, Pendulum(log.mass, log.length, log.arm_mass), vin=log.vin, q=log.position[0],
+                                v=log.speed[0], temperature=40.0)
+        q = []
+        for goal, enable in zip(log.goal_position, log.torque_enable):
+            q.append(sim.q)
+            sim.step(goal, bool(enable), log.kp, log.dt)
+        assert np.max(np.abs(np.array(q) - expected)) < 1e-12, additions
