@@ -166,6 +166,7 @@ class _Epoch:
 
     def __init__(self, model: HybridModel, settings: RunSettings, t: float, x: np.ndarray, chart: int,
                  nfev: List[int], on_step: Optional[Callable[[float], None]] = None) -> None:
+        """``nfev``: [vector-field evaluations, integrator steps] of the run so far (updated)."""
         self.model, self.settings, self.chart = model, settings, chart
         self.on_step = on_step
         self.book = np.array(x[model.n_continuous:], dtype=float)
@@ -211,6 +212,12 @@ class _Epoch:
                 raise SimulationError(f"time step {t_new - t_old:g} s at t = {t_old!r} s is below "
                                       f"min_time_step {s.min_time_step:g} s")
             y_new = solver.y.copy()
+            self.nfev[1] += 1
+            if self.nfev[1] > s.max_steps:
+                raise SimulationError(f"step budget exhausted: {s.max_steps} integrator steps by t = {float(t_new)!r} s "
+                                      f"of {s.final_time:g} s (last step {t_new - t_old:g} s): the model is too "
+                                      f"stiff for these settings or its parameters are out of scale; raise "
+                                      f"max_steps (--max-steps) to go on")
             if self.on_step is not None:
                 self.on_step(t_new)
             new_values = [self.value(i, t_new, y_new) for i in range(len(self.bounds))]
@@ -318,7 +325,7 @@ def simulate(model: HybridModel, x0: Sequence[float], settings: RunSettings = Ru
         raise ValueError(f"initial state: not finite: {x0.tolist()}")
     recorder = _Recorder(settings.record_period, settings.final_time)
     events: List[Event] = []
-    nfev = [0]
+    nfev = [0, 0]
     status, message, zeno_time = REACHED_FINAL_TIME, "reached final time", None
     on_step = _measure(settings.measure_period, progress, events, t0)
     start = model.initial_chart(t0, x0)

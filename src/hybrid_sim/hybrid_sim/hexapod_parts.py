@@ -95,6 +95,25 @@ class HexapodParameters:
         for name in ("body_mass", "leg_mass", "g", "cycle_time", "sweep_angle", "flight_time", "max_torque"):
             if not getattr(self, name) > 0.0:
                 raise ValueError(f"hexapod parameter {name} = {getattr(self, name)!r} must be > 0")
+        for name in ("q_rl", "max_speed", "gear_ratio"):
+            if not getattr(self, name) > 0.0:
+                raise ValueError(f"hexapod parameter {name} = {getattr(self, name)!r} must be > 0")
+        for name in ("friction_coeff", "saturation", "toe_slip_damping", "kp", "kd"):
+            if not getattr(self, name) >= 0.0:
+                raise ValueError(f"hexapod parameter {name} = {getattr(self, name)!r} must be >= 0")
+        for name in ("rho_k", "rho_r0", "theta_k"):
+            if not min(getattr(self, name)) > 0.0:
+                raise ValueError(f"hexapod parameter {name} = {list(getattr(self, name))} must be > 0")
+        for name in ("rho_d", "theta_d"):
+            if not min(getattr(self, name)) >= 0.0:
+                raise ValueError(f"hexapod parameter {name} = {list(getattr(self, name))} must be >= 0")
+        # scale: a tripod carries the body; its weakest leg's static compression under a third of the
+        # weight must leave the leg at least half its rest length (body_mass = 1e6 kg sank 6.7 km)
+        sag = self.body_mass * self.g / (3.0 * min(self.rho_k))
+        if not sag < 0.5 * min(self.rho_r0):
+            raise ValueError(f"hexapod: body_mass {self.body_mass:g} kg sags a tripod's legs (rho_k {min(self.rho_k):g} "
+                             f"N/m) by {sag:.3g} m under g = {self.g:g}, more than half their rest length "
+                             f"{min(self.rho_r0):g} m")
         if not self.flight_time < self.cycle_time:
             raise ValueError(f"hexapod: flight_time {self.flight_time} must be below cycle_time {self.cycle_time}")
         if not 0.0 < self.sweep_angle < 2 * math.pi:
