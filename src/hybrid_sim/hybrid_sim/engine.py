@@ -200,6 +200,8 @@ class _Epoch:
         # disarmed on entry (on the patch boundary, or outside it and rising): watched for a fall below
         # the precision band, or below the entry value
         floor = [min(v - s.stop_precision, -s.stop_precision) for v in values]
+        # per boundary: falling at the end of the last step (None: not known), the start of the next
+        falling: List[Optional[bool]] = [None] * len(values)
         solver_class = getattr(scipy.integrate, s.method)
         solver = solver_class(self.fun, self.t0, self.y0, s.final_time, max_step=s.max_time_step,
                               rtol=s.tolerance, atol=s.tolerance)
@@ -222,8 +224,12 @@ class _Epoch:
                 self.on_step(t_new)
             new_values = [self.value(i, t_new, y_new) for i in range(len(self.bounds))]
             dense = solver.dense_output()
-            ends = [None if not armed[i] else (t_new, v) if v <= 0.0 else self._dip(i, dense, t_old, values[i], t_new, v)
-                    for i, v in enumerate(new_values)]
+            ends: List[Optional[Tuple[float, float]]] = [None] * len(new_values)
+            for i, v in enumerate(new_values):
+                if armed[i] and v <= 0.0:
+                    ends[i] = (t_new, v)
+                elif armed[i]:
+                    ends[i], falling[i] = self._dip(i, dense, t_old, values[i], t_new, v, falling[i])
             candidates = [(i, end[0], end[1], 0.0) for i, end in enumerate(ends) if end is not None]
             candidates += [(i, t_new, v, -floor[i]) for i, v in enumerate(new_values)
                            if not armed[i] and v < floor[i]]
@@ -253,23 +259,29 @@ class _Epoch:
         y = self.y0 + h * self.fun(self.t0, self.y0)
         return self.value(position, self.t0 + h, y) > value
 
-    def _dip(self, position: int, dense, ta: float, ga: float, tb: float, gb: float
-             ) -> Optional[Tuple[float, float]]:
+    def _dip(self, position: int, dense, ta: float, ga: float, tb: float, gb: float,
+             falling_at_start: Optional[bool]) -> Tuple[Optional[Tuple[float, float]], bool]:
         """``(t, g(t))`` with ``g(t) <= 0`` where a boundary positive at both step ends dips below zero.
 
         A dip shorter than the step leaves no sign change at the ends (manual 3.3's limit of
         event detection); the guard's derivative does: falling at the step start and rising at its
         end (one-sided differences on the step's dense output), the step holds a minimum, found
         with a bounded scalar minimiser. ``None``: no minimum inside, or one above zero.
+
+        ``falling_at_start``: known from the previous step's end (``None``: evaluate it). Returns
+        the dip (or ``None``) and whether the boundary is falling at the step's end.
         """
         h = 1e-3 * (tb - ta)
-        if not (self.value(position, ta + h, dense(ta + h)) < ga and self.value(position, tb - h, dense(tb - h)) < gb):
-            return None
+        if falling_at_start is None:
+            falling_at_start = self.value(position, ta + h, dense(ta + h)) < ga
+        rising_at_end = self.value(position, tb - h, dense(tb - h)) < gb
+        if not (falling_at_start and rising_at_end):
+            return None, not rising_at_end
         found = scipy.optimize.minimize_scalar(lambda tc: self.value(position, tc, dense(tc)), bounds=(ta, tb),
                                                method="bounded", options={"xatol": 1e-6 * (tb - ta)})
         t_min = float(found.x)
         g_min = self.value(position, t_min, dense(t_min))
-        return (t_min, g_min) if g_min <= 0.0 else None
+        return ((t_min, g_min) if g_min <= 0.0 else None), False
 
     def _earliest(self, dense, ta: float, values: Sequence[float],
                   candidates: Sequence[Tuple[int, float, float, float]]) -> _Crossing:

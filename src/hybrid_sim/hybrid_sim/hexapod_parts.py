@@ -26,7 +26,13 @@ LEFT_LEGS = (3, 4, 5)  # legs on the -x_B side
 
 @dataclass(frozen=True)
 class Terrain:
-    """Ground height h(x, y) [m] and unit normal of manual Table 3 (a1..a3 = terrain_arg1..3)."""
+    """Ground height h(x, y) [m] and unit normal of manual Table 3 (a1..a3 = terrain_arg1..3).
+
+    Sloped: Table 3's ``a1 x + a2 y + a3`` for y > 0, ``a3`` elsewhere, jumps by ``a1 x`` at y = 0
+    (a toe crossing it was underground at once: "flight toe underground" at 0.64 s with a1 = 0.1).
+    Here y <= 0 is the plane's trace continued, ``a1 x + a3``: Table 3 where y > 0, continuous,
+    with a crease (the slope a2 starts) at y = 0; with a1 = 0 it is Table 3 exactly.
+    """
 
     kind: str = "flat"
     a1: float = 0.0
@@ -37,7 +43,7 @@ class Terrain:
         if self.kind == "sinusoid":
             return self.a1 * math.sin(self.a2 * x) * math.cos(self.a3 * y)
         if self.kind == "sloped":
-            return self.a1 * x + self.a2 * y + self.a3 if y > 0.0 else self.a3
+            return self.a1 * x + self.a2 * max(y, 0.0) + self.a3
         return 0.0
 
     def normal(self, x: float, y: float) -> np.ndarray:
@@ -45,8 +51,8 @@ class Terrain:
         if self.kind == "sinusoid":
             hx = self.a1 * self.a2 * math.cos(self.a2 * x) * math.cos(self.a3 * y)
             hy = -self.a1 * self.a3 * math.sin(self.a2 * x) * math.sin(self.a3 * y)
-        elif self.kind == "sloped" and y > 0.0:
-            hx, hy = self.a1, self.a2
+        elif self.kind == "sloped":
+            hx, hy = self.a1, (self.a2 if y > 0.0 else 0.0)
         else:
             return np.array([0.0, 0.0, 1.0])
         n = np.array([-hx, -hy, 1.0])
