@@ -115,7 +115,7 @@ def test_sloped_terrain_is_continuous_and_carries_a_walk_across_its_crease():
         assert terrain.height(x, -1e-12) == pytest.approx(0.1 * x + 0.01, abs=1e-12)
         assert terrain.height(x, 0.5) == pytest.approx(0.1 * x - 0.1 + 0.01)
         np.testing.assert_allclose(terrain.normal(x, -1.0), np.array([-0.1, 0.0, 1.0]) / np.sqrt(1.01))
-    model, result, aux = walk(0.8, terrain_type="sloped", terrain_arg1=0.1, terrain_arg2=0.0, terrain_arg3=0.0)
+    model, result, aux = walk(0.5, terrain_type="sloped", terrain_arg1=0.1, terrain_arg2=0.0, terrain_arg3=0.0)
     touchdowns = [e for e in result.events if e.boundary < CONTROL and e.boundary % 2]
     assert touchdowns
     for e in touchdowns:  # each toe lands on the plane z = 0.1 x (within the contact skin)
