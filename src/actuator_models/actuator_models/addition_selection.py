@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, replace
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -27,6 +27,9 @@ from .cross_validation import Fold, folds
 from .fit_data import FitInterrupted, FitSettings, ProgressCallback
 from .logs import Log
 from .model import Model, new_model
+
+if TYPE_CHECKING:
+    from .fit_spec import FitSpec
 
 #: Initial CMA-ES step (fraction of each range) of the fits with a candidate, from the fit without.
 LOCAL_SIGMA = 0.05
@@ -97,24 +100,23 @@ def _fit(model: Model, fold: Fold, settings: FitSettings, start: Optional[Model]
 
 def select_additions(
     logs: Sequence[Log],
-    actuator: str,
+    spec: "FitSpec",
     model: str,
-    additions: Sequence[str],
     rules: Sequence[str],
-    settings: FitSettings,
-    integrator: str = "bam",
     stop: Optional[threading.Event] = None,
     progress: Optional[ProgressCallback] = None,
     carry: Sequence[str] = (),
 ) -> AdditionSelection:
-    """Try each of ``additions`` on ``model`` by cross-validation on ``logs`` (the training
-    logs) with ``rules`` (``gain``, ``trajectory``) at ``settings`` (one worker, in memory), on
-    top of ``carry`` (additions carried from the start, not tried).
+    """Try each of ``spec.additions`` on ``model`` (of ``spec.actuator``, ``spec.integrator``)
+    by cross-validation on ``logs`` (the training logs) with ``rules`` (``gain``, ``trajectory``)
+    at ``spec.cv_settings`` (one worker, in memory), on top of ``carry`` (additions carried from
+    the start, not tried).
 
     Raises:
         ValueError: when the logs give no fold (one gain and one trajectory).
         FitInterrupted: when ``stop`` is set during a fit.
     """
+    actuator, additions, integrator, settings = spec.actuator, spec.additions, spec.integrator, spec.cv_settings
     stop = stop or threading.Event()
     settings = replace(settings, workers=1, worker=0, force=True)
     every: List[Fold] = [f for rule in rules for f in folds(logs, rule)]

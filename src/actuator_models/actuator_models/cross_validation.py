@@ -12,14 +12,17 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, replace
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .fit_data import FitInterrupted, FitSettings, ProgressCallback
+from .fit_data import FitInterrupted, ProgressCallback
 from .logs import Log
 from .model import new_model
 from .splits import Dataset
+
+if TYPE_CHECKING:
+    from .fit_spec import FitSpec
 
 RULES = ("gain", "trajectory")
 
@@ -94,17 +97,15 @@ class CrossValidation:
 
 def cross_validate(
     logs: Sequence[Log],
-    actuator: str,
+    spec: "FitSpec",
     models: Sequence[str],
-    rules: Sequence[str],
-    settings: FitSettings,
-    integrator: str = "bam",
     stop: Optional[threading.Event] = None,
     progress: Optional[ProgressCallback] = None,
     additions: Optional[Mapping[str, Sequence[str]]] = None,
 ) -> CrossValidation:
-    """Fit each model on each fold of each rule (in memory, ``settings`` with one worker),
-    carrying ``additions[model]`` (:mod:`.additions`) where given.
+    """Fit each model of ``spec.actuator`` (``spec.integrator``) on each fold of each of
+    ``spec.cv_rules`` (in memory, ``spec.cv_settings`` with one worker), carrying
+    ``additions[model]`` (:mod:`.additions`) where given.
 
     Raises:
         FitInterrupted: when ``stop`` is set during a fold's fit.
@@ -112,7 +113,8 @@ def cross_validate(
     from .identification import Identification
 
     stop = stop or threading.Event()
-    settings = replace(settings, workers=1, worker=0, force=True)
+    actuator, rules, integrator = spec.actuator, spec.cv_rules, spec.integrator
+    settings = replace(spec.cv_settings, workers=1, worker=0, force=True)
     errors: Dict[str, Dict[str, Dict[str, Tuple[float, float]]]] = {}
     for rule in rules:
         for fold in folds(logs, rule):

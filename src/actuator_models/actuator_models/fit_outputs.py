@@ -30,6 +30,11 @@ class FitOutputs:
     def folder(self) -> Path:
         return self.report.parent
 
+    @classmethod
+    def in_folder(cls, folder: Path, models: Sequence[str]) -> "FitOutputs":
+        """``<folder>/<model>.json`` for each model and ``<folder>/report`` (nothing is checked)."""
+        return cls({m: Path(folder) / f"{m}.json" for m in models}, Path(folder) / "report")
+
 
 def plan_outputs(out: Optional[str], actuator_name: str, models: Sequence[str], overwrite: bool) -> FitOutputs:
     """The outputs of a fit of ``models`` given ``--out`` (None: a new folder
