@@ -31,7 +31,7 @@ from actuator_models.fit_outputs import FitOutputs
 from actuator_models.fit_spec import ALL_MODELS, FitSpec
 from actuator_models.fitting import ModelReport, fit
 from actuator_models.objective import Objective
-from actuator_models.logs import Log, read_log, resample, write_log
+from actuator_models.logs import PROCESSED_DT, Log, read_log, resample, write_log
 from actuator_models.recording_quality import RecordingQuality
 from actuator_models.model import Model, load_model
 from actuator_models.splits import Dataset
@@ -87,7 +87,7 @@ def record_logs(settings: DemoSettings, raw_dir: Path) -> List[Path]:
     return done
 
 
-def process(raw: Sequence[Path], out_dir: Path, dt: float = 0.005) -> List[Log]:
+def process(raw: Sequence[Path], out_dir: Path, dt: float = PROCESSED_DT) -> List[Log]:
     """Resample raw logs at ``dt`` [s] into ``out_dir``."""
     from actuator_models.logs import read_log
 

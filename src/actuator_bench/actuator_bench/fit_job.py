@@ -32,7 +32,7 @@ from actuator_models.fit_outputs import FitOutputs
 from actuator_models.fit_spec import ALL_MODELS, FitSpec
 from actuator_models.fitting import ModelReport, TooFewTrainingLogs, fit, prepare
 from actuator_models.friction import friction_model, nests
-from actuator_models.logs import LogError
+from actuator_models.logs import PROCESSED_DT, LogError
 from actuator_models.model import ParamsError
 
 from .bag2json import convert, is_bag
@@ -122,7 +122,7 @@ class FitJob:
         none. seed: CMA-ES and split seed. dt: resampling period [s] when converting a bag.
     """
 
-    def __init__(self, request: FitRequest, output_root: Path, seed: int = 0, dt: float = 0.005) -> None:
+    def __init__(self, request: FitRequest, output_root: Path, seed: int = 0, dt: float = PROCESSED_DT) -> None:
         self.request = request
         self.models: Tuple[str, ...] = tuple(request.models) or ALL_MODELS
         stamp = time.strftime("%Y%m%d-%H%M%S")

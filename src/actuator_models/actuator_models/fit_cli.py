@@ -14,6 +14,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Callable, Dict, Iterable, Optional, Sequence, Tuple
 
 from .actuators import actuator, actuator_names
+from .additions import ADDITIONS
 from .fit_data import DEFAULT_PRIOR, DEFAULT_PRIOR_HEATED, DEFAULT_STARTS, DEFAULT_TRIALS, PATIENCE, FitSettings
 from .fit_spec import ALL_MODELS, FitSpec
 from .friction import DYNAMIC_FRICTION_MODELS
@@ -101,7 +102,7 @@ def parse_cv(text: Optional[str]) -> Tuple[str, ...]:
 
 
 def parse_additions(text: Optional[str]) -> Tuple[str, ...]:
-    """``--additions latency,backlash`` -> ``("latency", "backlash")``."""
+    """``--additions latency,backlash`` -> ``("latency", "backlash")`` (any of :data:`.additions.ADDITIONS`)."""
     from .additions import check_additions
 
     return check_additions(tuple(a.strip() for a in (text or "").split(",") if a.strip()))
@@ -335,7 +336,8 @@ def add_fit_command(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--cv-trials", type=int, metavar="N",
                    help="trial budget of each cross-validation fit (default: a quarter of --trials, for speed)")
     p.add_argument("--additions", metavar="NAMES",
-                   help="try model additions on every model (latency, backlash or latency,backlash): each is fitted by "
+                   help=f"try model additions on every model (one or more of {', '.join(ADDITIONS)}, comma-separated, "
+                        "e.g. latency,backlash): each is fitted by "
                         "cross-validation on the training logs (the --cv rules, default gain and trajectory, --cv-trials "
                         "each) with and without it, and kept only if it lowers the held-out error; the report says what "
                         "each model carries and what each addition gained")

@@ -32,7 +32,7 @@ the logged temperature of each step.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping, Optional, Sequence
+from typing import Optional, Sequence
 
 import numpy as np
 
@@ -45,6 +45,11 @@ from .parameters import ParamValues, Value, clip
 
 GRAVITY = 9.80665  # m/s^2
 MAX_SPEED = 100.0  # rad/s, velocity clip of the published step
+
+
+#: Physics step of a simulated bench [s] (the emulators' pendulum, MuJoCo's bench, the bench
+#: parameters' default): that of the processed logs, so a log replays step for step.
+BENCH_DT = 0.005
 
 
 @dataclass(frozen=True)
@@ -220,11 +225,6 @@ def log_maes(model: Model, logs: Sequence[Log], integrator: Optional[str] = None
     batch = LogBatch.from_logs(logs, model.actuator.default_vin)
     simulated = rollout(model.actuator, model.friction, model.values, batch, integrator or model.integrator)
     return mean_absolute_errors(simulated, batch)
-
-
-def as_batch(values: Mapping[str, Sequence[float]]) -> dict:
-    """Parameter sets as a batch: ``{"kt": [..P values..], ...}`` -> arrays of shape ``(P,)``."""
-    return {name: np.asarray(v, dtype=float) for name, v in values.items()}
 
 
 class PendulumSimulator:

@@ -35,6 +35,7 @@ axis [N m], positive in its positive direction. Use an MJCF with ``integrator="E
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from typing import Mapping, Optional, Sequence, Union
 
@@ -144,8 +145,9 @@ class JointSimulation:
     ``timestep``; :attr:`state` reads the joints.
 
     Args:
-        model: compiled MuJoCo model (its ``dof_armature``, ``dof_frictionloss``,
-            ``dof_damping`` and friction ``solref``/``solimp`` of actuated DoFs are modified).
+        model: compiled MuJoCo model; the simulation works on its own copy (whose
+            ``dof_armature``, ``dof_frictionloss``, ``dof_damping``, friction ``solref``/``solimp``
+            of actuated DoFs and timestep it sets), the caller's is left as it was.
         servos: the actuated joints.
         viscous: where the viscous part of the budget goes (:mod:`actuator_sim.friction_split`).
         update_friction: False sets frictionloss/damping once from the budget at rest
@@ -165,6 +167,7 @@ class JointSimulation:
             raise ValueError(f"unknown viscous mode {viscous!r}; expected one of {', '.join(VISCOUS_MODES)}")
         if not servos:
             raise ValueError("no servo to simulate")
+        model = copy.copy(model)  # MjModel's copy is a deep one (mj_copyModel)
         self.model = model
         self.data = mujoco.MjData(model)
         self.servos = tuple(servos)
