@@ -174,6 +174,13 @@ def _pace(time_scale: Optional[float]) -> str:
     return "in lockstep with the driver's cycle" if time_scale is None else f"at {time_scale:g}x real time"
 
 
+def fit_spec(settings: DemoSettings, logs: Sequence[Log], folder: Path) -> FitSpec:
+    """The demo's fit: every model of ``settings.actuator`` on the processed ``logs``, seed 0,
+    ``settings.trials`` each, params and report into ``folder``; all else as ``actuator-models fit``."""
+    return FitSpec(logs, settings.actuator, ALL_MODELS, FitSettings(settings.trials, seed=0),
+                   outputs=FitOutputs.in_folder(folder, ALL_MODELS))
+
+
 def run_demo(out: Path, quick: bool = False, actuator: str = "mx64") -> int:
     """Run the demo into ``out`` with an emulated ``actuator`` (``mx64``, or ``erob80_100``: root
     for its veth pair); returns an exit status."""
@@ -186,9 +193,7 @@ def run_demo(out: Path, quick: bool = False, actuator: str = "mx64") -> int:
     raw = record_logs(settings, out / "logs" / "raw")
     logs = process(raw, out / "logs" / "processed")
     say(f"processed {len(logs)} logs at 5 ms ({time.perf_counter() - start:.0f} s so far); identifying M1-M6")
-    spec = FitSpec(logs, settings.actuator, ALL_MODELS, FitSettings(settings.trials, seed=0),
-                   outputs=FitOutputs.in_folder(out / "params", ALL_MODELS))
-    report = fit(spec, progress=ProgressPrinter(settings.actuator, every=5.0, prefix="[demo] "))
+    report = fit(fit_spec(settings, logs, out / "params"), progress=ProgressPrinter(settings.actuator, every=5.0, prefix="[demo] "))
     reference = load_model(settings.reference)
     floor = true_validation_mae(reference, report.dataset)
     say("drawing figures")
