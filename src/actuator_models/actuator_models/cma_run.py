@@ -164,7 +164,10 @@ def cma_runs(
         active = [r for r in runs if r.active(patience)]
         if remaining <= 0 or not active:
             break
-        units, points, attrs, owners = [], [], [], []
+        units: List[List[np.ndarray]] = []
+        points: List[Dict[str, float]] = []
+        attrs: List[Dict[str, object]] = []
+        owners: List[_Run] = []
         for r in active:
             if len(points) >= remaining:  # a budget is a budget: the last generation may be cut
                 break

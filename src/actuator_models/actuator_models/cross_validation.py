@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -128,15 +128,15 @@ def cross_validate(
     return CrossValidation(errors, settings.trials)
 
 
-def markdown(content: Mapping[str, object]) -> List[str]:
+def markdown(content: Mapping[str, Any]) -> List[str]:
     """The report's cross-validation section (empty without cross-validation)."""
     if not content:
         return []
     lines = ["## Cross-validation", "",
              f"Each fold fits the model on the other training logs ({content['trials_per_fit']} trials) and measures "
              "it on the held-out group [rad, MAE].", ""]
-    means: Mapping[str, Optional[float]] = content["mean_validation_mae"]  # type: ignore[assignment]
-    for rule, models in content["rules"].items():  # type: ignore[union-attr]
+    means: Mapping[str, Optional[float]] = content["mean_validation_mae"]
+    for rule, models in content["rules"].items():
         names = list(next(iter(models.values())))
         lines += [f"Leave one {rule} out:", "", "| model | " + " | ".join(names) + " | mean |",
                   "|---" * (len(names) + 2) + "|"]
@@ -146,5 +146,5 @@ def markdown(content: Mapping[str, object]) -> List[str]:
                          + f" | {np.mean([by_fold[n]['validation_mae'] for n in names]):.4f} |")
         lines.append("")
     best = content["best_model"]
-    lines += [f"Lowest mean over all folds: **{str(best).upper()}** ({means[best]:.4f} rad)." if best else "", ""]  # type: ignore[index]
+    lines += [f"Lowest mean over all folds: **{str(best).upper()}** ({means[best]:.4f} rad)." if best else "", ""]
     return lines

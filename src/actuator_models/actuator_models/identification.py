@@ -25,6 +25,7 @@ the best trial of any worker. Re-running a worker with its index resumes its CMA
 
 from __future__ import annotations
 
+import functools
 import math
 import multiprocessing
 import os
@@ -37,6 +38,7 @@ from pathlib import Path
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
+from multiprocessing.process import BaseProcess
 
 from . import studies
 from .cma_run import CONVERGED, Counter, RunSpec, cma_runs, converged, default_popsize  # noqa: F401 (re-exported)
@@ -154,10 +156,11 @@ class Identification:
         def run(spec: RunSpec, after: Callable[[float, float], None]) -> None:
             cma_runs([spec], study, counter, space, self.objective, stop, s.patience, after)
 
-        if self.x0 is not None and counter.refresh() == 0 and s.worker == 0:
+        x0 = self.x0
+        if x0 is not None and counter.refresh() == 0 and s.worker == 0:
             def start(after: Callable[[float, float], None]) -> None:
-                cost, mae = self.objective.evaluate(space.batch([self.x0]))
-                studies.record(study, space, [self.x0], cost, {studies.PHASE: "start", studies.WORKER: s.worker})
+                cost, mae = self.objective.evaluate(space.batch([x0]))
+                studies.record(study, space, [x0], cost, {studies.PHASE: "start", studies.WORKER: s.worker})
                 counter.done += 1
                 after(float(cost[0]), float(mae[0]))
             phase("start", start)
@@ -181,7 +184,7 @@ class Identification:
             spec = RunSpec("search", s.starts - 1 + attempt, s.worker, rng.uniform(0.0, 1.0, len(space.free)),
                            SEARCH_SIGMA, self.popsize * 2**attempt, s.seed + s.worker + 1000 * (s.starts - 1 + attempt),
                            search_limit)
-            phase(f"restart {attempt}", lambda after, spec=spec: run(spec, after))
+            phase(f"restart {attempt}", functools.partial(run, spec))
         if s.polish and not stop.is_set() and counter.refresh() < s.trials:
             best = studies.best(studies.completed(study))
             if best is not None:
@@ -241,9 +244,9 @@ class Identification:
         return tuple(StartFigures(w, r, counts[(w, r)], float(cost), None if v is None else float(v))
                      for (w, r), cost, v in zip(keys, train, validation))
 
-    def _start_helpers(self, study_name: str) -> List[multiprocessing.Process]:
+    def _start_helpers(self, study_name: str) -> List[BaseProcess]:
         context = multiprocessing.get_context("spawn")
-        helpers = []
+        helpers: List[BaseProcess] = []
         for index in range(1, self.settings.workers):
             settings = replace(self.settings, workers=1, worker=self.settings.worker + index)
             args = (self.model, self.dataset, settings, self.storage, study_name)

@@ -79,12 +79,13 @@ def best_model(reports: Mapping[str, ModelReport]) -> str:
 
 
 def mae_figure(reports: Mapping[str, "ModelReport"], validation: bool, folder: Path, actuator: str,
-               integrator: str) -> Tuple[Dict[str, Dict[str, Optional[float]]], str, str]:
+               integrator: str) -> Tuple[Dict[str, Dict[str, float]], str, str]:
     """The arguments of :func:`~.figure_process.draw_mae_bars` for ``folder/mae.png``: training
     (and ``validation``) MAE per model."""
-    groups: Dict[str, Dict[str, Optional[float]]] = {"train": {m.upper(): r.result.train_mae for m, r in reports.items()}}
+    groups: Dict[str, Dict[str, float]] = {"train": {m.upper(): r.result.train_mae for m, r in reports.items()}}
     if validation:
-        groups["validation"] = {m.upper(): r.result.validation_mae for m, r in reports.items()}
+        groups["validation"] = {m.upper(): r.result.validation_mae for m, r in reports.items()
+                                if r.result.validation_mae is not None}
     return groups, str(folder / "mae.png"), f"{actuator}: MAE per friction model ({integrator} step)"
 
 

@@ -247,7 +247,7 @@ class JointSimulation:
 
     def set_torque_enable(self, enable: Union[bool, Sequence[bool], Mapping[str, bool]]) -> None:
         """Torque enable; disabled = H-bridge released / zero current, as the real servos."""
-        self.torque_enable = self._per_joint(enable, self.torque_enable)  # type: ignore[arg-type]
+        self.torque_enable = self._per_joint(enable, self.torque_enable)
 
     def set_kp(self, kp: PerJoint) -> None:
         """Firmware proportional gains (actuator units), as the drivers' ``set_kp``."""

@@ -83,7 +83,7 @@ class FeetechEmulator(SerialBusEmulator):
             return []
         if packet.servo_id == pk.BROADCAST_ID:
             for servo in self.servos:
-                self._unicast(servo, code, params)  # type: ignore[arg-type]
+                self._unicast(servo, code, params)
             return []
         target = self._find(packet.servo_id)
-        return self._unicast(target, code, params) if target is not None else []  # type: ignore[arg-type,return-value]
+        return self._unicast(target, code, params) if target is not None else []
