@@ -14,7 +14,7 @@ import math
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Union
 
 from .outputs import new_run_folder, refuse_existing
 
@@ -31,7 +31,7 @@ class FitOutputs:
         return self.report.parent
 
     @classmethod
-    def in_folder(cls, folder: Path, models: Sequence[str]) -> "FitOutputs":
+    def in_folder(cls, folder: Union[str, Path], models: Sequence[str]) -> "FitOutputs":
         """``<folder>/<model>.json`` for each model and ``<folder>/report`` (nothing is checked)."""
         return cls({m: Path(folder) / f"{m}.json" for m in models}, Path(folder) / "report")
 
