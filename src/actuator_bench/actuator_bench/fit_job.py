@@ -34,6 +34,7 @@ from actuator_models.fitting import ModelReport, TooFewTrainingLogs, fit, prepar
 from actuator_models.friction import friction_model, nests
 from actuator_models.logs import PROCESSED_DT, LogError
 from actuator_models.model import ParamsError
+from actuator_models.friction import installed_friction_models
 
 from .bag2json import convert, is_bag
 
@@ -76,9 +77,10 @@ class FitRequest:
             find_actuator(self.actuator)  # a registry name or an actuator description file
         except ValueError as error:
             raise ValueError(f"actuator: {error}") from None
-        unknown = [m for m in self.models if m not in ALL_MODELS]
+        known = installed_friction_models()  # the registry, as `actuator-models fit --model`
+        unknown = [m for m in self.models if m not in known]
         if unknown:
-            raise ValueError(f"models: {', '.join(unknown)} not among {', '.join(ALL_MODELS)}")
+            raise ValueError(f"models: {', '.join(unknown)} not among {', '.join(known)}")
         if self.trials < 1:
             raise ValueError(f"trials: {self.trials} must be at least 1")
         if self.validation_fraction is not None and not 0.0 <= self.validation_fraction < 1.0:

@@ -17,7 +17,7 @@ from .actuators import actuator, actuator_names
 from .additions import ADDITIONS
 from .fit_data import DEFAULT_PRIOR, DEFAULT_PRIOR_HEATED, DEFAULT_STARTS, DEFAULT_TRIALS, PATIENCE, FitSettings
 from .fit_spec import ALL_MODELS, FitSpec
-from .friction import DYNAMIC_FRICTION_MODELS
+from .friction import installed_friction_models
 from .logs import LogError
 from .model import new_model
 from .figure_process import start_figure_process
@@ -289,7 +289,7 @@ def add_fit_command(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--force", action="store_true",
                    help="overwrite the params and report of an earlier run in --out, and fit even on fewer training "
                         "logs than one per two free parameters (both refused otherwise)")
-    p.add_argument("--model", required=True, choices=[*ALL_MODELS, *DYNAMIC_FRICTION_MODELS, "all"],
+    p.add_argument("--model", required=True, choices=[*installed_friction_models(), "all"],
                    help="friction model, or all of M1-M6")
     p.add_argument("--trials", type=count(1), default=DEFAULT_TRIALS,
                    help="trial budget per model, search and polish together, never exceeded (default %(default)s)")

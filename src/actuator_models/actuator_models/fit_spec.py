@@ -20,8 +20,10 @@ if TYPE_CHECKING:
     from .model import Model
     from .splits import Dataset
 
-#: The friction models ``--model all`` fits, in order (each may start from a nested one before
-#: it). The one place the model list is looked up: the CLI, the ROS service and the demo use it.
+#: The models fitted by default (``--model all``, an empty FitModels list, the demo), in order
+#: (each may start from a nested one before it): the registry's static budgets M1-M6; any
+#: registered model (:func:`.friction.installed_friction_models`) may be asked for. The one place
+#: the default model list is looked up.
 ALL_MODELS: Tuple[str, ...] = tuple(FRICTION_MODELS)
 
 
