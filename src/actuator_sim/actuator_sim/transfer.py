@@ -7,7 +7,7 @@ The virtual experiment: the "real" actuators are the published M6 of each joint 
    four identification trajectories over a grid of masses, lengths and gains (paper Table I).
 2. M1 and M6 are identified on those logs twice, with ``integrator="bam"`` and
    ``"semi-implicit"`` (same logs, same seed, same number of trials), by
-   ``actuator_models.identification.fit``.
+   the fit front end ``actuator_models.fitting.fit``.
 3. The "real" arm (MuJoCo, real actuators) and the arm with each fitted pair run every path;
    the joint MAE [rad] against the real arm scores each pair (:mod:`actuator_sim.experiment`).
 """
