@@ -7,7 +7,7 @@ of the spec; they are :func:`.fitting.fit`'s keyword arguments, as ``callback`` 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional, Sequence, Tuple, Union
 
@@ -89,6 +89,4 @@ class FitSpec:
     @property
     def cv_settings(self) -> FitSettings:
         """The settings of each cross-validation fit: ``cv_trials`` or a quarter of the budget."""
-        from dataclasses import replace
-
         return replace(self.settings, trials=self.cv_trials or max(self.settings.trials // 4, 1))
