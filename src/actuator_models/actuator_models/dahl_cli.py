@@ -15,10 +15,11 @@ from pathlib import Path
 
 import numpy as np
 
-from .dahl_identification import ILL_CONDITIONED, DahlDataError, Record, identify
+from .dahl_identification import ILL_CONDITIONED, METHODS, DahlDataError, Record, identify
 from .outputs import refuse_existing
 
 COLUMNS = ("t", "x", "F")
+LABELS = ("eq. 39 (Xmin)", "eq. 40 (Xmax)", "eq. 41 (midpoint)", "least squares, eq. 35")
 
 
 def read_record(path: str) -> Record:
@@ -61,13 +62,12 @@ def _cmd_identify(args: argparse.Namespace) -> int:
           f"{result.coulomb.samples} samples averaged, spread {result.coulomb.spread:.3g})")
     print(f"stage 2: last full period of {h.periods} at t = {h.start_time:.6g} s, T = {h.period:.6g} s, "
           f"Xmin = {h.x_min:.6g}, Xmax = {h.x_max:.6g} rad, drift from the previous period {h.drift:.2e} Fc")
-    for label, value in (("eq. 39 (Xmin)", h.rho_xmin), ("eq. 40 (Xmax)", h.rho_xmax),
-                         ("eq. 41 (midpoint)", h.rho_mid), ("least squares, eq. 35", h.rho_fit)):
-        print(f"  rho {label:<22} = {value:.8g} 1/rad")
-    finite = [r for r in (h.rho_xmin, h.rho_xmax, h.rho_mid) if math.isfinite(r)]
-    if finite:
-        print(f"  agreement of eqs. 39-41: spread {max(finite) - min(finite):.3g} 1/rad")
-    print(f"rho = {result.rho:.8g} 1/rad (least squares)")
+    if h.x_noise > 0.0:
+        print(f"  noise on x: {h.x_noise:.3g} rad (standard deviation)")
+    for label, name in zip(LABELS, METHODS):
+        print(f"  rho {label:<22} = {getattr(h, name):.8g} +- {h.uncertainty[name]:.3g} 1/rad")
+    print(f"rho = {result.rho:.8g} +- {h.uncertainty[h.method]:.3g} 1/rad ({LABELS[METHODS.index(h.method)]}: "
+          f"the smallest uncertainty, 1 sd over {h.periods - 1} period(s) after the first)")
     if h.condition > ILL_CONDITIONED:
         print(f"warning: eqs. 39 and 40 are ill-conditioned here: rho (Xmax - Xmin) = "
               f"{result.rho * (h.x_max - h.x_min):.3g}, so a relative force error e at Xmin or Xmax moves "
@@ -126,7 +126,8 @@ def add_dahl_command(sub: "argparse._SubParsersAction") -> None:
         description="Stage 1: Fc as the settled force under constant velocity (eq. 20). Stage 2: rho from "
                     "the loading branch of the last full period of a wave-periodic displacement (eqs. 39, "
                     "40, 41, and a least-squares fit of eq. 35). CSV records with a header line: t,x,F "
-                    "(s, rad, N m).",
+                    "(s, rad, N m). Noise on x is smoothed; each estimate's uncertainty is its spread over the "
+                    "periods after the first, and rho is the estimate with the smallest one.",
         epilog=examples, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--constant-velocity", required=True, metavar="A.csv", help="stage-1 record (t,x,F)")
