@@ -67,7 +67,7 @@ def _cmd_identify(args: argparse.Namespace) -> int:
     for label, name in zip(LABELS, METHODS):
         print(f"  rho {label:<22} = {getattr(h, name):.8g} +- {h.uncertainty[name]:.3g} 1/rad")
     print(f"rho = {result.rho:.8g} +- {h.uncertainty[h.method]:.3g} 1/rad ({LABELS[METHODS.index(h.method)]}: "
-          f"the smallest uncertainty, 1 sd over {h.periods - 1} period(s) after the first)")
+          f"the smallest uncertainty, 1 sd)")
     if h.condition > ILL_CONDITIONED:
         print(f"warning: eqs. 39 and 40 are ill-conditioned here: rho (Xmax - Xmin) = "
               f"{result.rho * (h.x_max - h.x_min):.3g}, so a relative force error e at Xmin or Xmax moves "

@@ -247,10 +247,11 @@ class RhoEstimate:
             steady state has ~0, or the noise level).
         condition: condition number of eqs. 39/40 at the fitted rho (``conditioning``); above
             :data:`ILL_CONDITIONED` their estimates say little and the command warns.
-        uncertainty: per method of :data:`METHODS`, the standard deviation [1/rad] of its
-            estimate over the full periods after the first (the settling one): the 1-sd
-            uncertainty of one period's estimate; NaN with fewer than two such periods, or
-            when the method gave NaN in any of them.
+        uncertainty: per method of :data:`METHODS`, its 1-sd uncertainty [1/rad]: the larger
+            of the error that white force noise (of the fit's residual RMS) propagates into it
+            and the standard deviation of its estimate over the full periods after the first
+            (the settling one; catches errors that are not white); NaN when the method gave
+            NaN (in any of those periods).
         x_noise: estimated standard deviation of the noise on x [rad]; x was smoothed before
             the analysis when it exceeded ``dahl_denoise.NOISY`` of the range.
         method: the recommended estimate (a name in :data:`METHODS`): the smallest finite
@@ -313,6 +314,27 @@ def _period_estimates(record: Record, period: Period, fc: float) -> Tuple[Tuple[
     return (eq39, eq40, eq41, rho_fit), (x_min, x_max, f_min, f_max, f_mid)
 
 
+def _propagated(estimates: Tuple[float, ...], points: Tuple[float, ...], fc: float,
+                x: np.ndarray, force: np.ndarray) -> Tuple[float, ...]:
+    """1-sd error of each estimate from white force noise of the fit's residual RMS ``s``: for
+    eqs. 39-41, ``|d rho / d F| s`` at the point they read; for the fit, ``s / |J|`` with ``J``
+    the derivative of eq. 35 over the loading branch with respect to rho."""
+    x_min, x_max, f_min, f_max, f_mid = points
+    rho_fit = estimates[3]
+    s = float(np.sqrt(np.mean((steady_loading_force(x, fc, rho_fit, x_min, x_max) - force) ** 2)))
+    h = 1e-6 * fc
+    errors = []
+    for rule, f in ((rho_from_xmin, f_min), (rho_from_xmax, f_max), (rho_from_midpoint, f_mid)):
+        slope = (rule(f + h, fc, x_min, x_max) - rule(f - h, fc, x_min, x_max)) / (2.0 * h)
+        errors.append(abs(slope) * s)
+    step = 1e-6 * rho_fit
+    jac = (steady_loading_force(x, fc, rho_fit + step, x_min, x_max)
+           - steady_loading_force(x, fc, rho_fit - step, x_min, x_max)) / (2.0 * step)
+    norm = float(np.sqrt(np.sum(jac ** 2)))
+    errors.append(s / norm if norm > 0.0 else math.nan)
+    return tuple(errors)
+
+
 def _check_resolved(record: Record, period: Period, rho: float, x_noise: float) -> None:
     """Refuse a rho the record cannot resolve: the loading branch must hold
     :data:`RESOLVING_SAMPLES` samples within 3 / rho of Xmin (where the force settles), and
@@ -341,19 +363,21 @@ def _recommend(estimates: Tuple[float, ...], uncertainty: Dict[str, float], cond
 
 def identify_rho(record: Record, fc: float) -> RhoEstimate:
     """Stage 2: ``rho`` from the loading branch of the last full period (eqs. 39, 40, 41 and the
-    least-squares fit of eq. 35), given ``Fc`` from stage 1; each estimate's uncertainty is its
-    spread over the full periods after the first. A noisy x is smoothed first (``dahl_denoise``)."""
+    least-squares fit of eq. 35), given ``Fc`` from stage 1, each with its uncertainty
+    (:class:`RhoEstimate`). A noisy x is smoothed first (``dahl_denoise``)."""
     if not fc > 0:
         raise ValueError(f"Fc = {fc}: must be positive")
     smoothed = smooth_displacement(record.x)
     record = Record(record.t, smoothed.x, record.F, record.source)
     periods = full_periods(record, smoothed.residual_noise)
     per_period = [_period_estimates(record, period, fc)[0] for period in periods[1:-1]]
-    estimates, (x_min, x_max, f_min, f_max, f_mid) = _period_estimates(record, periods[-1], fc)
+    estimates, points = _period_estimates(record, periods[-1], fc)
+    x_min, x_max, f_min, f_max, f_mid = points
     per_period.append(estimates)
     spread = np.array(per_period)
+    propagated = _propagated(estimates, points, fc, *_loading_branch(record, periods[-1]))
     uncertainty = {
-        name: float(np.std(spread[:, i], ddof=1)) if len(per_period) > 1 else math.nan
+        name: max(propagated[i], float(np.std(spread[:, i], ddof=1)) if len(per_period) > 1 else 0.0)
         for i, name in enumerate(METHODS)
     }
     rho_fit = estimates[3]
