@@ -1,7 +1,7 @@
 """Measurement noise on the Dahl identification's stage-2 displacement (issue 35).
 
-A measured wave-periodic ``x`` carries white noise. Its level is estimated from the second
-differences (a smooth ``x`` sampled densely has second differences far below the noise), and
+A measured wave-periodic ``x`` carries white noise. Its level is estimated from the fourth
+differences (a smooth ``x`` sampled densely has fourth differences far below the noise), and
 when it exceeds :data:`NOISY` of the range, ``x`` is smoothed by a cubic Savitzky-Golay filter
 (scipy) a tenth of the wave's period wide, so that reversals, Xmin and Xmax are read from the
 wave and not from the noise. A clean record is returned unchanged. Units: whatever ``x`` has.
@@ -34,11 +34,12 @@ class Smoothed:
 
 def noise_level(signal: np.ndarray) -> float:
     """Standard deviation of white noise on a densely sampled smooth ``signal``: the robust
-    (median absolute deviation) spread of its second differences over sqrt(6)."""
-    d2 = np.diff(np.asarray(signal, dtype=float), 2)
-    if d2.size < 3:
+    (median absolute deviation) spread of its fourth differences over sqrt(70) (a smooth signal's
+    fourth differences scale as the step to the fourth: 1e-8 for -cos t at 100 Hz)."""
+    d4 = np.diff(np.asarray(signal, dtype=float), 4)
+    if d4.size < 3:
         return 0.0
-    return float(1.4826 * np.median(np.abs(d2 - np.median(d2))) / math.sqrt(6.0))
+    return float(1.4826 * np.median(np.abs(d4 - np.median(d4))) / math.sqrt(70.0))
 
 
 def fundamental_period(x: np.ndarray) -> float:
