@@ -4,22 +4,26 @@ CPU MuJoCo step (:class:`actuator_sim.joint_sim.JointSimulation`, float64).
 Warp compiles the kernels of a model once (about 20 s on 2 cores, then kept in Warp's kernel cache
 for later runs); every test here uses the SO-100 arm's MJCF, so they share the compiled modules."""
 
-from dataclasses import replace
+import sys
+from pathlib import Path
 
 import mujoco
 import numpy as np
 import pytest
 
-from actuator_models.additions import ADDITIONS
-from actuator_models.friction import FrictionModel, m1
+from actuator_models.additions import ADDITIONS, register_addition
+from actuator_models.friction import REGISTERED_FRICTION_MODELS, register_friction_model
 from actuator_models.model import load_model, new_model
-from actuator_models.parameters import Parameter
 from actuator_sim.joint_sim import JointSimulation, Servo
 from actuator_sim.models import read_model
 
 wp = pytest.importorskip("warp", reason="the warp extra (make install installs it)")
 mjw = pytest.importorskip("mujoco_warp", reason="the warp extra (make install installs it)")
 from actuator_sim.warp_servo import WarpServos, check_supported, prepare_model  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).parent))
+from m7_friction import M7  # noqa: E402  (the project's toy friction model and addition)
+from toy_addition import TRIM_ADDITION  # noqa: E402
 
 XML = read_model("arm_so100.xml")
 STEPS = 200
@@ -89,12 +93,19 @@ def test_additions_and_mixed_laws_match_the_cpu_step():
         assert np.abs(warp[world] - _run_cpu(servos, goals, kp, world)).max() < TOLERANCE, world
 
 
-def test_what_the_kernels_do_not_run_is_an_error_naming_it(monkeypatch):
+def test_what_the_kernels_do_not_run_is_an_error_naming_it():
     with pytest.raises(ValueError, match="'dahl'"):
         check_supported(new_model("xl330", "dahl"))
-    toy = replace(load_model("xl330/m1"), friction=FrictionModel("m7", "toy", m1, ()))
-    with pytest.raises(ValueError, match="'m7'"):
-        check_supported(toy)
-    monkeypatch.setitem(ADDITIONS, "stiction_memory", Parameter("stiction_memory", 0.0, 0.0, 1.0, "1", "toy", "sm"))
-    with pytest.raises(ValueError, match="stiction_memory"):
-        check_supported(load_model("xl330/m1").with_values(stiction_memory=0.5))
+    register_friction_model(M7)
+    register_addition(TRIM_ADDITION)
+    try:
+        with pytest.raises(ValueError, match="'m7'"):
+            check_supported(new_model("xl330", "m7"))
+        with pytest.raises(ValueError, match="trim"):
+            check_supported(new_model("xl330", "m1", additions=("trim",)))
+        with pytest.raises(ValueError, match="trim"):
+            mjm = mujoco.MjModel.from_xml_string(XML)
+            prepare_model(mjm, [Servo("shoulder", new_model("sts3215", "m1", additions=("latency", "trim")), 8.0)])
+    finally:
+        del REGISTERED_FRICTION_MODELS[M7.name]
+        del ADDITIONS[TRIM_ADDITION.name]
