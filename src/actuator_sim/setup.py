@@ -37,5 +37,9 @@ setup(
         "actuator_bench.backends": [
             "mujoco = actuator_sim.bench:BACKEND",
         ],
+        # `actuator-models evaluate --backend mjwarp` (needs the warp extra)
+        "actuator_models.evaluation_backends": [
+            "mjwarp = actuator_sim.warp_evaluate:log_maes",
+        ],
     },
 )
