@@ -138,12 +138,14 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=400, help="log entries used (0: whole logs; default 400)")
     parser.add_argument("--worlds", type=int, nargs="+", default=[1, 64], help="batch sizes (default 1 64)")
     parser.add_argument("--throughput-steps", type=int, default=100, help="steps per throughput run (default 100)")
+    parser.add_argument("--no-parity", action="store_true", help="throughput only")
     args = parser.parse_args()
     wp.config.quiet = True
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Warp device {wp.get_device()}")
     m6 = load_model("xl330/m6")
     models = {"xl330/m1": load_model("xl330/m1"), "xl330/m6": m6, "xl330/m6+heating": m6.with_values(heating=0.01)}
-    parity(models, _cut(read_logs(args.logs), args.steps))
+    if not args.no_parity:
+        parity(models, _cut(read_logs(args.logs), args.steps))
     throughput(args.worlds, args.throughput_steps)
 
 
