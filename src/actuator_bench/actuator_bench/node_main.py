@@ -46,3 +46,7 @@ def identification_node() -> None:
 
 def comparison_node() -> None:
     run("comparison_node")
+
+
+def control_node() -> None:
+    run("control_node")
