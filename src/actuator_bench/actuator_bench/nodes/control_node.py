@@ -33,7 +33,7 @@ from .common import COMMAND_QOS, MESSAGE_CLASSES, QOS, message, read_only, spin
 class ControlNode(Node):
 
     def __init__(self, registry: Optional[BackendRegistry] = None, **kwargs) -> None:
-        super().__init__('control', **kwargs)
+        super().__init__('bench', **kwargs)  # the bench YAML's /**/bench section
         registry = registry if registry is not None else installed_backends()
         values = {p.name: self.declare_parameter(p.name, p.default, read_only(p.description)).value
                   for p in bench_parameters(registry)}
