@@ -7,7 +7,8 @@
     ros2 launch actuator_bench control.launch.py robot:=pendulum backend:=mock   # no servo
 
 Starts robot_state_publisher (``robot_description``: the robot's URDF with its ``<ros2_control>``
-tag, :mod:`actuator_bench.control_description`), ``ros2_control_node`` at ``update_rate`` Hz,
+tag, :mod:`actuator_bench.control_description`), ``ros2_control_node`` at ``update_rate`` Hz
+(through ``control_manager``, which deactivates the controllers before stopping it),
 the spawners of ``joint_state_broadcaster`` (``/joint_states``) and ``joint_trajectory_controller``
 (``/joint_trajectory_controller/follow_joint_trajectory``), and, unless ``backend:=mock``, the
 control node in namespace ``hardware``: the bench of ``backend`` behind the topic-based system's
@@ -42,7 +43,9 @@ def nodes(context: LaunchContext) -> list:
     launched = [
         Node(package='robot_state_publisher', executable='robot_state_publisher',
              parameters=[{'robot_description': robot_description(name, mock=backend == MOCK)}]),
-        Node(package='controller_manager', executable='ros2_control_node', parameters=[str(controllers)]),
+        # ros2_control_node, stopped after its controllers are deactivated (actuator_bench.nodes.control_manager)
+        Node(package='actuator_bench', executable='control_manager', parameters=[str(controllers)],
+             sigterm_timeout=STOP_TIMEOUT),
         Node(package='controller_manager', executable='spawner', arguments=['joint_state_broadcaster', *spawn]),
         Node(package='controller_manager', executable='spawner', arguments=['joint_trajectory_controller', *spawn]),
     ]
@@ -50,9 +53,11 @@ def nodes(context: LaunchContext) -> list:
         return launched
     given = LaunchConfiguration('config').perform(context)
     config = config_file(given or chosen.config or installed_backends()[backend].config, __file__)
+    port = LaunchConfiguration('port').perform(context)
+    bench = {'backend': backend, 'rate': float(rate), **({'port': port} if port else {})}
     return launched + [
         Node(package='actuator_bench', executable='control_node', namespace=HARDWARE_NAMESPACE,
-             parameters=[config, {'backend': backend, 'rate': float(rate)}], sigterm_timeout=STOP_TIMEOUT),
+             parameters=[config, bench], sigterm_timeout=STOP_TIMEOUT),
         Node(package='actuator_bench', executable='recorder_node', namespace=HARDWARE_NAMESPACE,
              parameters=[config, {'autostart': LaunchConfiguration('record'), 'prefix': HARDWARE_NAMESPACE}],
              condition=IfCondition(LaunchConfiguration('recorder')), sigterm_timeout=STOP_TIMEOUT),
@@ -70,6 +75,7 @@ def generate_launch_description() -> LaunchDescription:
         DeclareLaunchArgument('config', default_value='',
                               description="Bench YAML (a path, or a file of share/actuator_bench/config); empty: "
                                           "the robot's own, for the pendulum the backend's"),
+        DeclareLaunchArgument('port', default_value='', description="Bus device (empty: the config's)"),
         DeclareLaunchArgument('update_rate', default_value=str(UPDATE_RATE),
                               description='Controller manager and hardware rate [Hz]'),
         DeclareLaunchArgument('recorder', default_value='true', description='Run a recorder of the hardware topics'),

@@ -12,7 +12,7 @@ from setuptools import find_packages, setup
 
 PACKAGE = "actuator_bench"
 NODES = ("bench_node", "recorder_node", "identification_node", "comparison_node", "control_node",
-         "control_player")
+         "control_player", "control_manager")
 HERE = Path(__file__).resolve().parent
 
 

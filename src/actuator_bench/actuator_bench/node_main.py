@@ -54,3 +54,7 @@ def control_node() -> None:
 
 def control_player() -> None:
     sys.exit(run("control_player"))
+
+
+def control_manager() -> None:
+    sys.exit(run("control_manager"))

@@ -55,11 +55,14 @@ def trajectory_msg(plan: GoalPlan) -> JointTrajectory:
 @dataclass
 class Played:
     """What a goal gave: the action's ``error_code`` (0 success; None: not accepted or not done),
-    ``message``, and its feedback (the controller's desired and actual states each cycle)."""
+    ``message``, its feedback (the controller's desired and actual states each cycle) and
+    ``start``, the goal's start on the ROS clock [s] (its first feedback's stamp: the
+    controller leaves the feedback's ``time_from_start`` at zero)."""
 
     error_code: Optional[int] = None
     message: str = ""
     feedback: List[FollowJointTrajectory.Feedback] = field(default_factory=list)
+    start: Optional[float] = None
 
 
 def wait(done: Callable[[], bool], timeout: float, stop: Optional[threading.Event] = None) -> bool:
@@ -115,7 +118,9 @@ class ControlPlayer:
             def on_feedback(message) -> None:
                 feedback = message.feedback
                 played.feedback.append(feedback)
-                t = feedback.desired.time_from_start.sec + feedback.desired.time_from_start.nanosec * 1e-9
+                stamp = feedback.header.stamp.sec + feedback.header.stamp.nanosec * 1e-9
+                played.start = stamp if played.start is None else played.start
+                t = stamp - played.start
                 if plan.release is not None and t >= plan.release - 1e-6 and not released.is_set():
                     released.set()
                     self.torque.call_async(SetBool.Request(data=False))
