@@ -59,7 +59,8 @@ class ControlNode(Node):
     def on_torque(self, request, response):
         released = self.hardware.set_torque(request.data)
         if released is not None:
-            self.publish(publications(Cycle(self.hardware.bench.clock.now(), command=released)))
+            now = self.hardware.bench.clock.now()
+            self.publish(publications(Cycle(now, command=released)), now)
         response.success, response.message = True, 'armed' if request.data else 'torque released'
         return response
 
@@ -73,7 +74,8 @@ class ControlNode(Node):
             else:
                 self.on_torque(SetBool.Request(data=False), SetBool.Response())
                 player.info = replace(player.info, trajectory='')
-            self.publish(publications(Cycle(self.hardware.bench.clock.now(), info=player.info)))
+            now = self.hardware.bench.clock.now()
+            self.publish(publications(Cycle(now, info=player.info)), now)
             response.success, response.message = True, f'bench_info: {player.info.trajectory or "idle"}'
         except ValueError as error:
             response.success, response.message = False, str(error)
@@ -90,7 +92,7 @@ class ControlNode(Node):
             self.get_logger().warning('no command within the command timeout: torque released')
 
     def publish(self, pubs: Iterable[Publication], bench_time: Optional[float] = None) -> None:
-        """Publish, stamped with ``bench_time`` [s] (the sample's), else the node's clock."""
+        """Publish, stamped with ``bench_time`` [s] (the bench clock's), else the node's clock."""
         ns = seconds_to_ns(bench_time) if bench_time is not None else self.get_clock().now().nanoseconds
         for pub in pubs:
             self.pubs[pub.topic].publish(message(pub, ns))
