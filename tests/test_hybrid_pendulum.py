@@ -108,3 +108,49 @@ def test_the_reference_runs_the_sts_firmware_target_speed_limit():
     errors = [row.mae[("semi-implicit", dt)] for dt in dts]
     orders = [math.log2(errors[i + 1] / errors[i]) for i in range(2)]
     assert all(0.6 < order < 1.5 for order in orders) and errors[0] < 1e-3, errors
+
+
+def _cut(log, n):
+    """The first ``n`` samples of a processed log (its extra columns, the temperature, included)."""
+    from dataclasses import replace
+
+    return replace(log, **{f: getattr(log, f)[:n] for f in ("timestamp", "position", "speed", "goal_position",
+                                                             "torque_enable")},
+                   extra={k: np.asarray(v)[:n] for k, v in log.extra.items()})
+
+
+def test_stick_slip_reference_honours_heating_and_moves_with_the_rollout(xl330_processed):
+    """``heating`` acts on the motor's values, so the continuous reference carries it: on a kp-800
+    XL330 log (with its logged temperature) switching heating 0.035/K on moves the reference by
+    what it moves the 1 ms fixed-step rollout (both see R at the log's temperature), well beyond
+    the rollout's own discretisation error. It used to ignore heating (identical output)."""
+    from actuator_models.logs import read_logs
+    from hybrid_sim.pendulum import discrete_rollout
+
+    log = _cut(next(lg for lg in read_logs(xl330_processed) if lg.kp == 800 and "temp" in lg.extra), 300)
+    assert np.mean(log.extra["temp"]) > 30  # warm: R(T) differs from R
+    plain = load_model("xl330/m6").with_values(heating=0.0)
+    heated = plain.with_values(heating=0.035)
+    runs = {}
+    for name, model in (("plain", plain), ("heated", heated)):
+        reference = exact_rollout(model, log, 0.001)
+        assert reference.success, reference.message
+        _, q = discrete_rollout(model, log, 0.001, "semi-implicit")
+        q_ref = reference.state("q")
+        n = min(q.size, q_ref.size)
+        runs[name] = (q_ref[:n], q[:n])
+    moved_reference = runs["heated"][0] - runs["plain"][0]
+    moved_rollout = runs["heated"][1] - runs["plain"][1]
+    assert np.max(np.abs(moved_reference)) > 0.02  # heating moves the reference (it used to be ignored)
+    assert np.max(np.abs(moved_reference - moved_rollout)) < 0.1 * np.max(np.abs(moved_reference))
+    for q_ref, q in runs.values():
+        assert np.mean(np.abs(q - q_ref)) < 2e-3  # the 1 ms rollout stays on the reference
+
+
+@pytest.mark.parametrize("addition", ["latency", "backlash"])
+def test_stick_slip_reference_refuses_an_addition_it_has_no_continuous_form_of(addition):
+    """An addition acting on the command or the output is an error naming it, never ignored."""
+    model = load_model("xl330/m1").with_values(**{addition: 0.01})
+    log = make_log(lambda t: 0.5 + 0.0 * t, lambda t: t >= 0)
+    with pytest.raises(ValueError, match=f"addition '{addition}' acts through"):
+        exact_rollout(model, log, 0.01)

@@ -26,6 +26,12 @@ exactly what the fixed-step rollout's steps add up to. The state at ``t_k`` (boo
 ``target``) is carried over at each command time while torque stays on, and restarts from the
 shaft's position otherwise (a disabled firmware's target follows the shaft).
 
+The servo is the project's one servo model (:mod:`actuator_models.servo`): its additions act
+through their declared hooks. An addition acting on the motor's values (``heating``: ``R`` at the
+log's temperature, held like the command between samples) is part of the continuous model; one
+acting on the command or the output (``latency``, ``backlash``) has no continuous form here and is
+refused with an error naming it, never ignored.
+
 The fixed-step simulators get the same held command: at step time ``t = n dt`` the goal is the
 log sample ``floor(t / dt_log)``; they run through ``actuator_models.simulation.simulate_logs``
 (the project's own rollout, unmodified) on a log resampled that way. The velocity clip at
@@ -37,13 +43,15 @@ Frames and units: q [rad] from the hanging position, v [rad/s], torques [N m], t
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Dict, Mapping, Sequence, Tuple
 
 import numpy as np
 
+from actuator_models.additions import REFERENCE_TEMPERATURE
 from actuator_models.logs import Log
 from actuator_models.model import Model
+from actuator_models.servo import Drive, Servo, motor_torque
 from actuator_models.simulation import Pendulum, simulate_logs
 
 from .engine import simulate
@@ -63,11 +71,28 @@ REFERENCE_SETTINGS = RunSettings(tolerance=1e-10, max_time_step=1e-3, stop_preci
 
 @dataclass(frozen=True)
 class Command:
-    """The held command: sample times ``t`` [s] (``t[k] = k dt``), goal [rad], enable (bool)."""
+    """The held command: sample times ``t`` [s] (``t[k] = k dt``), goal [rad], enable (bool), and
+    the additions' inputs by name, one value per sample (``temperature`` [degC])."""
 
     t: np.ndarray
     goal: np.ndarray
     enable: np.ndarray
+    inputs: Mapping[str, np.ndarray] = field(default_factory=dict)
+
+
+#: The hooks an addition may act through in the continuous reference.
+CONTINUOUS_HOOKS = ("on_motor",)
+
+
+def continuous_servo(model: Model) -> Servo:
+    """The model's servo, or a ValueError naming an addition with no continuous form here."""
+    servo = Servo.of(model)
+    for addition in servo.additions:
+        discrete = [h for h in addition.acts_on if h not in CONTINUOUS_HOOKS]
+        if discrete:
+            raise ValueError(f"addition {addition.name!r} acts through {', '.join(discrete)}, which the stick/slip "
+                             f"reference has no continuous form of (it honours additions acting on the motor's values)")
+    return servo
 
 
 class PendulumStickSlip(HybridModel):
@@ -84,6 +109,7 @@ class PendulumStickSlip(HybridModel):
 
     def __init__(self, model: Model, bench: Pendulum, kp: float, vin: float, command: Command) -> None:
         self.model, self.bench, self.kp, self.vin, self.command = model, bench, kp, vin, command
+        self.servo = continuous_servo(model)
         self.p = model.values
         self.inertia = float(bench.inertia(self.p["armature"]))
         self.offset = float(self.p.get("q_offset", 0.0))
@@ -103,9 +129,11 @@ class PendulumStickSlip(HybridModel):
 
     def torques(self, t: float, x: np.ndarray, v: float) -> Tuple[float, float, float]:
         """Motor torque, external (gravity) torque and friction budget [N m] at velocity ``v``."""
-        act = self.model.actuator
-        control = act.control(self.firmware(t, x)[1], x[0], v, self.kp, self.vin)
-        tm = float(act.torque(control, bool(x[3] > 0.5), v, self.p, self.vin))
+        k = int(x[4])
+        drive = Drive(x[2], bool(x[3] > 0.5), self.kp, self.vin, 0.0,
+                      {name: float(column[k]) for name, column in self.command.inputs.items()})
+        control = self.model.actuator.control(self.firmware(t, x)[1], x[0], v, self.kp, self.vin)
+        tm = float(motor_torque(self.servo, control, drive.enable, v, self.p, drive))
         te = float(self.bench.gravity_torque(x[0] + self.offset))
         return tm, te, float(self.model.friction.budget(tm, te, v, self.p))
 
@@ -168,7 +196,9 @@ def log_command(log: Log) -> Command:
     if log.dt is None:
         raise ValueError(f"{log.source}: raw log (no 'dt'); process it first")
     n = len(log)
-    return Command(np.arange(n) * log.dt, np.asarray(log.goal_position, float), np.asarray(log.torque_enable, bool))
+    temperature = np.asarray(log.extra.get("temp", np.full(n, REFERENCE_TEMPERATURE)), float)
+    return Command(np.arange(n) * log.dt, np.asarray(log.goal_position, float), np.asarray(log.torque_enable, bool),
+                   {"temperature": temperature})
 
 
 def bench_of(log: Log) -> Pendulum:
@@ -194,7 +224,8 @@ def held_log(log: Log, dt: float) -> Log:
     j = np.minimum(np.floor(t / log.dt + 1e-9).astype(int), len(log) - 1)
     return replace(log, dt=dt, timestamp=t, goal_position=log.goal_position[j], torque_enable=log.torque_enable[j],
                    position=np.interp(t, log.timestamp - log.timestamp[0], log.position),
-                   speed=np.interp(t, log.timestamp - log.timestamp[0], log.speed), extra={})
+                   speed=np.interp(t, log.timestamp - log.timestamp[0], log.speed),
+                   extra={name: np.asarray(column)[j] for name, column in log.extra.items()})
 
 
 def discrete_rollout(model: Model, log: Log, dt: float, integrator: str) -> Tuple[np.ndarray, np.ndarray]:
