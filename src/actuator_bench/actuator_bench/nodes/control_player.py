@@ -191,6 +191,7 @@ def main(args=None) -> int:
         for number in STOP_SIGNALS:
             signal.signal(number, signal.SIG_IGN)
         executor.shutdown()
+        thread.join(timeout=5)  # a spin still running at exit aborts the interpreter ("terminate called")
         node.destroy_node()
         rclpy.try_shutdown()
 
