@@ -4,7 +4,8 @@
         -p trajectories:="[lift_and_drop, sin_sin]" -p kp:=400.0 -p record:=true
 
 For each trajectory (the four identification trajectories, or the 2R paths with ``robot:=arm2r``)
-it names the run on the control node (``/hardware/announce_run``: bench_info carries the
+it moves the joints slowly to the trajectory's start and holds them there (2 s + 1 s, not part
+of the run: a run starts at rest, as in the bench node's recordings), names the run on the control node (``/hardware/announce_run``: bench_info carries the
 trajectory and gain, as recordings need), arms the torque, sends the trajectory as a
 ``FollowJointTrajectory`` goal to ``/joint_trajectory_controller``, releases the torque at the
 trajectory's release instant (``lift_and_drop``: 2 s; seen in the goal's feedback, which the
@@ -38,6 +39,11 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 from ..control_description import HARDWARE_NAMESPACE, robot
 from ..control_goals import GoalPlan, goal_plan
 from ..node_main import STOP_SIGNALS
+
+
+#: The move to a run's first waypoint before it starts, and the hold there [s].
+PREPARE_MOVE = 2.0
+PREPARE_HOLD = 1.0
 
 
 def duration(seconds: float) -> Duration:
@@ -104,10 +110,28 @@ class ControlPlayer:
             raise RuntimeError(f"no recorder at {self.recorder.srv_name}")
         return self.call(self.recorder, SetBool.Request(data=on)).message
 
+    def prepare(self, plan: GoalPlan, stop: Optional[threading.Event] = None) -> bool:
+        """Arm the torque and move slowly to the plan's first waypoint, then hold it (not part of
+        the run: a run starts at rest, as the bench node's recordings do); whether it completed."""
+        self.call(self.torque, SetBool.Request(data=True))
+        first = [float(q) for q in plan.positions[0]]
+        hold = JointTrajectory(joint_names=list(plan.joints), points=[
+            JointTrajectoryPoint(positions=first, time_from_start=duration(PREPARE_MOVE)),
+            JointTrajectoryPoint(positions=first, time_from_start=duration(PREPARE_MOVE + PREPARE_HOLD))])
+        sent = self.action.send_goal_async(FollowJointTrajectory.Goal(trajectory=hold))
+        if not wait(sent.done, 30.0, stop) or not sent.result().accepted:
+            return False
+        result = sent.result().get_result_async()
+        return wait(result.done, PREPARE_MOVE + PREPARE_HOLD + 30.0, stop)
+
     def play(self, plan: GoalPlan, kp: float, stop: Optional[threading.Event] = None) -> Played:
-        """Name the run, arm the torque, play ``plan`` at gain ``kp`` (0: the bench's default),
-        release at its release instant, end the run (torque off) whatever happened."""
+        """Move to the start and hold (:meth:`prepare`), name the run, play ``plan`` at gain
+        ``kp`` (0: the bench's default), release at its release instant, end the run (torque
+        off) whatever happened."""
         played = Played()
+        if not self.prepare(plan, stop):
+            played.message = "the move to the start did not complete"
+            return played
         answer = self.call(self.announce, RunTrajectory.Request(start=True, trajectory=plan.name, kp=float(kp)))
         if not answer.success:
             raise ValueError(answer.message)
