@@ -70,10 +70,8 @@ def main() -> int:
                                  SENSOR_QOS)
     executor = SingleThreadedExecutor()
     executor.add_node(node)
-    spinner = threading.Thread(target=executor.spin, daemon=True)
-    spinner.start()
     try:
-        player = ControlPlayer(node)
+        player = ControlPlayer(node, executor)  # spun by the player's waits (on the playing thread)
         if not player.wait_ready(180.0):
             print(f"error: the controllers did not come up; see {log.name}", file=sys.stderr)
             return 1
@@ -96,7 +94,6 @@ def main() -> int:
         except subprocess.TimeoutExpired:
             os.killpg(launch.pid, signal.SIGKILL)
         executor.shutdown()
-        spinner.join(timeout=5)
         node.destroy_node()
         rclpy.try_shutdown()
 

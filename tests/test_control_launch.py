@@ -71,17 +71,15 @@ class Launch:
                                             cwd=tmp_path, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         rclpy.init(domain_id=self.domain)
         self.node = rclpy.create_node("control_test_client")
-        self.executor = SingleThreadedExecutor()
+        self.executor = SingleThreadedExecutor()  # spun by the player's waits (ControlPlayer)
         self.executor.add_node(self.node)
-        self.thread = threading.Thread(target=self.executor.spin, daemon=True)
-        self.thread.start()
         self.states: list = []     # /joint_states (the broadcaster's)
         self.samples: list = []    # /hardware/joint_states (the control node's, bench time)
         self.commands: list = []   # /hardware/commands (what the control node sent, bench time)
         self.node.create_subscription(JointState, "/joint_states", self.states.append, SENSOR_QOS)
         self.node.create_subscription(JointState, "/hardware/joint_states", self.samples.append, SENSOR_QOS)
         self.node.create_subscription(ActuatorCommand, "/hardware/commands", self.commands.append, COMMAND_QOS)
-        self.player = ControlPlayer(self.node)
+        self.player = ControlPlayer(self.node, self.executor)
 
     def ctrl_c(self, timeout: float = 60.0) -> int:
         """SIGINT to the whole process group, as a terminal's Ctrl-C; the launch's exit status."""
@@ -97,7 +95,6 @@ class Launch:
         if self.process.poll() is None:
             self.ctrl_c()
         self.executor.shutdown()
-        self.thread.join(timeout=5)
         self.node.destroy_node()
         rclpy.try_shutdown()
 
@@ -190,8 +187,8 @@ def test_ctrl_c_with_a_trajectory_playing_leaves_the_servo_torque_off(tmp_path):
     try:
         assert launch.player.wait_ready(180.0), launch.output
         plan = goal_plan("sin_sin", ("pendulum",))
-        played = []
-        thread = threading.Thread(target=lambda: played.append(launch.player.play(plan, 0.0)), daemon=True)
+        played, stop = [], threading.Event()
+        thread = threading.Thread(target=lambda: played.append(launch.player.play(plan, 0.0, stop)), daemon=True)
         thread.start()
         def moving() -> bool:  # the goal is playing (sin_sin swings the pendulum out), the spawners are done
             return (any(abs(m.position[0]) > 0.3 for m in list(launch.states))  # (a spawner stopped while it
@@ -204,6 +201,8 @@ def test_ctrl_c_with_a_trajectory_playing_leaves_the_servo_torque_off(tmp_path):
             deadline -= 0.1
         assert moving() and emulator.servo(1).peek("torque_enable") == 1  # playing, torque on
         status = launch.ctrl_c()
+        stop.set()
+        thread.join(timeout=30)  # the player stops spinning before the client's context goes
         output = launch.output
         assert status == 0, output
         assert emulator.servo(1).peek("torque_enable") == 0, output

@@ -5,8 +5,9 @@
 
 For each trajectory (the four identification trajectories, or the 2R paths with ``robot:=arm2r``)
 it moves the joints slowly to the trajectory's start and holds them there (2 s + 1 s, not part
-of the run: a run starts at rest, as in the bench node's recordings), names the run on the control node (``/hardware/announce_run``: bench_info carries the
-trajectory and gain, as recordings need), arms the torque, sends the trajectory as a
+of the run: a run starts at rest, as in the bench node's recordings), names the run on the
+control node (``/hardware/announce_run``: bench_info carries the trajectory and gain, as
+recordings need), arms the torque, sends the trajectory as a
 ``FollowJointTrajectory`` goal to ``/joint_trajectory_controller``, releases the torque at the
 trajectory's release instant (``lift_and_drop``: 2 s; seen in the goal's feedback, which the
 controller sends every cycle) and, once the goal is done, ends the run (torque released). With
@@ -30,7 +31,7 @@ from actuator_interfaces.srv import RunTrajectory
 from builtin_interfaces.msg import Duration
 from control_msgs.action import FollowJointTrajectory
 from rclpy.action import ActionClient
-from rclpy.executors import SingleThreadedExecutor
+from rclpy.executors import Executor, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.signals import SignalHandlerOptions
 from std_srvs.srv import SetBool
@@ -71,20 +72,17 @@ class Played:
     start: Optional[float] = None
 
 
-def wait(done: Callable[[], bool], timeout: float, stop: Optional[threading.Event] = None) -> bool:
-    deadline = time.monotonic() + timeout
-    while not done() and time.monotonic() < deadline and not (stop and stop.is_set()):
-        time.sleep(0.01)
-    return done()
-
-
 class ControlPlayer:
-    """Plays goals through a controller onto the control node of namespace ``hardware``
-    (``node`` must be spun by an executor on another thread)."""
+    """Plays goals through a controller onto the control node of namespace ``hardware``.
 
-    def __init__(self, node: Node, controller: str = "joint_trajectory_controller",
+    ``executor`` (holding ``node``) is spun by the player's waits, on the calling thread: an
+    ``ActionClient.send_goal_async`` called while another thread spins can lose the goal's
+    response (rclpy registers the pending request after sending it; the client then waits forever,
+    logging "Ignoring unexpected goal response"), so nothing else may spin it meanwhile."""
+
+    def __init__(self, node: Node, executor: Executor, controller: str = "joint_trajectory_controller",
                  hardware: str = HARDWARE_NAMESPACE) -> None:
-        self.node = node
+        self.node, self.executor = node, executor
         self.action = ActionClient(node, FollowJointTrajectory, f"/{controller}/follow_joint_trajectory")
         self.torque = node.create_client(SetBool, f"/{hardware}/torque_enable")
         self.announce = node.create_client(RunTrajectory, f"/{hardware}/announce_run")
@@ -98,9 +96,16 @@ class ControlPlayer:
                 and self.torque.wait_for_service(timeout_sec=max(0.0, deadline - time.monotonic()))
                 and self.announce.wait_for_service(timeout_sec=max(0.0, deadline - time.monotonic())))
 
+    def wait(self, done: Callable[[], bool], timeout: float, stop: Optional[threading.Event] = None) -> bool:
+        """Spin until ``done()``, ``timeout`` [s] or ``stop``; whether done."""
+        deadline = time.monotonic() + timeout
+        while not done() and time.monotonic() < deadline and not (stop and stop.is_set()):
+            self.executor.spin_once(timeout_sec=0.01)
+        return done()
+
     def call(self, client, request, timeout: float = 30.0):
         future = client.call_async(request)
-        if not wait(future.done, timeout):
+        if not self.wait(future.done, timeout):
             raise RuntimeError(f"no answer from {client.srv_name} in {timeout:g} s")
         return future.result()
 
@@ -119,10 +124,10 @@ class ControlPlayer:
             JointTrajectoryPoint(positions=first, time_from_start=duration(PREPARE_MOVE)),
             JointTrajectoryPoint(positions=first, time_from_start=duration(PREPARE_MOVE + PREPARE_HOLD))])
         sent = self.action.send_goal_async(FollowJointTrajectory.Goal(trajectory=hold))
-        if not wait(sent.done, 30.0, stop) or not sent.result().accepted:
+        if not self.wait(sent.done, 30.0, stop) or not sent.result().accepted:
             return False
         result = sent.result().get_result_async()
-        return wait(result.done, PREPARE_MOVE + PREPARE_HOLD + 30.0, stop)
+        return self.wait(result.done, PREPARE_MOVE + PREPARE_HOLD + 30.0, stop)
 
     def play(self, plan: GoalPlan, kp: float, stop: Optional[threading.Event] = None) -> Played:
         """Move to the start and hold (:meth:`prepare`), name the run, play ``plan`` at gain
@@ -151,12 +156,12 @@ class ControlPlayer:
 
             sent = self.action.send_goal_async(FollowJointTrajectory.Goal(trajectory=trajectory_msg(plan)),
                                                feedback_callback=on_feedback)
-            if not wait(sent.done, 30.0, stop) or not sent.result().accepted:
+            if not self.wait(sent.done, 30.0, stop) or not sent.result().accepted:
                 played.message = "goal not accepted"
                 return played
             self.goal = sent.result()
             result = self.goal.get_result_async()
-            wait(result.done, plan.duration + 60.0, stop)
+            self.wait(result.done, plan.duration + 60.0, stop)
             if not result.done():
                 self.goal.cancel_goal_async()
                 played.message = "interrupted" if stop and stop.is_set() else "goal not done in time"
@@ -166,7 +171,11 @@ class ControlPlayer:
             return played
         finally:
             self.goal = None
-            self.call(self.announce, RunTrajectory.Request(start=False))
+            try:  # stopped: the graph may be going down (its control node releases the torque itself)
+                self.call(self.announce, RunTrajectory.Request(start=False), 2.0 if stop and stop.is_set() else 30.0)
+            except RuntimeError:
+                if not (stop and stop.is_set()):
+                    raise
 
 
 def main(args=None) -> int:
@@ -178,8 +187,6 @@ def main(args=None) -> int:
     node = rclpy.create_node("control_player")
     executor = SingleThreadedExecutor()
     executor.add_node(node)
-    thread = threading.Thread(target=executor.spin, daemon=True)
-    thread.start()
     log = node.get_logger()
     try:
         try:
@@ -192,7 +199,7 @@ def main(args=None) -> int:
             log.fatal(f"error: {error}")
             return 2
         recording = bool(node.declare_parameter("record", False).value)
-        player = ControlPlayer(node)
+        player = ControlPlayer(node, executor)
         if not player.wait_ready(60.0):
             log.fatal("no joint_trajectory_controller or control node answered in 60 s")
             return 1
@@ -215,7 +222,6 @@ def main(args=None) -> int:
         for number in STOP_SIGNALS:
             signal.signal(number, signal.SIG_IGN)
         executor.shutdown()
-        thread.join(timeout=5)  # a spin still running at exit aborts the interpreter ("terminate called")
         node.destroy_node()
         rclpy.try_shutdown()
 
