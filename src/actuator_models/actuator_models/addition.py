@@ -16,7 +16,10 @@ bias, everything the simulators, the compiled kernel and the fit need to know ab
   twin; :mod:`.kernel` then refuses a model carrying it, naming it, and the fit runs the numpy
   step and says so);
 - ``prior_weight``: a hint for the fit's default prior weight (None: no opinion);
-- :meth:`carried_by_default`: whether ``fit --carry auto`` carries it for these logs.
+- :meth:`carried_by_default`: whether ``fit --carry auto`` carries it for these logs;
+- ``continuous_hooks``: the hooks whose ``dt -> 0`` limit the exact stick/slip reference
+  (:mod:`hybrid_sim.pendulum`) runs (:attr:`Addition.continuous_hooks`); it refuses, naming the
+  addition, one acting through any other hook.
 
 Hooks are pure and shape-polymorphic: floats (one servo, the scalar step) or numpy arrays
 (parameter sets x logs, the batched step). Units: rad, rad/s, s, degC.
@@ -44,6 +47,12 @@ class Addition:
     inputs: Tuple[str, ...] = ()
     kernel_columns: Tuple[str, ...] = ()
     prior_weight: Optional[float] = None
+    #: Hooks with a continuous-time form: ``on_motor`` always (a pure function of the step's
+    #: values); ``on_command`` where :meth:`command_delay` is the hook's ``dt -> 0`` limit (a
+    #: transport delay); ``on_output`` where the hook is rate-independent (a hysteresis: one call
+    #: for a monotone move of the drive equals any sequence of calls along it) and its state is
+    #: one float.
+    continuous_hooks: Tuple[str, ...] = ("on_motor",)
 
     def start(self, q: Value, p: ParamValues, dt: Value) -> Any:
         """The state at the start of a simulation from the first position ``q`` [rad] at step
@@ -58,6 +67,11 @@ class Addition:
     def on_motor(self, p: ParamValues, inputs: Mapping[str, Optional[Value]]) -> ParamValues:
         """The parameter values the motor's torque is computed with, given this step's inputs."""
         return p
+
+    def command_delay(self, p: ParamValues) -> float:
+        """The delay [s] the :meth:`on_command` hook puts on the commands as the step ``dt -> 0``
+        (its continuous form, declared by listing ``on_command`` in ``continuous_hooks``)."""
+        return 0.0
 
     def output(self, state: Any, q: Value) -> Value:
         """What the encoder reads [rad] when the drive is at ``q`` [rad]."""
