@@ -21,7 +21,7 @@ from actuator_bench.nodes.launcher import refusal
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
-def run(node: str) -> object:
+def run(node: str) -> "int | None":
     """Block the stop signals, then import and run ``actuator_bench.nodes.<node>``'s ``main``
     (its return value: an exit status or None); without ROS 2, one line on stderr and exit 2."""
     line = refusal(node)

@@ -87,7 +87,6 @@ class ControlPlayer:
         self.torque = node.create_client(SetBool, f"/{hardware}/torque_enable")
         self.announce = node.create_client(RunTrajectory, f"/{hardware}/announce_run")
         self.recorder = node.create_client(SetBool, f"/{hardware}/recorder/record")
-        self.goal = None
 
     def wait_ready(self, timeout: float) -> bool:
         """Whether the controller's action and the control node's services are up."""
@@ -159,18 +158,17 @@ class ControlPlayer:
             if not self.wait(sent.done, 30.0, stop) or not sent.result().accepted:
                 played.message = "goal not accepted"
                 return played
-            self.goal = sent.result()
-            result = self.goal.get_result_async()
+            handle = sent.result()
+            result = handle.get_result_async()
             self.wait(result.done, plan.duration + 60.0, stop)
             if not result.done():
-                self.goal.cancel_goal_async()
+                handle.cancel_goal_async()
                 played.message = "interrupted" if stop and stop.is_set() else "goal not done in time"
                 return played
             played.error_code = result.result().result.error_code
             played.message = result.result().result.error_string
             return played
         finally:
-            self.goal = None
             try:  # stopped: the graph may be going down (its control node releases the torque itself)
                 self.call(self.announce, RunTrajectory.Request(start=False), 2.0 if stop and stop.is_set() else 30.0)
             except RuntimeError:
