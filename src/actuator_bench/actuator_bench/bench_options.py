@@ -11,6 +11,7 @@ from dataclasses import MISSING, fields
 from typing import Any, Dict, List, Tuple
 
 from actuator_drivers.cli import non_negative, positive
+from actuator_drivers.common import UsageError
 from actuator_models.bench import Backend, BenchParams
 from actuator_models.family import family_actuators, installed_families
 
@@ -35,10 +36,21 @@ def add_bench_options(p: argparse.ArgumentParser, registry: BackendRegistry) -> 
     g = p.add_argument_group("bench settings (each backend reads its own; default: the backend's)")
     for name, (flags, kind, default, help) in _settings_options(registry).items():
         if kind is bool:
-            g.add_argument(*flags, dest=name, action="store_false" if default else "store_true",
-                           default=argparse.SUPPRESS, help=help)
+            g.add_argument(*flags, dest=name, action=_Setting, nargs=0, const=not default, default=argparse.SUPPRESS,
+                           help=help)
         else:
-            g.add_argument(*flags, dest=name, type=kind, default=argparse.SUPPRESS, metavar=name.upper(), help=help)
+            g.add_argument(*flags, dest=name, action=_Setting, type=kind, default=argparse.SUPPRESS,
+                           metavar=name.upper(), help=help)
+
+
+class _Setting(argparse.Action):
+    """Stores a setting and remembers the flag that gave it (``args.setting_flags``), so that a
+    flag the chosen backend does not declare is refused (:func:`bench_params`)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: Any = None) -> None:
+        setattr(namespace, self.dest, self.const if self.nargs == 0 else values)
+        namespace.setting_flags = getattr(namespace, "setting_flags", ()) + (option_string,)
 
 
 def _settings_options(registry: BackendRegistry) -> Dict[str, Tuple[Tuple[str, ...], type, Any, str]]:
@@ -63,10 +75,19 @@ def _family_backends(registry: BackendRegistry) -> List[Backend]:
     return [registry[n] for n in names if n in registry]
 
 
+def _flags(backend: Backend) -> List[str]:
+    return [x for f in fields(backend.settings) for x in (f.metadata.get("flags") or (f"--{f.name.replace('_', '-')}",))]
+
+
 def bench_params(args: argparse.Namespace, backend: Backend, **common: Any) -> BenchParams:
     """The parameters of one joint (``--id``, ``--actuator``, ``--limits``) on ``backend``, its
     settings from the parsed options it declares (the others keep its defaults); ``common``:
-    the other :class:`~actuator_models.bench.BenchParams` fields (models, pendulum, clock)."""
+    the other :class:`~actuator_models.bench.BenchParams` fields (models, pendulum, clock).
+    UsageError names a setting option given that ``backend`` does not read."""
+    foreign = [flag for flag in getattr(args, "setting_flags", ()) if flag not in _flags(backend)]
+    if foreign:
+        raise UsageError(f"{foreign[0]}: not a setting of the {backend.name} backend (--actuator {args.actuator}); "
+                         f"its settings: {' '.join(_flags(backend)) or 'none'}")
     return BenchParams(joints=(f"joint{args.id}",), actuators=(args.actuator,), ids=(args.id,),
                        min_position=(args.limits[0],), max_position=(args.limits[1],),
                        settings=backend.settings_from(vars(args)), **common)

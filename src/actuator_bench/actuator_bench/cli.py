@@ -26,6 +26,7 @@ from actuator_models.outputs import refuse_existing
 from actuator_models.trajectories import TRAJECTORIES
 
 from actuator_models.bench import BenchParams
+from actuator_models.family import family_actuators
 
 from .backends import BackendRegistry, installed_backends
 from .bag2json import DEFAULT_DT, convert
@@ -95,7 +96,8 @@ def _configure_play(registry: BackendRegistry) -> Callable[[argparse.ArgumentPar
         p.add_argument("--backend", required=True, choices=tuple(registry), help=registry.describe())
         p.add_argument("--trajectory", required=True, choices=(*TRAJECTORIES, *ARM_PATHS))
         p.add_argument("--kp", type=float, required=True, help="gain (actuator units)")
-        p.add_argument("--actuator", default="xl330", choices=sorted(ACTUATORS), help="actuator [xl330]")
+        p.add_argument("--actuator", default="xl330", choices=sorted({*ACTUATORS, *family_actuators()}),
+                       help="actuator [xl330]")
         p.add_argument("--model", default="", help="servo model (params file or name such as xl330/m6) "
                        "[<actuator>/m6]")
         p.add_argument("--mass", type=float, default=0.49, help="pendulum mass, kg [0.49]")
