@@ -6,7 +6,7 @@ backend publishes the same topics with the same types.
 The fake family is a first-order joint, ``dq/dt = (goal - q) / TAU`` while torque is on, solved
 exactly between cycles: the recorded logs must satisfy that closed form sample to sample.
 
-The serial-bus family registry (group ``actuator_drivers.families``) the same way: a new serial
+The family registry (group ``actuator_bench.families``) the same way: a new serial
 family (``clone_family.py``: its table, bus, driver, bench and emulator over the serial-bus core)
 installed as that module plus one entry point is picked up by ``actuator-bench emulate`` (the
 stock vendor SDK pings its emulator), ``record`` and ``record-all --emulate``; the lockstep
