@@ -374,9 +374,7 @@ class Backend:
 
     A family lists its backends in its record (``actuator_models.family.Family.backends``); a
     backend without a family (the MuJoCo simulation) is an entry point of group
-    ``actuator_bench.backends`` (see ``actuator_bench.backends.installed_backends``)::
-
-        entry_points={"actuator_bench.backends": ["mujoco = actuator_sim.bench:BACKEND"]}
+    ``actuator_bench.backends`` (see ``actuator_bench.backends.installed_backends``).
     """
 
     name: str
