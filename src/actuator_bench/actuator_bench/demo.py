@@ -64,8 +64,10 @@ def record_logs(settings: DemoSettings, raw_dir: Path) -> List[Path]:
     try:
         record_all(bench, settings.grid, settings.actuator, raw_dir, lambda m, l: set_load(bench, m, l) is None,
                    on_recording=finished, prepare_time=1.0, return_time=1.0)
-    finally:  # the driver releases the torque, then the emulator stops (also after Ctrl-C)
+    finally:  # the driver releases the torque, then the emulator stops (also after Ctrl-C) and is read back
         bench.close()
+        if hasattr(bench, "emulated_state"):
+            say(bench.emulated_state())
     return done
 
 

@@ -207,8 +207,8 @@ class Bench(Protocol):
     # Optional members (bus health; absent on a bench without a bus):
     #   counters: ErrorCounters  -- cumulative communication counters of the bus or line
     #   watchdog_trips: int      -- times the command watchdog released the torque
-    # and, on an emulated bench, its load (see set_load):
-    #   set_load(mass, length, arm_mass) -> None
+    # and on an emulated bench: set_load(mass, length, arm_mass) (see set_load); emulated_state()
+    # -> str, once closed the emulator's own reading of the torque (the fail-safe check)
 
 
 @dataclass

@@ -3,7 +3,8 @@ pendulum per drive, driven by that drive's model), then open the real
 :class:`~actuator_drivers.erob.bench.ErobBench` on the other end through pysoem. Closing the
 bench releases the torque, then stops the emulator and removes the veth pair. The bench changes
 its load with ``set_load`` (the emulator's 0x2F00 objects). Root (or CAP_NET_ADMIN and
-CAP_NET_RAW) is needed."""
+CAP_NET_RAW) is needed. After closing, ``emulated_state()`` says the CiA 402 state the emulated
+drive was in when the line left OP (``switched on``: the torque was off)."""
 
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ def open_emulated(params: BenchParams) -> ErobBench:
         stack.close()
         raise
     bench.resources.enter_context(stack)
-    bench.emulator = emulator
+    bench.emulated_state = lambda: f"emulated drive when the line left OP: {emulator.op_exit.get(1, 'unknown')}"
 
     def set_load(mass: float, length: float, arm_mass: float = 0.0) -> None:
         for slave in range(1, len(params.joints) + 1):

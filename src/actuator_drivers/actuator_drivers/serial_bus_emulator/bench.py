@@ -1,7 +1,8 @@
 """A serial-bus family's emulated bench: its emulator started, the real bench opened on the
 emulator's pseudo-terminal (the real code path, byte for byte through the vendor SDK), the
 emulator stopped when the bench closes (after the driver released the torque). The bench
-changes its load with ``set_load`` (:func:`actuator_models.bench.set_load`).
+changes its load with ``set_load`` (:func:`actuator_models.bench.set_load`); ``emulated_state()``
+reads the emulated servos' Torque Enable back (after :meth:`close`: the fail-safe check).
 
 :func:`open_on_emulator` is what a family's ``<name>_emulator`` backend calls with its own
 emulator of several servos; :func:`open_one_servo` serves any family from its record (one joint,
@@ -37,8 +38,9 @@ def open_on_emulator(params: BenchParams, make_emulator: EmulatorFactory, bench_
         emulator.stop()
         raise
     bench.resources.callback(emulator.stop)
-    bench.emulator = emulator
     bench.set_load = emulator.set_bench  # (mass, length, arm_mass): every servo's pendulum
+    bench.emulated_state = lambda: "emulated servo once the driver closed: Torque Enable " + ", ".join(
+        str(servo.peek("torque_enable")) for servo in emulator.servos)
     return bench
 
 
