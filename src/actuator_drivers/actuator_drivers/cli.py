@@ -18,14 +18,14 @@ published model), ``--out`` (where files go; ``--model`` and ``--logdir`` remain
 the exit statuses of :mod:`actuator_models.exit_codes` (2 bad input, 1 runtime fault: the bus,
 the servo or the disk failed).
 
-``veth`` (the virtual EtherCAT cable of the eRob emulator): see :mod:`.erob_cli`.
+A family adds its own tools (``Family.commands``): the eRob family's ``veth`` (the virtual
+EtherCAT cable of its emulator, :mod:`.erob_cli`).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Sequence
 
 from actuator_models.actuator_file import ActuatorFileError
@@ -36,23 +36,11 @@ from actuator_models.outputs import OutputExistsError
 
 from actuator_models.family import EmulateCommand, family_actuators, family_of, installed_families
 
-from actuator_drivers import erob_cli
+from actuator_drivers.command import Command
 from actuator_drivers.common import DriverError, UsageError
 from actuator_drivers.safe_stop import terminate_as_interrupt
 
 PROG = "actuator-bench"  #: the program the commands' examples are written for
-
-
-@dataclass(frozen=True)
-class Command:
-    """A subcommand: ``configure(parser)`` adds its options, ``run(args)`` returns the exit status;
-    ``examples`` are shown by its ``--help``."""
-
-    name: str
-    help: str
-    configure: Callable[[argparse.ArgumentParser], None]
-    run: Callable[[argparse.Namespace], int]
-    examples: Sequence[str] = ()
 
 
 # ---------------------------------------------------------------------- shared options
@@ -124,10 +112,7 @@ DRIVER_COMMANDS = (
             ("actuator-bench emulate --actuator mx64 --params mx64/m6 --mass 1.0 --length 0.15 --protocol 2",
              *(f.example for f in installed_families().values() if f.example),
              "actuator-bench emulate --actuator xl330 --params fit-xl330/m6.json --mass 0.5 --length 0.1 --drop 0.05")),
-    Command("veth", "create or remove a veth pair (the virtual EtherCAT cable; root)", erob_cli.configure_veth,
-            erob_cli.run_veth,
-            ("actuator-bench veth create ecm0 ecs0      # master end, emulator end",
-             "actuator-bench veth remove ecm0")),
+    *(command for family in installed_families().values() for command in family.extra_commands()),
 )
 COMMANDS = DRIVER_COMMANDS
 

@@ -22,6 +22,7 @@ from typing import List, Optional
 from actuator_models.family import EmulateCommand
 from actuator_models.model import load_model
 
+from actuator_drivers.command import Command
 from actuator_drivers.common import UsageError
 from actuator_drivers.erob.units import ErobUnits
 from actuator_drivers.ethercat_emulator.drive import DriveFaults, EthercatServer, LinkFaults, chain, shaft
@@ -146,3 +147,11 @@ def run_veth(args: argparse.Namespace) -> int:
         print(f"actuator-bench: error: {error}", file=sys.stderr)
         return 1
     return 0
+
+
+#: The eRob family's own tools (``Family.commands``).
+COMMANDS = (
+    Command("veth", "create or remove a veth pair (the virtual EtherCAT cable; root)", configure_veth, run_veth,
+            ("actuator-bench veth create ecm0 ecs0      # master end, emulator end",
+             "actuator-bench veth remove ecm0")),
+)

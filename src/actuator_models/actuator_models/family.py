@@ -69,6 +69,8 @@ class Family:
         emulate: ``"module:attribute"`` of the :class:`EmulateCommand` its ``actuator-bench
             emulate`` runs; empty: no stand-alone emulator.
         example: an ``emulate`` command line for the help.
+        commands: ``"module:attribute"`` of a tuple of its own tools, subcommands of
+            ``actuator-bench`` and ``actuator-drivers`` (``actuator_drivers.cli.Command``); empty: none.
     """
 
     name: str
@@ -84,12 +86,17 @@ class Family:
     demo: Mapping[str, Any] = field(default_factory=dict)
     emulate: str = ""
     example: str = ""
+    commands: str = ""
 
     def emulate_command(self) -> EmulateCommand:
         """What its ``emulate`` runs (imports it); ValueError for a family without one."""
         if not self.emulate:
             raise ValueError(f"the {self.title} family offers no stand-alone emulator")
         return pkgutil.resolve_name(self.emulate)
+
+    def extra_commands(self) -> Tuple[Any, ...]:
+        """Its own subcommands (imports them)."""
+        return tuple(pkgutil.resolve_name(self.commands)) if self.commands else ()
 
     def backend(self, emulated: bool) -> str:
         """The name of its emulated or real backend; ValueError if it has none."""

@@ -23,5 +23,6 @@ FAMILY = Family(
           "arm": "erob", "partner": "erob80_50", "fitted_joint": 0, "settings": {"cycle_time": 0.002},
           "quick": {"grid": ((3.1, 14.6), (0.5,), (25, 100)), "trials": 1500, "paths": ("circle",)}},
     emulate="actuator_drivers.erob_cli:EMULATE",
+    commands="actuator_drivers.erob_cli:COMMANDS",  # veth: the virtual EtherCAT cable
     example="actuator-bench emulate --ethercat ecXs --actuator erob80_100 --params erob80_100/m6 --mass 3.1 --length 0.5",
 )
