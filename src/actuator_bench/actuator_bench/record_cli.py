@@ -165,7 +165,8 @@ def _report_done(done: Sequence[Recording], logdir: str) -> None:
 
 #: The recording subcommands.
 RECORD_COMMANDS = (
-    Command("record", "record one identification trajectory (a serial-bus servo or eRob) into a JSON log", _configure_record, _run_record,
+    Command("record", "record one identification trajectory on a bench of any installed family into a JSON log",
+            _configure_record, _run_record,
             ("actuator-bench record --port /dev/ttyUSB0 --actuator mx64 --protocol 2 --trajectory lift_and_drop \\\n"
              "      --mass 1.0 --length 0.15 --kp 32 --out logs/raw",
              "actuator-bench record --port /dev/pts/3 --actuator xl330 --trajectory sin_sin --mass 0.5 --length 0.1 \\\n"
