@@ -17,6 +17,7 @@ through pluginlib.
 from __future__ import annotations
 
 import pkgutil
+from functools import partial
 from importlib.metadata import entry_points
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple
 
@@ -63,8 +64,9 @@ class BackendRegistry(Mapping[str, Backend]):
 def _points() -> List[Tuple[str, str, Callable[[], Any]]]:
     """(name, "module:attribute", loader) of every backend: each installed family's
     (``Family.backends``) and each entry point of :data:`GROUP`."""
-    found = [(name, target, lambda target=target: pkgutil.resolve_name(target))
-             for family in installed_families().values() for name, target in family.backends.items()]
+    found: List[Tuple[str, str, Callable[[], Any]]] = [
+        (name, target, partial(pkgutil.resolve_name, target))
+        for family in installed_families().values() for name, target in family.backends.items()]
     found += [(p.name, p.value, p.load) for p in entry_points(group=GROUP)]
     return sorted(found, key=lambda point: point[0])
 

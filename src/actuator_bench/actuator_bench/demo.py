@@ -61,13 +61,19 @@ def record_logs(settings: DemoSettings, raw_dir: Path) -> List[Path]:
                          mass=first_mass, length=first_length, time_scale=settings.time_scale,
                          settings=backend.settings_from(settings.settings))
     bench = registry.open(backend.name, params)
+
+    def change_load(mass: float, length: float) -> bool:
+        set_load(bench, mass, length)
+        return True
+
     try:
-        record_all(bench, settings.grid, settings.actuator, raw_dir, lambda m, l: set_load(bench, m, l) is None,
+        record_all(bench, settings.grid, settings.actuator, raw_dir, change_load,
                    on_recording=finished, prepare_time=1.0, return_time=1.0)
     finally:  # the driver releases the torque, then the emulator stops (also after Ctrl-C) and is read back
         bench.close()
-        if hasattr(bench, "emulated_state"):
-            say(bench.emulated_state())
+        state = getattr(bench, "emulated_state", lambda: None)()
+        if state:
+            say(state)
     return done
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any, Optional, Sequence, TextIO
+from typing import Any, Callable, Optional, Sequence, TextIO
 
 from actuator_drivers.cli import Command, positive
 from actuator_drivers.common import UsageError
@@ -130,6 +130,7 @@ def _run_record_all(args: argparse.Namespace) -> int:
     if args.emulate and "port" in args:
         raise UsageError("record-all: give --port (a bench) or --emulate P (an emulated one), not both")
     line = ProgressLine()
+    change: Callable[[float, float], bool]
     if args.emulate:
         mass, length = grid.groups()[0]
         lockstep = args.lockstep or family_of(args.actuator).lockstep

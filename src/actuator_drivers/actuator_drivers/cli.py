@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence
 
 from actuator_models.actuator_file import ActuatorFileError
 from actuator_models.exit_codes import ArgumentParser, run_command
@@ -98,7 +98,7 @@ def _run_emulate(args: argparse.Namespace) -> int:
     """The ``emulate`` of the family of ``--actuator`` (or of the actuator a family's own options
     name, or of the ``--params`` model's)."""
     named = (command.actuator(args) for command in _emulate_commands().values())
-    actuator = args.actuator or next((a for a in named if a), None)
+    actuator: Optional[str] = args.actuator or next((a for a in named if a), None)
     if actuator is None and args.model is not None:
         actuator = load_model(args.model).actuator.name
     if actuator is None:

@@ -208,7 +208,7 @@ class Bench(Protocol):
     #   counters: ErrorCounters  -- cumulative communication counters of the bus or line
     #   watchdog_trips: int      -- times the command watchdog released the torque
     # and on an emulated bench: set_load(mass, length, arm_mass) (see set_load); emulated_state()
-    # -> str, once closed the emulator's own reading of the torque (the fail-safe check)
+    # -> Optional[str], once closed the emulator's own reading of the torque (the fail-safe check)
 
 
 @dataclass

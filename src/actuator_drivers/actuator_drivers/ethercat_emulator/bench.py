@@ -41,13 +41,13 @@ def open_emulated(params: BenchParams) -> ErobBench:
         stack.close()
         raise
     bench.resources.enter_context(stack)
-    bench.emulated_state = lambda: f"emulated drive when the line left OP: {emulator.op_exit.get(1, 'unknown')}"
+    bench.emulator_state = lambda: f"emulated drive when the line left OP: {emulator.op_exit.get(1, 'unknown')}"
 
     def set_load(mass: float, length: float, arm_mass: float = 0.0) -> None:
         for slave in range(1, len(params.joints) + 1):
             set_bench(bench.driver, slave, mass, length, arm_mass)
 
-    bench.set_load = set_load
+    bench.emulator_load = set_load
     return bench
 
 

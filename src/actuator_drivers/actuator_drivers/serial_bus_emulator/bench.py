@@ -12,7 +12,7 @@ the emulator's ``one_servo``).
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Callable
+from typing import Callable, Type
 
 from actuator_models.bench import BenchParams
 
@@ -26,7 +26,8 @@ from actuator_drivers.serial_bus_emulator.faults import Faults
 EmulatorFactory = Callable[[BenchParams, EmulatedSerialSettings, Faults], SerialBusEmulator]
 
 
-def open_on_emulator(params: BenchParams, make_emulator: EmulatorFactory, bench_class: type) -> SerialBusBench:
+def open_on_emulator(params: BenchParams, make_emulator: EmulatorFactory,
+                     bench_class: Type[SerialBusBench]) -> SerialBusBench:
     """Start ``make_emulator(params, settings, faults)`` (``time_scale`` None: lockstep with the
     driver; ``seed``), then open ``bench_class`` on its pty with the
     :class:`~actuator_drivers.serial_bus.settings.EmulatedSerialSettings` of ``params``."""
@@ -38,8 +39,8 @@ def open_on_emulator(params: BenchParams, make_emulator: EmulatorFactory, bench_
         emulator.stop()
         raise
     bench.resources.callback(emulator.stop)
-    bench.set_load = emulator.set_bench  # (mass, length, arm_mass): every servo's pendulum
-    bench.emulated_state = lambda: "emulated servo once the driver closed: Torque Enable " + ", ".join(
+    bench.emulator_load = emulator.set_bench  # (mass, length, arm_mass): every servo's pendulum
+    bench.emulator_state = lambda: "emulated servo once the driver closed: Torque Enable " + ", ".join(
         str(servo.peek("torque_enable")) for servo in emulator.servos)
     return bench
 
