@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Callable, List, Optional, Tuple
 
-from actuator_drivers.cli import DRIVER_COMMANDS, Command
+from actuator_drivers.cli import EMULATOR_COMMANDS, Command
 from actuator_drivers.cli import main as run_commands
 
 from actuator_models.actuators import ACTUATORS
@@ -144,7 +144,7 @@ def commands(registry: Optional[BackendRegistry] = None) -> Tuple[Command, ...]:
                    ("actuator-bench play --backend dynamixel_emulator --trajectory sin_sin --kp 400 --out logs/play",
                     "actuator-bench play --backend mujoco --trajectory lift_and_drop --kp 400 --out logs/sim "
                     "--bag bags/sim"))
-    return DRIVER_COMMANDS + RECORD_COMMANDS + BENCH_COMMANDS + (play,)
+    return EMULATOR_COMMANDS + RECORD_COMMANDS + BENCH_COMMANDS + (play,)
 
 
 BENCH_COMMANDS = (

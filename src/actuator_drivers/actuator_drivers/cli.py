@@ -2,7 +2,7 @@
 a driver is opened with.
 
 Each subcommand is a :class:`Command` (name, help, an argument configurator, a runner); a program
-combines command tuples: ``main(argv, commands=DRIVER_COMMANDS + other_commands)`` (this is
+combines command tuples: ``main(argv, commands=EMULATOR_COMMANDS + other_commands)`` (this is
 how ``actuator-bench`` of package actuator_bench includes them; stand-alone script:
 ``actuator-drivers``).
 
@@ -106,7 +106,7 @@ def _run_emulate(args: argparse.Namespace) -> int:
     return family_of(actuator).emulate_command().run(args)
 
 
-DRIVER_COMMANDS = (
+EMULATOR_COMMANDS = (
     Command("emulate", "an emulated servo of any installed family (a serial bus on a pseudo-terminal: prints the "
             "device path; eRob: on a network interface)", _configure_emulate, _run_emulate,
             ("actuator-bench emulate --actuator mx64 --params mx64/m6 --mass 1.0 --length 0.15 --protocol 2",
@@ -114,7 +114,7 @@ DRIVER_COMMANDS = (
              "actuator-bench emulate --actuator xl330 --params fit-xl330/m6.json --mass 0.5 --length 0.1 --drop 0.05")),
     *(command for family in installed_families().values() for command in family.extra_commands()),
 )
-COMMANDS = DRIVER_COMMANDS
+COMMANDS = EMULATOR_COMMANDS
 
 #: Errors that mean bad input (exit status 2); the others of a recording are runtime faults (1).
 BAD_INPUT_ERRORS = (ValueError, LogError, ParamsError, ActuatorFileError, OutputExistsError)

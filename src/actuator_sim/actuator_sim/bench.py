@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Optional, Tuple
 
 import numpy as np
 from actuator_models.model import load_model
+from actuator_models.simulation import BENCH_DT
 
 from actuator_models.bench import Backend, BenchParams, Clock, Command, JointSample, WallClock, option
 
@@ -36,7 +37,7 @@ class SimSettings:
 
     mjcf: str = field(default="pendulum", metadata=option(
         "Simulated model: pendulum (from mass, length, arm_mass), a shipped MJCF such as arm_mx.xml, or a path"))
-    timestep: float = field(default=0.005, metadata=option("Physics step of the generated pendulum [s]"))
+    timestep: float = field(default=BENCH_DT, metadata=option("Physics step of the generated pendulum [s]"))
 
 
 def mjcf_text(params: BenchParams, q_offset: float = 0.0) -> str:

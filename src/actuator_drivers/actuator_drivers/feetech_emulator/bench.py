@@ -22,7 +22,7 @@ from actuator_drivers.serial_bus_emulator.faults import Faults
 def _emulator(params: BenchParams, settings: EmulatedSerialSettings, faults: Faults) -> FeetechEmulator:
     pendulum = Pendulum(params.mass, params.length, params.arm_mass)
     return FeetechEmulator([
-        StsServo(control_table(a), load_model(m), pendulum, servo_id=i, vin=v or None)  # type: ignore[list-item]
+        StsServo(control_table(a), load_model(m), pendulum, servo_id=i, vin=v or None)
         for i, a, m, v in zip(params.ids, params.actuators, params.models, params.vin)
     ], faults=faults, time_scale=params.time_scale, seed=params.seed)
 

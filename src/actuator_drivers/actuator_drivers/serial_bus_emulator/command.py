@@ -13,6 +13,7 @@ import threading
 
 from actuator_models.family import EmulateCommand
 from actuator_models.model import load_model
+from actuator_models.simulation import BENCH_DT
 
 from actuator_drivers.common import UsageError
 from actuator_drivers.serial_bus.family import serial_family_of
@@ -29,7 +30,7 @@ def _positive(text: str) -> float:
 def configure(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("a serial-bus servo on a pseudo-terminal")
     g.add_argument("--protocol", type=int, choices=(1, 2), default=2, help="firmware protocol (MX: 1 or 2; XL330: 2) [2]")
-    g.add_argument("--physics-dt", type=_positive, default=0.005, help="simulation step, s [0.005]")
+    g.add_argument("--physics-dt", type=_positive, default=BENCH_DT, help=f"simulation step, s [{BENCH_DT:g}]")
 
 
 def run(args: argparse.Namespace) -> int:
