@@ -12,13 +12,13 @@ import pytest
 from actuator_bench.comparison import StateComparison
 from actuator_models.bench import BenchParams, JointSample
 from actuator_drivers.dynamixel_emulator.bench import open_emulated
-from actuator_bench.identify import FitJob, FitRequest, request_from_fields
+from actuator_bench.fit_job import FitJob, FitRequest, request_from_fields
 from actuator_models.identification import DEFAULT_TRIALS
 from actuator_models.logs import read_logs
 from actuator_models.splits import Dataset
 from actuator_bench.messages import BenchInfo, Command, command_from_fields
 from actuator_bench.player import ARM_PATHS, TrajectoryPlayer, schedule
-from actuator_sim.bench import SimBench, SimClock
+from actuator_sim.bench import SimBench, SimClock, SimSettings
 from actuator_drivers.dynamixel.errors import JointLimitError
 from actuator_models.trajectories import TRAJECTORIES, trajectory
 
@@ -129,7 +129,7 @@ def test_sim_bench_catches_up_in_bounded_steps(sim):
 
 def test_sim_bench_of_the_arm():
     arm = SimBench.open(BenchParams(("shoulder", "elbow"), ("mx106", "mx64"), ("mx106/m6", "mx64/m6"), (1, 2),
-                                    kp=(32.0, 32.0), vin=(0.0, 0.0), mjcf="arm_mx.xml"))
+                                    kp=(32.0, 32.0), vin=(0.0, 0.0), settings=SimSettings(mjcf="arm_mx.xml")))
     clock = SimClock(arm)
     arm.apply(Command(("elbow",), (0.3,), (True,)))
     clock.sleep_until(0.5)
@@ -218,7 +218,7 @@ def test_a_fit_that_never_moved_off_its_start_is_flagged():
     from it; M2 does not nest in M3."""
     from types import SimpleNamespace
 
-    from actuator_bench.identify import unmoved_fits
+    from actuator_bench.fit_job import unmoved_fits
     from actuator_models.friction import friction_model
 
     def report(name, mae):

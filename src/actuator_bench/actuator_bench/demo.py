@@ -1,8 +1,9 @@
 """The no-ROS demo: the whole pipeline in one process, no hardware.
 
-1. an emulated servo (the protocol emulator of its family on a pseudo-terminal, or the
-   EtherCAT emulator) whose shaft is a reference model, driven by the real driver over its
-   vendor SDK (the serial-bus family of ``--actuator`` is found by registry);
+1. an emulated servo (its family's emulated backend: the protocol emulator on a pseudo-terminal,
+   the EtherCAT emulator on a veth pair, ...) whose shaft is a reference model, driven by the
+   real driver over its vendor SDK (the family of ``--actuator`` and its demo are found by
+   registry, the bench is opened through the backend registry);
 2. the four identification trajectories recorded over a small configuration grid;
 3. the raw logs processed at 5 ms;
 4. M1-M6 identified (CMA-ES), with a validation report;
@@ -22,19 +23,23 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Union
 
 
-from actuator_drivers.serial_bus.family import family_of
-from actuator_drivers.serial_bus_emulator.emulated import emulated_servo
 from actuator_models.actuators import actuator
+from actuator_models.bench import BenchParams, set_load
+from actuator_models.family import family_of
 from actuator_models.fit_cli import ProgressPrinter
-from actuator_models.identification import FitSettings, Objective
-from actuator_models.logs import Log, read_log, resample, write_log
+from actuator_models.fit_data import FitSettings
+from actuator_models.fit_outputs import FitOutputs
+from actuator_models.fit_spec import ALL_MODELS, FitSpec
+from actuator_models.fitting import ModelReport, fit
+from actuator_models.objective import Objective
+from actuator_models.logs import PROCESSED_DT, Log, read_log, resample, write_log
 from actuator_models.recording_quality import RecordingQuality
 from actuator_models.model import Model, load_model
-from actuator_models.report import ModelReport, fit_models
 from actuator_models.splits import Dataset
 from actuator_models.simulation import simulate_logs
 
-from .demo_settings import SETTINGS, DemoSettings
+from .backends import installed_backends
+from .demo_settings import DemoSettings, demo_settings
 from .record_grid import record_all
 from .recording import Recording
 
@@ -53,38 +58,29 @@ def record_logs(settings: DemoSettings, raw_dir: Path) -> List[Path]:
         say(f"recorded {len(done)}/{count}: {recording.path.name} ({recording.cycles} cycles: {recording.quality.summary()})")
 
     first_mass, first_length = settings.grid.groups()[0]
-    if settings.ethercat:
-        from actuator_drivers.erob.bench import ErobBench
-        from actuator_drivers.ethercat_emulator.emulated import EmulatedJoint, emulated_erob, set_bench
+    registry = installed_backends()
+    backend = registry[family_of(settings.actuator).backend(emulated=True)]
+    params = BenchParams(joints=("joint1",), actuators=(settings.actuator,), models=(settings.reference,),
+                         mass=first_mass, length=first_length, time_scale=settings.time_scale,
+                         settings=backend.settings_from(settings.settings))
+    bench = registry.open(backend.name, params)
 
-        emulated, started = emulated_erob([EmulatedJoint(settings.reference, first_mass, first_length)], cycle_time=0.002), []
-        try:
-            with emulated as (emulator, erob):
-                started.append(emulator)
-                record_all(ErobBench.of(erob, settings.actuator), settings.grid, settings.actuator, raw_dir,
-                           lambda m, l: set_bench(erob, 1, m, l) is None,
-                           on_recording=finished, rate=200, prepare_time=1.0, return_time=1.0)
-        finally:  # the emulator's own record, once the line is down (also after Ctrl-C)
-            for emulator in started:
-                say(f"emulated drive when the line left OP: {emulator.op_exit.get(1, 'unknown')}")
-        return done
-    bench_class = family_of(settings.actuator).bench_class()
-    with emulated_servo(settings.actuator, settings.reference, first_mass, first_length,
-                        protocol=settings.protocol, time_scale=settings.time_scale) as (emulator, driver):
-        def change_bench(mass: float, length: float) -> bool:
-            emulator.set_bench(mass, length, 0.0)
-            return True
+    def change_load(mass: float, length: float) -> bool:
+        set_load(bench, mass, length)
+        return True
 
-        try:
-            record_all(bench_class.of(driver, settings.actuator), settings.grid, settings.actuator, raw_dir, change_bench,
-                       on_recording=finished, prepare_time=1.0, return_time=1.0)
-        finally:  # read back from the emulated servo once the driver released it (also after Ctrl-C)
-            driver.close()
-            say(f"emulated servo after the recordings: Torque Enable {emulator.servo(1).peek('torque_enable')}")
+    try:
+        record_all(bench, settings.grid, settings.actuator, raw_dir, change_load,
+                   on_recording=finished, prepare_time=1.0, return_time=1.0)
+    finally:  # the driver releases the torque, then the emulator stops (also after Ctrl-C) and is read back
+        bench.close()
+        state = getattr(bench, "emulated_state", lambda: None)()
+        if state:
+            say(state)
     return done
 
 
-def process(raw: Sequence[Path], out_dir: Path, dt: float = 0.005) -> List[Log]:
+def process(raw: Sequence[Path], out_dir: Path, dt: float = PROCESSED_DT) -> List[Log]:
     """Resample raw logs at ``dt`` [s] into ``out_dir``."""
     from actuator_models.logs import read_log
 
@@ -171,35 +167,38 @@ def _pace(time_scale: Optional[float]) -> str:
     return "in lockstep with the driver's cycle" if time_scale is None else f"at {time_scale:g}x real time"
 
 
+def fit_spec(settings: DemoSettings, logs: Sequence[Log], folder: Path) -> FitSpec:
+    """The demo's fit: every model of ``settings.actuator`` on the processed ``logs``, seed 0,
+    ``settings.trials`` each, params and report into ``folder``; all else as ``actuator-models fit``."""
+    return FitSpec(logs, settings.actuator, ALL_MODELS, FitSettings(settings.trials, seed=0),
+                   outputs=FitOutputs.in_folder(folder, ALL_MODELS))
+
+
 def run_demo(out: Path, quick: bool = False, actuator: str = "mx64") -> int:
     """Run the demo into ``out`` with an emulated ``actuator`` (``mx64``, or ``erob80_100``: root
     for its veth pair); returns an exit status."""
-    settings = SETTINGS[actuator][1 if quick else 0]
+    settings = demo_settings()[actuator][1 if quick else 0]
     start = time.perf_counter()
     out.mkdir(parents=True, exist_ok=True)
     say(f"{'quick' if quick else 'full'} demo into {out}: emulated {settings.actuator} with model "
         f"{settings.reference}, {len(settings.grid)} recordings "
-        + ("clocked by EtherCAT frames" if settings.ethercat else _pace(settings.time_scale)))
+        + _pace(settings.time_scale))
     raw = record_logs(settings, out / "logs" / "raw")
     logs = process(raw, out / "logs" / "processed")
     say(f"processed {len(logs)} logs at 5 ms ({time.perf_counter() - start:.0f} s so far); identifying M1-M6")
-    dataset = Dataset.split(logs, seed=0)
-    reports = fit_models(dataset, settings.actuator, out_dir=out / "params", settings=FitSettings(settings.trials, seed=0),
-                         progress=ProgressPrinter(settings.actuator, every=5.0, prefix="[demo] "))
+    report = fit(fit_spec(settings, logs, out / "params"), progress=ProgressPrinter(settings.actuator, every=5.0, prefix="[demo] "))
     reference = load_model(settings.reference)
-    floor = true_validation_mae(reference, dataset)
+    floor = true_validation_mae(reference, report.dataset)
     say("drawing figures")
-    plots = figures(reports, logs, settings, out / "plots")
-    content = json.loads((out / "params" / "report" / "report.json").read_text())
+    plots = figures(report.models, logs, settings, out / "plots")
     print()
-    print(f"Validation MAE [rad] on {len(content['validation_logs'])} held-out logs "
-          f"({len(content['train_logs'])} used for fitting):")
+    print(f"Validation MAE [rad] on {len(report.dataset.validation)} held-out logs "
+          f"({len(report.dataset.train)} used for fitting):")
     print(f"  {'model':<8}{'train':>10}{'validation':>12}")
-    for name, row in content["models"].items():
-        print(f"  {name.upper():<8}{row['train_mae']:>10.4f}{row['validation_mae']:>12.4f}")
+    for name, rep in report.models.items():
+        print(f"  {name.upper():<8}{rep.result.train_mae:>10.4f}{rep.result.validation_mae:>12.4f}")
     print(f"  {'true':<8}{'':>10}{floor:>12.4f}   (the emulator's own model: the recording noise floor)")
-    best = content["best_model"]
-    print(f"best model: {best.upper()}, {content['improvement_over_m1']:.2f}x lower validation MAE than M1")
+    print(f"best model: {report.best_model.upper()}, {report.improvement_over_m1:.2f}x lower validation MAE than M1")
     quality = [RecordingQuality.from_dict(read_log(path).recording) for path in raw]
     print(f"recordings: {len(quality)}, {min(q.achieved_rate for q in quality):.0f}-{max(q.achieved_rate for q in quality):.0f} Hz "
           f"achieved ({quality[0].requested_rate:.0f} Hz asked), {sum(q.gaps for q in quality)} gaps > "
