@@ -56,7 +56,7 @@ def evaluate_model(model: Model, logs: Sequence[Log], integrator: Optional[str] 
     elif integrator is not None:
         raise ParamsError(f"--integrator applies to the numpy backend; {backend!r} runs its own integrator")
     else:
-        maes = _backend(backend)(model, logs)
+        maes = np.asarray(_backend(backend)(model, logs), dtype=float)
     return Evaluation(model, {Path(log.source).name: float(m) for log, m in zip(logs, maes)})
 
 

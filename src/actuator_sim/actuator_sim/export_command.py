@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Tuple
 
 from actuator_models.logs import check_motor, read_logs, require_processed
 from actuator_models.outputs import refuse_existing
@@ -23,7 +24,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     if args.arm:
         shipped = arm(args.arm)
         kp = shipped.gain("low") if args.kp is None else args.kp
-        xml, joints = read_model(shipped.mjcf), ("shoulder", "elbow")
+        joints: Tuple[str, ...] = ("shoulder", "elbow")
+        xml = read_model(shipped.mjcf)
     else:
         kp = 400.0 if args.kp is None else args.kp
         bench = PendulumBench(args.mass, args.length, args.arm_mass, model.values.get("q_offset", 0.0), args.dt)

@@ -81,7 +81,7 @@ def servo_row(servo: Servo, dt: float) -> tuple:
     model = servo.model
     check_supported(model)
     act, values = model.actuator, model.values
-    friction = embed(values, model.friction, FRICTION_MODELS["m6"])
+    friction = {k: float(v) for k, v in embed(values, model.friction, FRICTION_MODELS["m6"]).items()}
     whole, fraction, held = (0, 0.0, 0)
     if "latency" in values:
         w, f, h = delay_steps(values["latency"], dt)
@@ -155,8 +155,8 @@ class WarpServos:
         self.dt = dt
         rows = [servo_row(s, dt) for s in servos]
         ints = [(r[1][0], mjm.jnt_qposadr[j], mjm.jnt_dofadr[j], *r[1][1:]) for r, j in zip(rows, joints)]
-        self._params = wp.array(np.array([r[0] for r in rows]), dtype=float)
-        self._ints = wp.array(np.array(ints), dtype=int)
+        self._params: wp.array = wp.array(np.array([r[0] for r in rows]), dtype=float)
+        self._ints: wp.array = wp.array(np.array(ints), dtype=int)
         self._qpos, self._dof = mjm.jnt_qposadr[joints], dofs
         history = max(i[3] for i in ints) + 2
         shape = (self.nworld, n)
@@ -164,12 +164,15 @@ class WarpServos:
         frictionloss = np.broadcast_to(np.asarray(m.dof_frictionloss.numpy()).reshape(-1, mjm.nv)[:1],  # type: ignore[attr-defined]
                                        (self.nworld, mjm.nv))
         m.dof_frictionloss = wp.array(np.ascontiguousarray(frictionloss), dtype=float)  # type: ignore[attr-defined]
-        self._kp = wp.array(np.broadcast_to([s.kp for s in servos], shape).copy(), dtype=float)
-        self._temperature = wp.array(
+        self._kp: wp.array = wp.array(np.broadcast_to([s.kp for s in servos], shape).copy(), dtype=float)
+        self._temperature: wp.array = wp.array(
             np.broadcast_to([math.nan if s.temperature is None else s.temperature for s in servos], shape).copy(),
             dtype=float)
-        self._goal, self._firmware, self._output, self._friction_loss = (wp.array(zeros, dtype=float) for _ in range(4))
-        self._enable = wp.array(np.ones(shape, dtype=np.int32), dtype=int)
+        self._goal: wp.array = wp.array(zeros, dtype=float)
+        self._firmware: wp.array = wp.array(zeros, dtype=float)
+        self._output: wp.array = wp.array(zeros, dtype=float)
+        self._friction_loss: wp.array = wp.array(zeros, dtype=float)
+        self._enable: wp.array = wp.array(np.ones(shape, dtype=np.int32), dtype=int)
         self._history_goal = wp.zeros((self.nworld, n, history), dtype=float)
         self._history_enable = wp.zeros((self.nworld, n, history), dtype=int)
         self._pushes = wp.zeros(shape, dtype=int)
