@@ -46,11 +46,12 @@ class Rig:
             table = control_table("xl330", 2)
         else:
             from actuator_drivers.feetech.bench import FeetechBench as Bench
+            from actuator_drivers.serial_bus.settings import SerialBusSettings
             from actuator_drivers.feetech.tables import control_table
             from actuator_drivers.feetech_emulator.emulator import FeetechEmulator as Emulator
             from actuator_drivers.feetech_emulator.firmware import StsServo as Servo
             params = BenchParams(actuators=("sts3215",), models=("sts3215/m1",), kp=(32.0,), vin=(7.4,), mass=0.3,
-                                 length=0.1, baudrate=1_000_000, time_scale=None)
+                                 length=0.1, time_scale=None, settings=SerialBusSettings(baudrate=1_000_000))
             table = control_table("sts3215")
         self.emulator = Emulator([Servo(table, load_model(params.models[0]), Pendulum(params.mass, params.length),
                                         servo_id=1)], time_scale=None, seed=0).start()
