@@ -19,7 +19,7 @@ import numpy as np
 from .actuator_file import ActuatorFileError
 from .dahl_cli import add_dahl_command
 from .dahl_identification import DahlDataError
-from .evaluation import evaluate_model
+from .evaluation import evaluate_model, evaluation_backends
 from .exit_codes import ArgumentParser, run_command, whole_process
 from .fit_cli import FitUsageError, add_fit_command
 from .logs import PROCESSED_DT, LogError, check_motor, log_files, read_log, read_logs, require_processed, resample, write_log
@@ -151,7 +151,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     for name, model in models.items():
         check_motor(logs, model.actuator.name, f"params {name}", args.allow_mismatch)
     _print_notes(notes)
-    results = {name: evaluate_model(model, logs, args.integrator) for name, model in models.items()}
+    results = {name: evaluate_model(model, logs, args.integrator, args.backend) for name, model in models.items()}
     names = list(next(iter(results.values())).maes)
     width = max(len(n) for n in names)
     header = f"{'log':<{width}}  " + "  ".join(f"{p:>14}" for p in results)
@@ -208,7 +208,10 @@ def _add_core_commands(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--json", action="store_true",
                    help='also print one JSON line {"<params>": {"mean": x, "logs": {"<log>": mae}}}')
     p.add_argument("--integrator", choices=("bam", "semi-implicit"),
-                   help="override each params file's integrator")
+                   help="override each params file's integrator (numpy backend)")
+    p.add_argument("--backend", choices=evaluation_backends(), default="numpy",
+                   help="simulator: numpy (default), or mjwarp: all logs as one batch of MuJoCo Warp worlds "
+                        "(semi-implicit, as MuJoCo; compare with --integrator semi-implicit)")
     p.add_argument("--allow-mismatch", action="store_true", help=ALLOW_MISMATCH_HELP)
     p.set_defaults(run=_cmd_evaluate)
 

@@ -21,6 +21,7 @@ from actuator_models.simulation import BENCH_DT
 from actuator_models.outputs import refuse_existing
 
 from .arm_commands import cmd_arm, cmd_arm_compare, cmd_transfer
+from .export_command import cmd_export
 from .cli_params import check_params_motor, load_params, print_json, resolve_params  # noqa: F401 (resolve_params: public here before)
 from .figure_commands import cmd_plot_diagram, cmd_plot_mae, cmd_plot_trajectory, mae_groups  # noqa: F401 (mae_groups: public here before)
 from .friction_split import VISCOUS_MODES
@@ -41,6 +42,7 @@ examples:
   actuator-sim plot-trajectory --params xl330/m1 xl330/m6 --log LOG.json --out trajectory.png
   actuator-sim plot-mae --eval arm_mae.json --out mae.png
   actuator-sim export-models --out models/ --mass 0.5 --length 0.2
+  actuator-sim export --params xl330/m6 --out servo.xml --logs data/xl330/processed
 
 Outputs are never overwritten without --force. Exit status: 0 done, 2 bad input (one 'error:'
 line naming file, field and value), 1 a runtime fault, 130 interrupted.
@@ -64,6 +66,8 @@ EXAMPLES = {
     "plot-mae": ["actuator-sim plot-mae --eval arm_mae.json --out mae.png",
                  "actuator-sim plot-mae --params xl330/m1 xl330/m6 --logs data/xl330/processed --out mae.png"],
     "export-models": ["actuator-sim export-models --out models/ --mass 0.5 --length 0.2"],
+    "export": ["actuator-sim export --params xl330/m6 --out servo.xml --logs data/xl330/processed",
+               "actuator-sim export --params sts3215/m1 --arm so100 --out so100.xml"],
 }
 
 
@@ -301,6 +305,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--q-offset", type=float, default=0.0, help="encoder offset [rad]")
     p.add_argument("--dt", type=float, default=BENCH_DT, help="MuJoCo timestep [s]")
     p.set_defaults(run=_cmd_export_models)
+
+    p = command("export", help="a servo model as native MJCF (no Python in the loop) and what that loses",
+                description="Write MJCF that plain MuJoCo runs: the servo's control law as a <general> actuator "
+                            "(control = goal position [rad]), its armature, and its Coulomb-viscous friction as "
+                            "frictionloss/damping (the pendulum bench, or a shipped arm with --arm). With --logs, "
+                            "print the MAE the approximation loses against the exact model on those logs.")
+    p.add_argument("--params", required=True, metavar="P", help=PARAMS_HELP)
+    p.add_argument("--out", required=True, metavar="XML", help="the MJCF file")
+    force(p)
+    p.add_argument("--arm", choices=sorted(ARMS), help="the servo on both joints of this shipped arm")
+    p.add_argument("--kp", type=_non_negative, help="firmware gain (default: the arm's low gain, 400 on the pendulum)")
+    p.add_argument("--vin", type=_positive, help="supply voltage [V] (default: the actuator's)")
+    p.add_argument("--mass", type=_positive, default=1.0, help="pendulum mass [kg]")
+    p.add_argument("--length", type=_positive, default=0.15, help="pendulum length [m]")
+    p.add_argument("--arm-mass", type=_non_negative, default=0.0, help="pendulum arm mass [kg]")
+    p.add_argument("--dt", type=_positive, default=0.005, help="MuJoCo timestep [s]")
+    p.add_argument("--logs", metavar="DIR", help="processed pendulum logs: print the approximation's MAE loss")
+    allow_mismatch(p)
+    p.add_argument("--json", action="store_true", help="last line: the MAEs as JSON")
+    p.set_defaults(run=cmd_export)
     return parser
 
 
