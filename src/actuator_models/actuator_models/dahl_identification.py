@@ -387,8 +387,9 @@ def identify_rho(record: Record, fc: float) -> RhoEstimate:
     drift = float(np.sqrt(np.mean((np.interp(x, x_prev, f_prev) - force) ** 2)) / fc)
     condition = conditioning(rho_fit, x_min, x_max)
     last = periods[-1]
+    eq39, eq40, eq41, _ = estimates
     return RhoEstimate(
-        *estimates, x_min, x_max, f_min, f_max, f_mid,
+        eq39, eq40, eq41, rho_fit, x_min, x_max, f_min, f_max, f_mid,
         float(record.t[last.end] - record.t[last.start]), float(record.t[last.start]), len(periods), drift,
         condition, uncertainty, smoothed.noise, _recommend(estimates, uncertainty, condition),
     )
