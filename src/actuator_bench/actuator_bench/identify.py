@@ -22,7 +22,7 @@ import time
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, Optional, Sequence, Tuple
+from typing import List, Mapping, Optional, Sequence, Tuple
 
 from actuator_models.actuators import actuator as find_actuator
 from actuator_models.additions import carried_by_default
@@ -138,6 +138,7 @@ class FitJob:
         (the fields, the logs, and the training log count of every model against ``force``): an
         unusable request gives ``success=False``, why (naming the request's fields), and no file."""
         request = self.request
+        odd: List[str] = []  # the logs' plausibility warnings, returned with the outcome
         try:
             request.check()
             with tempfile.TemporaryDirectory(prefix="fit-logs-") as scratch:
@@ -145,7 +146,7 @@ class FitJob:
                 if is_bag(logs):  # converted aside first: kept only once the request is accepted
                     logs = Path(scratch)
                     convert(Path(request.logs), logs, self.dt)
-                dataset = Dataset.split(read_logs(logs), request.validation_fraction, seed=self.seed)
+                dataset = Dataset.split(read_logs(logs, notes=odd.append), request.validation_fraction, seed=self.seed)
                 settings = FitSettings(trials=request.trials, seed=self.seed, force=request.force)
                 self.check_log_count(dataset, settings)
                 if logs != Path(request.logs):
@@ -165,7 +166,7 @@ class FitJob:
             return FitOutcome(False, str(error))
         results = [reports[m].result for m in self.models]
         best = best_model(reports)
-        warnings = unmoved_fits(reports, self.models)
+        warnings = (*odd, *unmoved_fits(reports, self.models))
         return FitOutcome(
             True,
             "; ".join([f"fitted {', '.join(self.models)} on {request.logs}; best by validation MAE: {best}",

@@ -7,7 +7,8 @@
 * 1 - a runtime fault: the hardware, the bus or the disk failed while doing the work;
 * 130 - interrupted (Ctrl-C).
 
-Each problem prints one ``<prog>: error: ...`` line on stderr, without a traceback.
+Each problem prints one ``<prog>: error: ...`` line on stderr, without a traceback; each
+:class:`InputWarning` (odd input a command goes on with) one ``<prog>: warning: ...`` line.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import gc
 import sys
+import warnings
 from typing import Callable, NoReturn, Tuple, Type
 
 DONE, RUNTIME_FAULT, BAD_INPUT, INTERRUPTED = 0, 1, 2, 130
@@ -23,6 +25,26 @@ DONE, RUNTIME_FAULT, BAD_INPUT, INTERRUPTED = 0, 1, 2, 130
 BAD_PATH_ERRORS: Tuple[Type[BaseException], ...] = (FileNotFoundError, IsADirectoryError, NotADirectoryError)
 
 Errors = Tuple[Type[BaseException], ...]
+
+
+class InputWarning(UserWarning):
+    """Odd input that a real user could mean (a log a real bench could produce...): a command
+    goes on, after one ``<prog>: warning: ...`` line on stderr; Python callers get a warning."""
+
+
+def _show_input_warnings(prog: str) -> None:
+    """Inside a ``warnings.catch_warnings()`` block: every :class:`InputWarning` printed as one
+    ``prog: warning: message`` line (each time, not once per place), other warnings as usual."""
+    shown = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None):  # type: ignore[no-untyped-def]
+        if issubclass(category, InputWarning):
+            print(f"{prog}: warning: {message}", file=sys.stderr)
+        else:
+            shown(message, category, filename, lineno, file, line)
+
+    warnings.simplefilter("always", InputWarning)
+    warnings.showwarning = show
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -41,7 +63,14 @@ def run_command(
     runtime: Errors = (OSError,),
 ) -> int:
     """Run ``run()`` and turn the expected failures into one stderr line and an exit status:
-    ``bad_input`` (and a wrong path) -> 2, ``runtime`` -> 1, Ctrl-C -> 130."""
+    ``bad_input`` (and a wrong path) -> 2, ``runtime`` -> 1, Ctrl-C -> 130. An
+    :class:`InputWarning` raised meanwhile is one ``prog: warning:`` line."""
+    with warnings.catch_warnings():
+        _show_input_warnings(prog)
+        return _run(run, prog, bad_input, runtime)
+
+
+def _run(run: Callable[[], int], prog: str, bad_input: Errors, runtime: Errors) -> int:
     try:
         return int(run() or DONE)
     except BAD_PATH_ERRORS + bad_input as error:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Callable, Dict, Iterable, Optional, Sequence, 
 from .actuators import actuator, actuator_names
 from .friction import DYNAMIC_FRICTION_MODELS, FRICTION_MODELS
 from .identification import DEFAULT_PRIOR, DEFAULT_PRIOR_HEATED, DEFAULT_STARTS, DEFAULT_TRIALS, PATIENCE  # light: optuna and numba load when a fit runs
-from .logs import check_motor, read_logs, require_processed
+from .logs import ALLOW_ODD_LOGS_HELP, check_motor, read_logs, require_processed
 from .model import new_model
 from .figure_process import start_figure_process
 from .fit_outputs import budget_warning, interrupted_message, plan_outputs, resume_command
@@ -174,7 +174,7 @@ def run_fit(args: argparse.Namespace) -> int:
     fixed, bounds = parse_set(args.set), read_bounds(args.bounds)
     check_parameter_names(fixed, "--set", args.actuator, models)
     check_parameter_names(bounds, f"--bounds {args.bounds}", args.actuator, models)
-    logs = require_processed(read_logs(args.logs), args.logs)
+    logs = require_processed(read_logs(args.logs, args.allow_odd_logs), args.logs)
     check_motor(logs, actuator(args.actuator).name, f"--actuator {args.actuator}", args.allow_mismatch)
     try:
         dataset = Dataset.split(logs, args.validation_fraction, args.validation_logs, args.validation_kp, args.seed,
@@ -277,6 +277,7 @@ def add_fit_command(sub: "argparse._SubParsersAction") -> None:
                    help=f"actuator: {', '.join(actuator_names())}, or an actuator description file (.yaml/.json)")
     p.add_argument("--allow-mismatch", action="store_true",
                    help="use logs whose 'motor' is another actuator than --actuator (an error otherwise)")
+    p.add_argument("--allow-odd-logs", action="store_true", help=ALLOW_ODD_LOGS_HELP)
     p.add_argument("--force", action="store_true",
                    help="overwrite the params and report of an earlier run in --out, and fit even on fewer training "
                         "logs than one per two free parameters (both refused otherwise)")

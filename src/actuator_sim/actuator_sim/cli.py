@@ -15,7 +15,7 @@ from typing import Dict, Optional, Sequence, Tuple
 import numpy as np
 
 from actuator_models.exit_codes import ArgumentParser, run_command
-from actuator_models.logs import read_log, read_logs
+from actuator_models.logs import ALLOW_ODD_LOGS_HELP, read_log, read_logs
 from actuator_models.model import load_model
 from actuator_models.outputs import refuse_existing
 
@@ -75,7 +75,7 @@ def _cmd_pendulum(args: argparse.Namespace) -> int:
     from .replay import replay
 
     model, = load_params([args.params])
-    log = read_log(args.log)
+    log = read_log(args.log, args.allow_odd_logs)
     check_params_motor(log, [model], [args.params], args.allow_mismatch)
     result = replay(model, log, args.viscous)
     print(f"{Path(args.log).name}: {model.name}, MuJoCo dt {log.dt} s, viscous part in {args.viscous}")
@@ -120,7 +120,7 @@ def _cmd_consistency(args: argparse.Namespace) -> int:
     from .replay import replays
 
     if args.logs:
-        logs = read_logs(args.logs)
+        logs = read_logs(args.logs, args.allow_odd_logs)
         source = args.logs
     else:
         truth = load_model(args.synthetic)
@@ -181,6 +181,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     def allow_mismatch(p: argparse.ArgumentParser) -> None:
         p.add_argument("--allow-mismatch", action="store_true", help=ALLOW_MISMATCH_HELP)
+        p.add_argument("--allow-odd-logs", action="store_true", help=ALLOW_ODD_LOGS_HELP)
 
     def viscous(p: argparse.ArgumentParser) -> None:
         p.add_argument("--viscous", choices=VISCOUS_MODES, default="frictionloss",
@@ -207,6 +208,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bench", type=_parse_bench, action="append", metavar="MASS,LENGTH,KP",
                    help="synthetic bench configuration (repeatable; default: 3 configurations)")
     p.add_argument("--json", action="store_true", help="also print the table as one JSON line")
+    p.add_argument("--allow-odd-logs", action="store_true", help=ALLOW_ODD_LOGS_HELP)
     viscous(p)
     p.set_defaults(run=_cmd_consistency)
 

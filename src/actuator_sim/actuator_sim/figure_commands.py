@@ -44,7 +44,7 @@ def cmd_plot_trajectory(args: argparse.Namespace) -> int:
     refuse_existing([args.out], args.force)
     labels = source_labels(args.params)
     models = load_params(args.params)
-    log = read_log(args.log)
+    log = read_log(args.log, args.allow_odd_logs)
     check_params_motor(log, models, args.params, args.allow_mismatch)
     simulated = {}
     for label, model in zip(labels, models):
@@ -118,7 +118,7 @@ def cmd_plot_mae(args: argparse.Namespace) -> int:
 
         labels = source_labels(args.params)
         models = load_params(args.params)
-        logs = read_logs(args.logs)
+        logs = read_logs(args.logs, args.allow_odd_logs)
         for model, source in zip(models, args.params):
             check_motor(logs, model.actuator.name, f"params {source}", args.allow_mismatch)
         groups = {f"mean over {len(logs)} logs of {args.logs}": {
