@@ -5,7 +5,8 @@
 * 2 - bad input: a malformed or missing file, an unusable argument, an output that exists
   (argparse's own usage errors are 2 too);
 * 1 - a runtime fault: the hardware, the bus or the disk failed while doing the work;
-* 130 - interrupted (Ctrl-C).
+* 130 - interrupted (Ctrl-C, or SIGTERM, which :func:`run_command` turns into Ctrl-C so that
+  ``kill PID`` keeps what Ctrl-C keeps: a fit's best parameters so far...).
 
 Each problem prints one ``<prog>: error: ...`` line on stderr, without a traceback; each
 :class:`InputWarning` (odd input a command goes on with) one ``<prog>: warning: ...`` line.
@@ -15,9 +16,13 @@ from __future__ import annotations
 
 import argparse
 import gc
+import signal
 import sys
+import threading
 import warnings
-from typing import Callable, NoReturn, Tuple, Type
+from contextlib import contextmanager
+from types import FrameType
+from typing import Callable, Iterator, NoReturn, Optional, Tuple, Type
 
 DONE, RUNTIME_FAULT, BAD_INPUT, INTERRUPTED = 0, 1, 2, 130
 
@@ -56,6 +61,25 @@ class ArgumentParser(argparse.ArgumentParser):
         self.exit(BAD_INPUT, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
 
+def _interrupt(signum: int, frame: Optional[FrameType]) -> None:
+    raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")
+
+
+@contextmanager
+def terminate_as_interrupt() -> Iterator[None]:
+    """Within the block (main thread), SIGTERM raises ``KeyboardInterrupt`` like Ctrl-C: a
+    command keeps and says what it has (a fit its best parameters, a recording its partial log,
+    a driver releases the torque) and exits 130. Elsewhere a no-op."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
+
+
 def run_command(
     run: Callable[[], int],
     prog: str,
@@ -64,8 +88,8 @@ def run_command(
 ) -> int:
     """Run ``run()`` and turn the expected failures into one stderr line and an exit status:
     ``bad_input`` (and a wrong path) -> 2, ``runtime`` -> 1, Ctrl-C -> 130. An
-    :class:`InputWarning` raised meanwhile is one ``prog: warning:`` line."""
-    with warnings.catch_warnings():
+    :class:`InputWarning` raised meanwhile is one ``prog: warning:`` line; SIGTERM is Ctrl-C."""
+    with warnings.catch_warnings(), terminate_as_interrupt():
         _show_input_warnings(prog)
         return _run(run, prog, bad_input, runtime)
 

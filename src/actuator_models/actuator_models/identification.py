@@ -264,8 +264,8 @@ def _helper(model: Model, dataset: Dataset, settings: FitSettings, storage: str,
 
 @contextmanager
 def stop_on_sigint(stop: threading.Event) -> Iterator[threading.Event]:
-    """Within the block, Ctrl-C (SIGINT) sets ``stop`` instead of raising, so a generation is
-    never left half recorded; a second Ctrl-C raises at once. Only in the main thread (signal
+    """Within the block, Ctrl-C (SIGINT) or SIGTERM sets ``stop`` instead of raising, so a
+    generation is never left half recorded and the best so far is kept; a second one raises at once. Only in the main thread (signal
     handlers live there); elsewhere the block runs unchanged."""
     if threading.current_thread() is not threading.main_thread():
         yield stop
@@ -276,11 +276,12 @@ def stop_on_sigint(stop: threading.Event) -> Iterator[threading.Event]:
             raise KeyboardInterrupt
         stop.set()
 
-    previous = signal.signal(signal.SIGINT, handler)
+    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield stop
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for sig, handler_before in previous.items():
+            signal.signal(sig, handler_before)
 
 
 def fit(
