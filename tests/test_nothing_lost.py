@@ -39,3 +39,54 @@ def test_an_unwritable_output_is_refused_before_the_work_naming_the_option(tmp_p
     assert result.returncode == 1, result.stderr  # a disk fault, as the README says
     assert line.startswith("actuator-models: error: --out: cannot write /proc/x/") and "nothing was done" in line
     assert result.stdout == "" and "[xl330/" not in result.stderr  # no fit was started
+
+
+def test_evaluate_json_is_alone_on_stdout(xl330_processed):
+    """Before: the table and the JSON line both went to stdout (json.load of it failed)."""
+    result = run("evaluate", "--params", "xl330/m1", "--logs", xl330_processed, "--json")
+    assert result.returncode == 0, result.stderr
+    table = json.loads(result.stdout)
+    assert set(table) == {"xl330/m1"} and len(table["xl330/m1"]["logs"]) == 12
+    assert "mean" in result.stderr.splitlines()[-1]  # the human table, on stderr
+    plain = run("evaluate", "--params", "xl330/m1", "--logs", xl330_processed)
+    assert plain.stdout.splitlines()[-1].split()[1] == f"{table['xl330/m1']['mean']:.6f}"
+
+
+def test_pendulum_json_is_alone_on_stdout(xl330_processed):
+    log = sorted(xl330_processed.glob("*.json"))[0]
+    result = run("pendulum", "--params", "xl330/m6", "--log", log, "--json", tool="actuator_sim.cli")
+    assert result.returncode == 0, result.stderr
+    assert set(json.loads(result.stdout)) == {"mae_log", "mae_reference"}
+
+
+def test_a_json_log_given_to_bag2json_is_one_error_line(xl330_processed):
+    """Before: rosbags' AnyReaderError traceback."""
+    log = sorted(xl330_processed.glob("*.json"))[0]
+    result = run("bag2json", log, "--out", "unused", tool="actuator_bench.cli")
+    assert result.returncode == 2 and str(log) in error_line(result) and "not a bag" in error_line(result)
+
+
+def test_a_binary_file_given_to_dahl_identify_is_one_error_line(tmp_path):
+    """Before: UnicodeDecodeError traceback."""
+    binary = tmp_path / "record.csv"
+    binary.write_bytes(bytes(range(256)) * 4)
+    result = run("dahl", "identify", "--constant-velocity", binary, "--periodic", binary)
+    assert result.returncode == 2 and str(binary) in error_line(result) and "not a text" in error_line(result)
+
+
+@pytest.mark.parametrize("content", [b"\xff\xfe{", b'{"a": [1,2'])
+def test_a_garbled_eval_file_is_named(tmp_path, content):
+    """Before: a utf-8 codec or JSON message without the file's name."""
+    garbled = tmp_path / "eval.json"
+    garbled.write_bytes(content)
+    result = run("plot-mae", "--eval", garbled, "--out", tmp_path / "mae.png", tool="actuator_sim.cli")
+    assert result.returncode == 2 and f"--eval {garbled}" in error_line(result)
+    assert not (tmp_path / "mae.png").exists()
+
+
+def test_record_all_refuses_a_negative_mass_before_recording(tmp_path):
+    """Before: the four mass-1 logs were recorded, then -2 was refused."""
+    result = run("record-all", "--emulate", "xl330/m1", "--actuator", "xl330", "--masses", "1,-2",
+                 "--out", tmp_path / "rec", tool="actuator_bench.cli")
+    assert result.returncode == 2 and "--masses: -2" in error_line(result)
+    assert not (tmp_path / "rec").exists()

@@ -21,7 +21,7 @@ from .actuator_file import ActuatorFileError
 from .dahl_cli import add_dahl_command
 from .dahl_identification import DahlDataError
 from .evaluation import evaluate_model
-from .exit_codes import ArgumentParser, run_command, whole_process
+from .exit_codes import ArgumentParser, json_alone, run_command, whole_process
 from .log_checks import OddLogWarning, check_dt
 from .fit_cli import FitUsageError, add_fit_command
 from .logs import ALLOW_ODD_LOGS_HELP, LogError, check_motor, log_files, read_log, read_logs, require_processed, resample, write_log
@@ -158,6 +158,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+@json_alone
 def _cmd_evaluate(args: argparse.Namespace) -> int:
     logs = require_processed(read_logs(args.logs, args.allow_odd_logs), args.logs)
     notes: List[str] = []
@@ -174,7 +175,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
         print(f"{name:<{width}}  " + "  ".join(f"{r.maes[name]:>14.6f}" for r in results.values()))
     print(f"{'mean':<{width}}  " + "  ".join(f"{r.mean:>14.6f}" for r in results.values()))
     if args.json:
-        print(json.dumps({key: r.to_dict() for key, r in results.items()}))
+        print(json.dumps({key: r.to_dict() for key, r in results.items()}), file=args.json_stream)
     return 0
 
 
@@ -221,7 +222,8 @@ def _add_core_commands(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--params", required=True, nargs="+", metavar="P", help=PARAMS_HELP)
     p.add_argument("--logs", required=True, metavar="DIR", help="folder of processed JSON logs")
     p.add_argument("--json", action="store_true",
-                   help='also print one JSON line {"<params>": {"mean": x, "logs": {"<log>": mae}}}')
+                   help='print one JSON line {"<params>": {"mean": x, "logs": {"<log>": mae}}} alone on stdout '
+                        '(the table goes to stderr)')
     p.add_argument("--integrator", choices=("bam", "semi-implicit"),
                    help="override each params file's integrator")
     p.add_argument("--allow-mismatch", action="store_true", help=ALLOW_MISMATCH_HELP)

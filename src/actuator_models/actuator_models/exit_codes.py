@@ -15,12 +15,13 @@ Each problem prints one ``<prog>: error: ...`` line on stderr, without a traceba
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import signal
 import sys
 import threading
 import warnings
-from contextlib import contextmanager
+from contextlib import contextmanager, redirect_stdout
 from types import FrameType
 from typing import Callable, Iterator, NoReturn, Optional, Tuple, Type
 
@@ -78,6 +79,20 @@ def terminate_as_interrupt() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
+
+
+def json_alone(command: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """A subcommand with a ``--json`` option, made to print its JSON alone on stdout: under
+    ``--json`` its human-readable lines go to stderr, and it prints the JSON line to
+    ``args.json_stream`` (the stdout it was called with), so ``cmd --json > x.json`` is JSON."""
+    @functools.wraps(command)
+    def run(args: argparse.Namespace) -> int:
+        args.json_stream = sys.stdout
+        if not getattr(args, "json", False):
+            return command(args)
+        with redirect_stdout(sys.stderr):
+            return command(args)
+    return run
 
 
 def run_command(

@@ -14,7 +14,7 @@ from typing import Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
-from actuator_models.exit_codes import ArgumentParser, run_command
+from actuator_models.exit_codes import ArgumentParser, json_alone, run_command
 from actuator_models.logs import ALLOW_ODD_LOGS_HELP, read_log, read_logs
 from actuator_models.model import load_model
 from actuator_models.outputs import refuse_existing
@@ -71,6 +71,7 @@ def _examples(command: str) -> str:
 
 
 # ---------------------------------------------------------------------------- pendulum replays
+@json_alone
 def _cmd_pendulum(args: argparse.Namespace) -> int:
     from .replay import replay
 
@@ -82,7 +83,7 @@ def _cmd_pendulum(args: argparse.Namespace) -> int:
     print(f"  MAE MuJoCo vs log:                          {result.mae_log:.6f} rad")
     print(f"  MAE MuJoCo vs reference (semi-implicit):    {result.mae_reference:.6f} rad")
     if args.json:
-        print_json({"mae_log": result.mae_log, "mae_reference": result.mae_reference})
+        print_json({"mae_log": result.mae_log, "mae_reference": result.mae_reference}, args.json_stream)
     return 0
 
 
@@ -114,6 +115,7 @@ def _parse_bench(text: str) -> Tuple[float, float, float]:
     return mass, length, kp
 
 
+@json_alone
 def _cmd_consistency(args: argparse.Namespace) -> int:
     from actuator_models.synthesis import BenchConfig, synthesize_logs
 
@@ -140,7 +142,7 @@ def _cmd_consistency(args: argparse.Namespace) -> int:
         print(f"{name:<16} {row['mean_mae_reference']:>13.2e} {row['max_mae_reference']:>12.2e} "
               f"{row['mean_mae_log']:>13.5f}")
     if args.json:
-        print_json(table)
+        print_json(table, args.json_stream)
     return 0
 
 
