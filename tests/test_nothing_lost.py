@@ -90,3 +90,15 @@ def test_record_all_refuses_a_negative_mass_before_recording(tmp_path):
                  "--out", tmp_path / "rec", tool="actuator_bench.cli")
     assert result.returncode == 2 and "--masses: -2" in error_line(result)
     assert not (tmp_path / "rec").exists()
+
+
+def test_interrupted_record_all_says_which_logs_it_kept(tmp_path):
+    """Before: 'interrupted' alone."""
+    argv = ["actuator-bench", "record-all", "--emulate", "xl330/m1", "--actuator", "xl330", "--masses", "0.5",
+            "--lengths", "0.1", "--kps", "100,200", "--unattended", "--lockstep", "--out", "rec"]
+    err, status = interrupt_when(start(argv, tmp_path), " -> rec/", signal.SIGTERM)
+    assert status == 130, err
+    logs = sorted(p.name for p in (tmp_path / "rec").glob("*.json"))
+    assert 1 <= len(logs) < 8
+    line = next(line for line in err.splitlines() if "interrupted; kept" in line)
+    assert line.startswith(f"record-all interrupted; kept {len(logs)} log(s) in rec ({logs[0]}"), err

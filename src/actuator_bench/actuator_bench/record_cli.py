@@ -31,6 +31,7 @@ from actuator_drivers.serial_bus_emulator.faults import Faults
 from actuator_models.outputs import refuse_existing
 from actuator_models.trajectories import TRAJECTORIES
 
+from .kept_logs import saying_kept_logs
 from .messages import BenchInfo
 from .record_grid import Grid, default_grid, parse_values, prompt_bench, record_all, split_names
 from .recording import Progress, Recording, record
@@ -139,6 +140,7 @@ def _check_source(args: argparse.Namespace, ethercat: Optional[str]) -> None:
         raise UsageError(f"--ethercat: --actuator {args.actuator} is a {family_of(args.actuator).title}; use --port")
 
 
+@saying_kept_logs("record-all")
 def _run_record_all(args: argparse.Namespace) -> int:
     grid = _grid(args)
     if args.lockstep and not args.emulate:
