@@ -143,7 +143,7 @@ class ProgressPrinter:
         self.last, self.model = now, p.model
         eta = f"{p.eta:5.0f}s" if math.isfinite(p.eta) else "    ?"
         print(f"{self.prefix}[{self.actuator}/{p.model} {p.phase}] {p.trials:>6}/{p.budget} trials  {p.rate:7.1f} trials/s  "
-              f"best MAE {p.best:.5f} rad  ETA {eta}", file=sys.stderr, flush=True)
+              f"{p.figure()}  ETA {eta}", file=sys.stderr, flush=True)
 
 
 def _actuator_arg(text: str) -> str:

@@ -147,7 +147,7 @@ class Identification:
                 rate = (counter.done - first) / elapsed if elapsed > 0 else 0.0
                 left = max(s.trials - counter.done, 0)
                 report(Progress(self.model.friction.name, name, counter.done, s.trials, rate, overall[0][1],
-                                left / rate if rate > 0 else math.inf))
+                                left / rate if rate > 0 else math.inf, overall[0][0]))
 
             body(after)
             if counter.done > first:
