@@ -2,8 +2,8 @@
 
 Runs whole commands, alternating which goes first in each pair (the host's load drifts):
 
-    actuator-models fit --logs data/xl330/processed --actuator xl330 --model all --workers 2 --quiet
-    the same with --storage <tmp>/runs.journal
+    actuator-models fit --logs data/xl330/processed --actuator xl330 --model all --quiet   (in memory)
+    the same with --storage <tmp>/runs.journal --workers 2                                 (the README's)
 
 and prints each pair's wall times, their ratio, the journal's size and its trial count.
 
@@ -28,9 +28,9 @@ BIN = Path(sys.executable).parent
 
 def fit(out: Path, model: str, trials: str, storage: str = "") -> float:
     argv = [str(BIN / "actuator-models"), "fit", "--logs", str(REPO / "data" / "xl330" / "processed"), "--actuator",
-            "xl330", "--model", model, "--workers", "2", "--out", str(out), "--quiet", "--force"]
+            "xl330", "--model", model, "--out", str(out), "--quiet", "--force"]
     argv += ["--trials", trials] if trials else []
-    argv += ["--storage", storage] if storage else []
+    argv += ["--storage", storage, "--workers", "2"] if storage else []  # workers share a storage only
     start = time.perf_counter()
     subprocess.run(argv, check=True, capture_output=True)
     return time.perf_counter() - start

@@ -117,3 +117,37 @@ def test_the_progress_figure_never_rises_and_is_the_cost(xl330_processed):
     assert seen[-1].figure() in (f"best cost {seen[-1].cost:.5f} rad (MAE x prior)",
                                  f"best MAE {seen[-1].best:.5f} rad")
     assert result.train_mae == pytest.approx(seen[-1].best, rel=1e-9)
+
+
+def test_the_summary_trial_counts_add_up(tmp_path, xl330_processed):
+    """Before: '37548 trials (search 20380, polish 5089)': the study's total beside one process's phases."""
+    argv = ["fit", "--logs", xl330_processed, "--actuator", "xl330", "--model", "m1", "--trials", "48",
+            "--popsize", "8", "--storage", "runs.journal", "--out", "m1.json", "--quiet"]
+    first = run(*argv, cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    line = next(line for line in first.stdout.splitlines() if line.startswith("M1: "))
+    counts = line.split("rad, ")[-1]
+    total = int(counts.split()[0])
+    phases = [int(part.split()[-1]) for part in counts.split("(")[1].split(")")[0].split(", ")]
+    assert total >= 48 and sum(phases) == total, line
+    again = run(*argv, cwd=tmp_path)  # resumed: the study is complete, this process ran nothing
+    line = next(line for line in again.stdout.splitlines() if line.startswith("M1: "))
+    assert f"{total} trials in the study, 0 by this process (nothing left to do)" in line, line
+
+
+def test_python_fit_names_its_own_arguments_and_warns_like_the_command(tmp_path, xl330_processed):
+    """Before: 'pass --force' from Python (the argument is force=True), and no small-budget warning."""
+    from actuator_models.exit_codes import InputWarning
+    from actuator_models.identification import fit
+    from actuator_models.outputs import OutputExistsError
+
+    out = tmp_path / "m1.json"
+    out.write_text("mine")
+    with pytest.raises(OutputExistsError) as refused:
+        fit(xl330_processed, "xl330", "m1", trials=3, out=out)
+    assert "pass force=True" in str(refused.value) and "--force" not in str(refused.value)
+    with pytest.warns(InputWarning, match=r"^trials=3 leaves the M1 search 0 CMA-ES generation.*give trials="):
+        fit(xl330_processed, "xl330", "m1", trials=3)
+    cli = run("fit", "--logs", xl330_processed, "--actuator", "xl330", "--model", "m1", "--trials", "3", "--quiet",
+              cwd=tmp_path)
+    assert "--trials 3 leaves the M1 search 0 CMA-ES generation" in cli.stderr

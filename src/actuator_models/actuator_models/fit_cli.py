@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Callable, Dict, Iterable, Optional, Sequence, 
 from .actuators import actuator, actuator_names
 from .friction import DYNAMIC_FRICTION_MODELS, FRICTION_MODELS
 from .identification import DEFAULT_PRIOR, DEFAULT_PRIOR_HEATED, DEFAULT_STARTS, DEFAULT_TRIALS, PATIENCE  # light: optuna and numba load when a fit runs
+from .fit_counts import trial_counts
 from .logs import ALLOW_ODD_LOGS_HELP, check_motor, read_logs, require_processed
 from .model import new_model
 from .figure_process import start_figure_process
@@ -122,10 +123,9 @@ def parse_carry(text: str, logs: Sequence["Log"]) -> Tuple[str, ...]:
 
 def _summary(name: str, result: "FitResult") -> str:
     val = "—" if result.validation_mae is None else f"{result.validation_mae:.5f}"
-    phases = ", ".join(f"{p.phase} {p.trials}" for p in result.phases)
     return (
         f"{name.upper()}: train MAE {result.train_mae:.5f} rad, validation MAE {val} rad, "
-        f"{result.trials} trials in {result.seconds:.1f} s ({phases or 'nothing left to do'})"
+        f"{trial_counts(result.trials, result.phases)} in {result.seconds:.1f} s"
     )
 
 

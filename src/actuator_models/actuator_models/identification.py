@@ -42,6 +42,7 @@ import numpy as np
 from . import studies
 from .cma_run import CONVERGED, Counter, RunSpec, cma_runs, converged, default_popsize  # noqa: F401 (re-exported)
 from .friction import embed, nests
+from .fit_outputs import warn_small_budget
 from .logs import Log, read_logs
 from .model import Model, new_model, save_model
 from .outputs import refuse_existing
@@ -90,7 +91,8 @@ class Identification:
             raise ValueError(
                 f"{len(dataset.train)} training log(s) for {len(self.space.free)} free parameters of {model.name}: "
                 f"at least {needed} needed (one per two parameters); record more logs, hold out fewer "
-                f"(--validation-logs), fix parameters (--set) or pass --force")
+                f"(--validation-logs; Python: validation_logs=N), fix parameters (--set; Python: fixed=...) "
+                f"or pass --force (Python: force=True)")
         if settings.workers > 1 and storage is None:
             raise ValueError("several workers need a storage they share (--storage FILE.journal or an RDB URL)")
         self.storage, self.study_name = storage, study_name
@@ -322,7 +324,7 @@ def fit(
         FitInterrupted: on Ctrl-C, after saving the best parameters so far.
     """
     if out is not None:
-        refuse_existing([out], force)
+        refuse_existing([out], force, option="out")
     if isinstance(logs, Dataset):
         dataset = logs
     else:
@@ -337,6 +339,7 @@ def fit(
                            starts=starts, prior=prior, log_scale=log_scale, polish=polish, workers=workers, worker=0, fixed=dict(fixed or {}),
                            bounds=dict(bounds or {}), force=force)
     identification = Identification(new_model(actuator, model, integrator), dataset, settings, storage, study_name, start)
+    warn_small_budget(model, trials, identification.space, popsize, patience)  # as the command line does
     stop = threading.Event()
     try:
         with stop_on_sigint(stop):

@@ -261,7 +261,7 @@ def log_from_dict(data: object, source: str = "<dict>") -> Log:
 ALLOW_ODD_LOGS_HELP = ("use logs that fail the plausibility checks (positions in degrees, dt in ms, a length in cm, "
                        "two samples...; an error otherwise) and only warn")
 #: How a refusal of an implausible log says to proceed anyway, from the shell and from Python.
-ALLOW_ODD_HINT = "pass --allow-odd-logs (Python: allow_odd=True) to use it anyway"
+ALLOW_ODD_HINT = "pass --allow-odd-logs (Python: read_log(s)(..., allow_odd=True)) to use it anyway"
 
 
 Notes = Optional[Callable[[str], None]]

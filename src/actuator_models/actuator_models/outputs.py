@@ -25,8 +25,9 @@ class OutputExistsError(ValueError):
 
 def refuse_existing(paths: Iterable[PathLike], force: bool = False, option: str = "--out") -> None:
     """Raise :class:`OutputExistsError` naming the paths that exist, unless ``force``; and
-    :class:`OutputUnwritableError` naming ``option`` (how the caller named the output) when one
-    cannot be written (:func:`check_writable`): both before any work."""
+    :class:`OutputUnwritableError` naming ``option`` (how the caller named the output: ``--out``
+    on the command line, ``out`` from Python) when one cannot be written (:func:`check_writable`):
+    both before any work."""
     paths = [Path(p) for p in paths]
     for path in {p.parent: p for p in paths}.values():  # one try per folder
         check_writable(path, option)
@@ -34,9 +35,10 @@ def refuse_existing(paths: Iterable[PathLike], force: bool = False, option: str 
     if existing and not force:
         shown = ", ".join(str(p) for p in existing[:3])
         more = f" and {len(existing) - 3} more" if len(existing) > 3 else ""
+        remedy = ("pass --force to overwrite, or choose another --out" if option.startswith("-") else
+                  f"pass force=True to overwrite, or choose another {option}")  # a Python caller's names
         raise OutputExistsError(
-            f"{shown}{more} already exist{'s' if len(existing) == 1 else ''}; nothing was written "
-            "(pass --force to overwrite, or choose another --out)"
+            f"{shown}{more} already exist{'s' if len(existing) == 1 else ''}; nothing was written ({remedy})"
         )
 
 
