@@ -151,3 +151,13 @@ def test_python_fit_names_its_own_arguments_and_warns_like_the_command(tmp_path,
     cli = run("fit", "--logs", xl330_processed, "--actuator", "xl330", "--model", "m1", "--trials", "3", "--quiet",
               cwd=tmp_path)
     assert "--trials 3 leaves the M1 search 0 CMA-ES generation" in cli.stderr
+
+
+def test_force_says_what_it_replaces(tmp_path, xl330_processed):
+    """Before: --force replaced a file without a word."""
+    log = sorted(xl330_processed.glob("*.json"))[0]
+    (tmp_path / "sim.json").write_text("mine")
+    result = run("simulate", "--params", "xl330/m1", "--log", log, "--out", "sim.json", "--force", cwd=tmp_path)
+    assert result.returncode == 0 and "actuator-models: warning: --force: replacing sim.json" in result.stderr
+    fresh = run("simulate", "--params", "xl330/m1", "--log", log, "--out", "new.json", "--force", cwd=tmp_path)
+    assert fresh.returncode == 0 and "replacing" not in fresh.stderr

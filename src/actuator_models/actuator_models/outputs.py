@@ -13,8 +13,11 @@ Three rules shared by the command-line tools:
 from __future__ import annotations
 
 import tempfile
+import warnings
 from pathlib import Path
 from typing import Iterable, Optional, Union
+
+from .exit_codes import InputWarning
 
 PathLike = Union[str, Path]
 
@@ -24,7 +27,8 @@ class OutputExistsError(ValueError):
 
 
 def refuse_existing(paths: Iterable[PathLike], force: bool = False, option: str = "--out") -> None:
-    """Raise :class:`OutputExistsError` naming the paths that exist, unless ``force``; and
+    """Raise :class:`OutputExistsError` naming the paths that exist, unless ``force`` (then an
+    :class:`~.exit_codes.InputWarning` says what is replaced); and
     :class:`OutputUnwritableError` naming ``option`` (how the caller named the output: ``--out``
     on the command line, ``out`` from Python) when one cannot be written (:func:`check_writable`):
     both before any work."""
@@ -40,6 +44,10 @@ def refuse_existing(paths: Iterable[PathLike], force: bool = False, option: str 
         raise OutputExistsError(
             f"{shown}{more} already exist{'s' if len(existing) == 1 else ''}; nothing was written ({remedy})"
         )
+    if existing:  # forced: say what is replaced (issue 34: --force replaced files without a word)
+        shown = ", ".join(str(p) for p in existing[:3]) + (f" and {len(existing) - 3} more" if len(existing) > 3 else "")
+        warnings.warn(f"{'--force' if option.startswith('-') else 'force=True'}: replacing {shown}", InputWarning,
+                      stacklevel=2)
 
 
 def refuse_inside(out: PathLike, source: PathLike) -> None:
