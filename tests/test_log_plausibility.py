@@ -206,10 +206,10 @@ def test_allow_odd_logs_proceeds_with_a_warning_line(tmp_path):
 
 
 def test_the_ros_fit_job_refuses_a_mistaken_log_naming_it(tmp_path):
-    from actuator_bench.identify import FitJob
+    from actuator_bench.fit_job import FitJob
 
     log = mistaken(PROCESSED, "degrees", tmp_path / "logs")
-    from actuator_bench.identify import FitRequest
+    from actuator_bench.fit_job import FitRequest
 
     request = FitRequest(logs=str(log.parent), actuator="xl330", models=("m1",), trials=10)
     outcome = FitJob(request, tmp_path / "out").run()

@@ -107,10 +107,13 @@ def test_interrupted_record_all_says_which_logs_it_kept(tmp_path):
 def test_the_progress_figure_never_rises_and_is_the_cost(xl330_processed):
     """Before: the progress line showed the training MAE of the best trial by cost, which a prior
     lets rise (0.04960 -> 0.04966); the cost is what the fit minimises."""
-    from actuator_models.identification import fit
+    from actuator_models.fit_data import FitSettings
+    from actuator_models.fit_spec import FitSpec
+    from actuator_models.fitting import fit
 
     seen = []
-    result = fit(xl330_processed, "xl330", "m2", trials=240, popsize=8, progress=seen.append)
+    result = fit(FitSpec(xl330_processed, "xl330", ("m2",), FitSettings(trials=240, popsize=8)),
+                 progress=seen.append).result("m2")
     costs = [p.cost for p in seen]
     assert len(costs) >= 10 and all(b <= a for a, b in zip(costs, costs[1:])), costs
     assert all(p.cost >= p.best for p in seen)  # the prior's factor is >= 1
@@ -133,24 +136,6 @@ def test_the_summary_trial_counts_add_up(tmp_path, xl330_processed):
     again = run(*argv, cwd=tmp_path)  # resumed: the study is complete, this process ran nothing
     line = next(line for line in again.stdout.splitlines() if line.startswith("M1: "))
     assert f"{total} trials in the study, 0 by this process (nothing left to do)" in line, line
-
-
-def test_python_fit_names_its_own_arguments_and_warns_like_the_command(tmp_path, xl330_processed):
-    """Before: 'pass --force' from Python (the argument is force=True), and no small-budget warning."""
-    from actuator_models.exit_codes import InputWarning
-    from actuator_models.identification import fit
-    from actuator_models.outputs import OutputExistsError
-
-    out = tmp_path / "m1.json"
-    out.write_text("mine")
-    with pytest.raises(OutputExistsError) as refused:
-        fit(xl330_processed, "xl330", "m1", trials=3, out=out)
-    assert "pass force=True" in str(refused.value) and "--force" not in str(refused.value)
-    with pytest.warns(InputWarning, match=r"^trials=3 leaves the M1 search 0 CMA-ES generation.*give trials="):
-        fit(xl330_processed, "xl330", "m1", trials=3)
-    cli = run("fit", "--logs", xl330_processed, "--actuator", "xl330", "--model", "m1", "--trials", "3", "--quiet",
-              cwd=tmp_path)
-    assert "--trials 3 leaves the M1 search 0 CMA-ES generation" in cli.stderr
 
 
 def test_force_says_what_it_replaces(tmp_path, xl330_processed):

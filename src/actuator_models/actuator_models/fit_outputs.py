@@ -12,16 +12,11 @@ from __future__ import annotations
 
 import math
 import shlex
-import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Union
 
-from .exit_codes import InputWarning
 from .outputs import new_run_folder, refuse_existing
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .objective import SearchSpace
 
 
 @dataclass(frozen=True)
@@ -34,6 +29,11 @@ class FitOutputs:
     @property
     def folder(self) -> Path:
         return self.report.parent
+
+    @classmethod
+    def in_folder(cls, folder: Union[str, Path], models: Sequence[str]) -> "FitOutputs":
+        """``<folder>/<model>.json`` for each model and ``<folder>/report`` (nothing is checked)."""
+        return cls({m: Path(folder) / f"{m}.json" for m in models}, Path(folder) / "report")
 
 
 def plan_outputs(out: Optional[str], actuator_name: str, models: Sequence[str], overwrite: bool) -> FitOutputs:
@@ -91,12 +91,10 @@ def interrupted_message(finished: Sequence[str], stopped: str, best: str, output
     return "\n".join(lines)
 
 
-def budget_warning(model: str, trials: int, dimensions: int, popsize: Optional[int], patience: Optional[int],
-                   python: bool = False) -> Optional[str]:
+def budget_warning(model: str, trials: int, dimensions: int, popsize: Optional[int], patience: Optional[int]) -> Optional[str]:
     """A warning when ``trials`` leaves the CMA-ES search of ``model`` (``dimensions`` free
     parameters) fewer generations than its convergence test needs to ever end it (``patience``
-    generations without progress; 60 by default), else None. ``python``: worded for a Python
-    caller (``trials=N``), else for the command line (``--trials N``)."""
+    generations without progress; 60 by default), else None."""
     from .cma_run import default_popsize
     from .identification import DEFAULT_TRIALS, PATIENCE, POLISH_SHARE
 
@@ -108,16 +106,6 @@ def budget_warning(model: str, trials: int, dimensions: int, popsize: Optional[i
         return None
     usual = popsize or default_popsize(dimensions, int(DEFAULT_TRIALS * (1 - POLISH_SHARE)))
     enough = math.ceil(2 * needed * usual / (1 - POLISH_SHARE) / 100) * 100
-    name = "trials=" if python else "--trials "
-    return (f"{name}{trials} leaves the {model.upper()} search {generations} CMA-ES generation(s) of {size}; "
+    return (f"--trials {trials} leaves the {model.upper()} search {generations} CMA-ES generation(s) of {size}; "
             f"it cannot converge in fewer than {needed} (it stops after {needed} without progress), so it will end "
-            f"on the budget and the parameters may be far from the best fit: give {name}{enough} or more")
-
-
-def warn_small_budget(model: str, trials: int, space: "SearchSpace", popsize: Optional[int],
-                      patience: Optional[int]) -> None:
-    """The Python API's :func:`budget_warning` (worded ``trials=N``): an
-    :class:`~.exit_codes.InputWarning`, as the command line prints it."""
-    text = budget_warning(model, trials, len(space.free), popsize, patience, python=True)
-    if text:
-        warnings.warn(text, InputWarning, stacklevel=3)
+            f"on the budget and the parameters may be far from the best fit: give --trials {enough} or more")

@@ -17,9 +17,12 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Union
 
 from .objective import SearchSpace
+
+if TYPE_CHECKING:
+    import numpy as np
 
 class StorageError(ValueError):
     """A ``--storage`` that names no storage optuna can open (bad input)."""
@@ -68,7 +71,7 @@ def completed(study: Any) -> List[Any]:
     return study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
 
 
-def record(study: Any, space: SearchSpace, points: Sequence[Mapping[str, float]], costs: Sequence[float],
+def record(study: Any, space: SearchSpace, points: Sequence[Mapping[str, float]], costs: Union[Sequence[float], np.ndarray],
            attrs: Union[Mapping[str, object], Sequence[Mapping[str, object]]]) -> None:
     """Add evaluated parameter sets as completed trials, all in one ``add_trials``: ``attrs``
     are each trial's user attributes (plain values: strings, numbers), or attributes shared by
