@@ -23,7 +23,7 @@ import threading
 import warnings
 from contextlib import contextmanager, redirect_stdout
 from types import FrameType
-from typing import Callable, Iterator, NoReturn, Optional, Tuple, Type
+from typing import Callable, Iterator, NoReturn, Optional, TextIO, Tuple, Type
 
 DONE, RUNTIME_FAULT, BAD_INPUT, INTERRUPTED = 0, 1, 2, 130
 
@@ -43,7 +43,8 @@ def _show_input_warnings(prog: str) -> None:
     ``prog: warning: message`` line (each time, not once per place), other warnings as usual."""
     shown = warnings.showwarning
 
-    def show(message, category, filename, lineno, file=None, line=None):  # type: ignore[no-untyped-def]
+    def show(message: Warning | str, category: Type[Warning], filename: str, lineno: int,
+             file: Optional[TextIO] = None, line: Optional[str] = None) -> None:
         if issubclass(category, InputWarning):
             print(f"{prog}: warning: {message}", file=sys.stderr)
         else:

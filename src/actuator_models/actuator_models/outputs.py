@@ -32,10 +32,10 @@ def refuse_existing(paths: Iterable[PathLike], force: bool = False, option: str 
     :class:`OutputUnwritableError` naming ``option`` (how the caller named the output: ``--out``
     on the command line, ``out`` from Python) when one cannot be written (:func:`check_writable`):
     both before any work."""
-    paths = [Path(p) for p in paths]
-    for path in {p.parent: p for p in paths}.values():  # one try per folder
+    targets = [Path(p) for p in paths]
+    for path in {p.parent: p for p in targets}.values():  # one try per folder
         check_writable(path, option)
-    existing = [p for p in paths if p.exists()]
+    existing = [p for p in targets if p.exists()]
     if existing and not force:
         shown = ", ".join(str(p) for p in existing[:3])
         more = f" and {len(existing) - 3} more" if len(existing) > 3 else ""
