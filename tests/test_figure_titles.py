@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from actuator_bench import demo_titles
-from actuator_bench.demo_settings import SETTINGS
+from actuator_bench.demo_settings import demo_settings
 from actuator_models.actuators import actuator
 from actuator_models.logs import read_log
 from actuator_models.plots import wrap_title
@@ -18,10 +18,10 @@ from actuator_models.trajectories import TRAJECTORIES
 LOG = read_log(Path(__file__).resolve().parents[1] / "data" / "xl330" / "processed" / "2026-01-15_10h28m17.json")
 
 
-@pytest.mark.parametrize("name", sorted(SETTINGS))
+@pytest.mark.parametrize("name", sorted(demo_settings()))
 def test_every_demo_trajectory_title_is_one_line_of_its_figure(name):
     """Before: the STS demo's title ran to six lines (an absolute path split mid-word)."""
-    full, quick = SETTINGS[name]
+    full, quick = demo_settings()[name]
     for trajectory in TRAJECTORIES:
         for kp in (*full.grid.kps, *quick.grid.kps):
             title = demo_titles.trajectory(actuator(full.actuator).title, full.reference,
