@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
 from pathlib import Path
 from typing import Callable, List, Optional, Tuple
@@ -30,6 +29,7 @@ from actuator_models.family import family_actuators
 
 from .backends import BackendRegistry, installed_backends
 from .bag2json import DEFAULT_DT, convert
+from .demo_outputs import clear_earlier_demo, recorded_outputs
 from .demo_settings import DEMO_MARKER, DEMO_OUTPUTS, demo_settings, interrupts_raise, kept
 from .messages import BenchInfo
 from .player import ARM_PATHS
@@ -63,7 +63,8 @@ def _configure_demo(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quick", action="store_true", help="a smaller grid and search: about a minute")
     p.add_argument("--out", type=Path, default=Path("demo-out"), help="output folder [demo-out]")
     p.add_argument("--force", action="store_true",
-                   help=f"replace an earlier demo's {', '.join(DEMO_OUTPUTS)} in a non-empty --out (refused otherwise)")
+                   help=f"replace the files an earlier demo wrote in {', '.join(DEMO_OUTPUTS)} of a non-empty --out, and "
+                        "no other (refused otherwise)")
     p.add_argument("--actuator", choices=tuple(demo_settings()), default="mx64",
                    help="emulated servo: the demo of each installed family (a Dynamixel MX-64 on a pty, a Feetech STS3215, "
                         "an eRob80:100 over EtherCAT on a veth pair: root) [mx64]")
@@ -73,17 +74,17 @@ def _run_demo(args: argparse.Namespace) -> int:
     marker = args.out / DEMO_MARKER
     if args.out.exists() and any(args.out.iterdir()):
         refuse_existing([args.out], args.force)
-        if marker.is_file():  # a fresh start: no raw logs of an earlier demo in the new fit
-            for name in DEMO_OUTPUTS:
-                shutil.rmtree(args.out / name, ignore_errors=True)
+        if marker.is_file():  # a fresh start: no raw logs of an earlier demo in the new fit, no user file lost
+            print("\n".join(clear_earlier_demo(args.out)), file=sys.stderr)
         else:
             print(f"note: {args.out} was not written by a demo: nothing in it is removed, the demo's files are "
                   "replaced", file=sys.stderr)
+    else:
+        refuse_existing([args.out / DEMO_MARKER], option="--out")  # writable: checked before the recording
     args.out.mkdir(parents=True, exist_ok=True)
-    marker.write_text("written by actuator-bench demo: --force replaces its logs/, params/ and plots/\n")
     from .demo import run_demo  # imports MuJoCo and optuna: only when asked
 
-    with interrupts_raise():
+    with interrupts_raise(), recorded_outputs(args.out):
         try:
             return run_demo(args.out, args.quick, args.actuator)
         except KeyboardInterrupt:

@@ -38,6 +38,7 @@ from actuator_models.model import Model, load_model
 from actuator_models.splits import Dataset
 from actuator_models.simulation import simulate_logs
 
+from . import demo_titles
 from .backends import installed_backends
 from .demo_settings import DemoSettings, demo_settings
 from .record_grid import record_all
@@ -117,11 +118,9 @@ def figures(reports: Dict[str, ModelReport], logs: Sequence[Log], settings: Demo
     simulated = {
         fitted_label[name]: simulate_logs(reports[name].result.model, [shown])[0][: len(shown)] for name in ("m1", best)
     }
-    bench = f"{shown.trajectory}, m={shown.mass:g} kg, l={shown.length:g} m, kp={shown.kp:g}"
     written.append(plot_trajectory(
         shown.timestamp, shown.position, simulated, out / "trajectory.png", goal=shown.goal_position,
-        title=f"{truth} - data: validation log {Path(shown.source).name} ({bench})\n"
-              f"models: {', '.join(simulated)}"))
+        title=demo_titles.trajectory(title, settings.reference, shown)))
     fitted = {fitted_label[name]: r.result.model for name, r in reports.items() if name in ("m1", "m3", best)}
     torque = 0.8 * stall_torque(next(iter(fitted.values())))
     panels = {name: drive_backdrive(model, torque) for name, model in fitted.items()}
@@ -153,11 +152,10 @@ def figures(reports: Dict[str, ModelReport], logs: Sequence[Log], settings: Demo
     (out / "arm_2r.json").write_text(json.dumps({"real": list(real_names), "maes": table}, indent=2) + "\n")
     written.append(plot_mae_bars(
         table, out / "arm_2r.png",
-        title=f"MuJoCo 2R arm ({actuator(arm.shoulder).title} shoulder + {actuator(arm.elbow).title} elbow), low gain: "
-              f"joint MAE against the 'real' arm\n"
-              f"'real' arm = {'the emulated truth' if same else 'published M6 models'} "
-              f"({Path(real_names[0]).name} + {Path(real_names[1]).name}), simulated: "
-              f"M6's advantage here is partly built in"))
+        title=demo_titles.arm(real_names)))
+    caveat = demo_titles.arm_caveat(best, same)
+    if caveat:
+        say(caveat)
     for group, row in table.items():
         say(f"2R {group}: " + ", ".join(f"{k} {v:.4f} rad" for k, v in row.items()))
     return written

@@ -28,6 +28,7 @@ from actuator_models.trajectories import TRAJECTORIES
 
 from .backends import installed_backends
 from .bench_options import add_bench_options, bench_params
+from .kept_logs import saying_kept_logs
 from .messages import BenchInfo
 from .record_grid import Grid, default_grid, parse_values, prompt_bench, record_all, split_names
 from .recording import Progress, Recording, record
@@ -123,6 +124,7 @@ def _grid(args: argparse.Namespace) -> Grid:
     )
 
 
+@saying_kept_logs("record-all")
 def _run_record_all(args: argparse.Namespace) -> int:
     grid = _grid(args)
     if args.lockstep and not args.emulate:

@@ -13,6 +13,8 @@ the XL330's follows the shipped XL330 logs: 0.49 kg at 0.1 m, kp 100 / 200 / 800
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass
 from itertools import product
 from pathlib import Path
@@ -108,13 +110,17 @@ def record_all(
 
 
 def parse_values(text: str, what: str) -> Tuple[float, ...]:
-    """``"0.5,1,1.5"`` -> ``(0.5, 1.0, 1.5)``; raises ValueError naming the option."""
+    """``"0.5,1,1.5"`` -> ``(0.5, 1.0, 1.5)``, every value finite and positive; raises ValueError
+    naming the option."""
     try:
         values = tuple(float(v) for v in text.split(",") if v.strip())
     except ValueError:
         raise ValueError(f"{what}: {text!r} is not a comma-separated list of numbers") from None
     if not values:
         raise ValueError(f"{what}: no values in {text!r}")
+    wrong = [v for v in values if not (math.isfinite(v) and v > 0)]
+    if wrong:  # issue 34: refused before anything is recorded, not after the first groups
+        raise ValueError(f"{what}: {wrong[0]:g} in {text!r} is not a positive number; nothing was recorded")
     return values
 
 

@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import signal
 import threading
-from contextlib import contextmanager
 from types import FrameType
-from typing import Callable, Dict, Iterator, Optional, Union
+from typing import Callable, Dict, Optional, Union
+
+from actuator_models.exit_codes import terminate_as_interrupt  # noqa: F401  (re-exported: one definition)
 
 #: The signals a shield defers.
 DEFERRED = (signal.SIGINT, signal.SIGTERM)
@@ -91,21 +92,3 @@ def _deliver(signum: int, handler: Handler) -> None:
         if signum == signal.SIGINT:
             raise KeyboardInterrupt
         signal.raise_signal(signum)  # the default action (SIGTERM: the process ends)
-
-
-def _interrupt(signum: int, frame: Optional[FrameType]) -> None:
-    raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")
-
-
-@contextmanager
-def terminate_as_interrupt() -> Iterator[None]:
-    """Within the block (main thread), SIGTERM raises ``KeyboardInterrupt`` like Ctrl-C: the
-    torque is released and the command exits 130 with its partial log. Elsewhere a no-op."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGTERM, _interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from .dahl_identification import ILL_CONDITIONED, METHODS, DahlDataError, Record, identify
+from .exit_codes import json_alone
 from .outputs import refuse_existing
 
 COLUMNS = ("t", "x", "F")
@@ -27,34 +28,41 @@ def read_record(path: str) -> Record:
     file = Path(path)
     if not file.is_file():
         raise DahlDataError(f"{path}: no such file")
-    with file.open(newline="") as handle:
-        reader = csv.reader(handle)
-        header = [name.strip() for name in next(reader, [])]
-        missing = [name for name in COLUMNS if name not in header]
-        if missing:
-            raise DahlDataError(f"{path}: header {header} lacks column(s) {', '.join(missing)} (need t,x,F)")
-        where = [header.index(name) for name in COLUMNS]
-        rows = []
-        for line, row in enumerate(reader, start=2):
-            if not row or all(not cell.strip() for cell in row):
-                continue
-            values = []
-            for name, index in zip(COLUMNS, where):
-                try:
-                    value = float(row[index])
-                except (IndexError, ValueError):
-                    cell = row[index] if index < len(row) else "<missing>"
-                    raise DahlDataError(f"{path}: line {line}: column {name!r} is {cell!r}, expected a number") from None
-                if not math.isfinite(value):
-                    raise DahlDataError(f"{path}: line {line}: column {name!r} is {value}, expected a finite number")
-                values.append(value)
-            rows.append(values)
+    try:
+        text = file.read_text()
+    except UnicodeDecodeError as error:  # issue 34: was a traceback
+        raise DahlDataError(f"{path}: not a text (UTF-8) CSV file: byte {error.start} is "
+                            f"{error.object[error.start]:#04x}") from None
+    if "\0" in text:
+        raise DahlDataError(f"{path}: not a text CSV file (it holds NUL bytes)")
+    reader = csv.reader(text.splitlines())
+    header = [name.strip() for name in next(reader, [])]
+    missing = [name for name in COLUMNS if name not in header]
+    if missing:
+        raise DahlDataError(f"{path}: header {header} lacks column(s) {', '.join(missing)} (need t,x,F)")
+    where = [header.index(name) for name in COLUMNS]
+    rows = []
+    for line, row in enumerate(reader, start=2):
+        if not row or all(not cell.strip() for cell in row):
+            continue
+        values = []
+        for name, index in zip(COLUMNS, where):
+            try:
+                value = float(row[index])
+            except (IndexError, ValueError):
+                cell = row[index] if index < len(row) else "<missing>"
+                raise DahlDataError(f"{path}: line {line}: column {name!r} is {cell!r}, expected a number") from None
+            if not math.isfinite(value):
+                raise DahlDataError(f"{path}: line {line}: column {name!r} is {value}, expected a finite number")
+            values.append(value)
+        rows.append(values)
     if not rows:
         raise DahlDataError(f"{path}: no data rows")
     data = np.array(rows)
     return Record(data[:, 0], data[:, 1], data[:, 2], str(path))
 
 
+@json_alone
 def _cmd_identify(args: argparse.Namespace) -> int:
     result = identify(read_record(args.constant_velocity), read_record(args.periodic), args.tail)
     h = result.hysteresis
@@ -73,7 +81,7 @@ def _cmd_identify(args: argparse.Namespace) -> int:
               f"{result.rho * (h.x_max - h.x_min):.3g}, so a relative force error e at Xmin or Xmax moves "
               f"their rho by {h.condition:.3g} e; use the least-squares rho", file=sys.stderr)
     if args.json:
-        print(json.dumps(result.to_dict()))
+        print(json.dumps(result.to_dict()), file=args.json_stream)
     return 0
 
 

@@ -14,8 +14,8 @@ from typing import Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
-from actuator_models.exit_codes import ArgumentParser, run_command
-from actuator_models.logs import read_log, read_logs
+from actuator_models.exit_codes import ArgumentParser, json_alone, run_command
+from actuator_models.logs import ALLOW_ODD_LOGS_HELP, read_log, read_logs
 from actuator_models.model import load_model
 from actuator_models.simulation import BENCH_DT
 from actuator_models.outputs import refuse_existing
@@ -76,18 +76,19 @@ def _examples(command: str) -> str:
 
 
 # ---------------------------------------------------------------------------- pendulum replays
+@json_alone
 def _cmd_pendulum(args: argparse.Namespace) -> int:
     from .replay import replay
 
     model, = load_params([args.params])
-    log = read_log(args.log)
+    log = read_log(args.log, args.allow_odd_logs)
     check_params_motor(log, [model], [args.params], args.allow_mismatch)
     result = replay(model, log, args.viscous)
     print(f"{Path(args.log).name}: {model.name}, MuJoCo dt {log.dt} s, viscous part in {args.viscous}")
     print(f"  MAE MuJoCo vs log:                          {result.mae_log:.6f} rad")
     print(f"  MAE MuJoCo vs reference (semi-implicit):    {result.mae_reference:.6f} rad")
     if args.json:
-        print_json({"mae_log": result.mae_log, "mae_reference": result.mae_reference})
+        print_json({"mae_log": result.mae_log, "mae_reference": result.mae_reference}, args.json_stream)
     return 0
 
 
@@ -119,13 +120,14 @@ def _parse_bench(text: str) -> Tuple[float, float, float]:
     return mass, length, kp
 
 
+@json_alone
 def _cmd_consistency(args: argparse.Namespace) -> int:
     from actuator_models.synthesis import BenchConfig, synthesize_logs
 
     from .replay import replays
 
     if args.logs:
-        logs = read_logs(args.logs)
+        logs = read_logs(args.logs, args.allow_odd_logs)
         source = args.logs
     else:
         truth = load_model(args.synthetic)
@@ -145,7 +147,7 @@ def _cmd_consistency(args: argparse.Namespace) -> int:
         print(f"{name:<16} {row['mean_mae_reference']:>13.2e} {row['max_mae_reference']:>12.2e} "
               f"{row['mean_mae_log']:>13.5f}")
     if args.json:
-        print_json(table)
+        print_json(table, args.json_stream)
     return 0
 
 
@@ -186,6 +188,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     def allow_mismatch(p: argparse.ArgumentParser) -> None:
         p.add_argument("--allow-mismatch", action="store_true", help=ALLOW_MISMATCH_HELP)
+        p.add_argument("--allow-odd-logs", action="store_true", help=ALLOW_ODD_LOGS_HELP)
 
     def viscous(p: argparse.ArgumentParser) -> None:
         p.add_argument("--viscous", choices=VISCOUS_MODES, default="frictionloss",
@@ -212,6 +215,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bench", type=_parse_bench, action="append", metavar="MASS,LENGTH,KP",
                    help="synthetic bench configuration (repeatable; default: 3 configurations)")
     p.add_argument("--json", action="store_true", help="also print the table as one JSON line")
+    p.add_argument("--allow-odd-logs", action="store_true", help=ALLOW_ODD_LOGS_HELP)
     viscous(p)
     p.set_defaults(run=_cmd_consistency)
 
