@@ -86,3 +86,22 @@ def test_the_step_budget_counts_steps_over_the_whole_run():
     assert 0.0 < result.t[-1] <= 0.5 + 1e-12
     np.testing.assert_allclose(result.state("y"), -9.81 * result.t ** 2 / 2, atol=1e-9)
     assert simulate(Fall(), [0.0, 0.0], RunSettings(final_time=1.0, max_time_step=0.01, max_steps=200)).success
+
+
+def test_stick_slip_checks_its_log_and_proceeds_knowingly_with_allow_odd_logs(capsys, tmp_path):
+    """A log with its length in centimetres is refused naming file and field; the refusal's own
+    advice, --allow-odd-logs, is an option of stick-slip too (it only warns then)."""
+    import json
+    from pathlib import Path
+
+    data = json.loads((Path(__file__).resolve().parents[1] / LOG).read_text())
+    data["entries"] = data["entries"][:60]
+    data["length"] = 10.0  # 10 cm meant
+    odd = tmp_path / "cm.json"
+    odd.write_text(json.dumps(data))
+    err = refused(capsys, ["stick-slip", "--params", "xl330/m1", "--log", str(odd), "--dts", "0.001"],
+                  "cm.json", "length", "--allow-odd-logs")
+    assert "centimetres" in err
+    assert main(["stick-slip", "--params", "xl330/m1", "--log", str(odd), "--dts", "0.001", "--allow-odd-logs"]) == 0
+    out, err = capsys.readouterr()
+    assert "warning" in err and "MAE vs reference" in out

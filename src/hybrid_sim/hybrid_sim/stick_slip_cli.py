@@ -7,7 +7,7 @@ import argparse
 import json
 from pathlib import Path
 
-from actuator_models.logs import read_log
+from actuator_models.logs import ALLOW_ODD_LOGS_HELP, read_log
 from actuator_models.model import load_model
 
 from .pendulum import INTEGRATORS, REFERENCE_SETTINGS, discretisation_errors, exact_rollout
@@ -43,7 +43,7 @@ def check_dts(dts, duration: float) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     model = load_model(args.params)
-    log = read_log(args.log)
+    log = read_log(args.log, args.allow_odd_logs)
     check_dts(args.dts, float(log.timestamp[-1] - log.timestamp[0]))
     check_outputs(args)
     row = discretisation_errors(model, log, args.dts)
@@ -83,4 +83,5 @@ def add_subparser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--plot", metavar="PNG", help="plot of the reference run")
     p.add_argument("--out", metavar="BASE", help="write the reference's BASE.data/.initial/.param")
     p.add_argument("--force", action="store_true", help="overwrite existing output files")
+    p.add_argument("--allow-odd-logs", action="store_true", help=ALLOW_ODD_LOGS_HELP)
     p.set_defaults(run=_run)
