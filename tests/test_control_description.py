@@ -38,9 +38,25 @@ def test_the_ros2_control_tag_names_the_urdf_joints(name, mock):
 
 def test_so100_is_a_chain_of_six_joints():
     root = ET.fromstring(robot_description("so100"))
-    joints = root.findall("joint")
+    joints = [j for j in root.findall("joint") if j.get("type") == "revolute"]
     assert [j.get("name") for j in joints] == list(SO100_JOINTS)
     assert [j.find("parent").get("link") for j in joints[1:]] == [j.find("child").get("link") for j in joints[:-1]]
+
+
+def test_so100_urdf_and_mjcf_carry_the_table_limits():
+    """One table (actuator_sim.so100.LINKS) for the simulated arm and the ros2_control URDF."""
+    mujoco = pytest.importorskip("mujoco")
+    from actuator_sim.models import read_model
+    from actuator_sim.so100 import LINKS
+
+    model = mujoco.MjModel.from_xml_string(read_model("so100.xml"))
+    joints = {j.get("name"): j for j in ET.fromstring(robot_description("so100")).findall("joint")}
+    for link in LINKS:
+        limit = joints[link.joint].find("limit")
+        urdf = (float(limit.get("lower")), float(limit.get("upper")))
+        np.testing.assert_allclose(urdf, link.limits, atol=1e-9)
+        np.testing.assert_allclose(model.joint(link.joint).range, link.limits, atol=1e-9)
+        np.testing.assert_allclose(model.joint(link.joint).axis, link.axis)
 
 
 @pytest.mark.parametrize("name", sorted(ROBOTS))
@@ -58,8 +74,10 @@ def test_controllers_yaml_names_the_robot_joints(name):
 def test_bad_robot_and_backend_are_refused_by_name():
     with pytest.raises(ValueError, match="unknown robot 'ur5'; expected one of pendulum, arm2r, so100"):
         robot("ur5")
-    with pytest.raises(ValueError, match="so100 runs on backend feetech or feetech_emulator or mock, not 'mujoco'"):
-        check_backend(robot("so100"), "mujoco")
+    with pytest.raises(ValueError, match="so100 runs on backend feetech or feetech_emulator or mujoco or mock, "
+                                         "not 'dynamixel'"):
+        check_backend(robot("so100"), "dynamixel")
+    check_backend(robot("so100"), "mujoco")
     check_backend(robot("so100"), "mock")
     check_backend(robot("pendulum"), "erob_emulator")
 

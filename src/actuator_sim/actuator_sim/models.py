@@ -3,7 +3,8 @@
 ``pendulum.xml``/``.urdf`` (default bench, see :mod:`actuator_sim.pendulum`), ``arm_mx.xml``
 (MX-106 shoulder + MX-64 elbow), ``arm_erob.xml`` (eRob80:100 + eRob80:50) and ``arm_so100.xml``
 (two Feetech STS3215, SO-100 style), each with a URDF
-generated from it for RViz (:func:`generated_files` regenerates them; a test keeps them in sync).
+generated from it for RViz, and ``so100.xml``/``.urdf`` (the six-servo SO-100 arm, written by
+:mod:`actuator_sim.so100`; its URDF is the ros2_control description of ``control.launch.py``) (:func:`generated_files` regenerates them; a test keeps them in sync).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Dict
 import mujoco
 
 from .pendulum import DEFAULT_BENCH, pendulum_mjcf, pendulum_urdf
+from .so100 import so100_mjcf
 from .urdf import mjcf_to_urdf
 
 ARM_MJCF = {"mx": "arm_mx.xml", "erob": "arm_erob.xml", "so100": "arm_so100.xml"}
@@ -42,10 +44,14 @@ def arm_urdf(arm: str) -> str:
 
 
 def generated_files() -> Dict[str, str]:
-    """The generated shipped files by name: the default pendulum MJCF and all URDFs."""
+    """The generated shipped files by name: the default pendulum MJCF, the six-servo SO-100 MJCF
+    and all URDFs."""
     files = {"pendulum.xml": pendulum_mjcf(DEFAULT_BENCH), "pendulum.urdf": pendulum_urdf(DEFAULT_BENCH)}
     for arm, mjcf in ARM_MJCF.items():
         files[mjcf.replace(".xml", ".urdf")] = arm_urdf(arm)
+    files["so100.xml"] = so100_mjcf()
+    files["so100.urdf"] = mjcf_to_urdf(mujoco.MjModel.from_xml_string(files["so100.xml"]), "so100",
+                                       "Six-servo SO-100 arm (Feetech STS3215). Generated from so100.xml by actuator_sim.")
     return files
 
 
