@@ -6,9 +6,8 @@ the numpy rollout (semi-implicit, float64: the reference), the numba kernel, MuJ
 Warp on the CPU unless a GPU is there); per model, the MAE [rad] of each backend against the
 reference and against the logs.
 
-Throughput (world-steps/s, wall clock, ``--worlds``): the SO-100-style arm of ``actuator_sim``
-(two STS3215 on a 2R arm; the project ships no six-servo SO-100 MJCF) with the servo step in
-MuJoCo Warp, the same arm with MuJoCo Warp's own actuators (the native export of
+Throughput (world-steps/s, wall clock, ``--worlds``): the six-servo SO-100 arm of ``actuator_sim``
+(``so100.xml``, an STS3215 at every joint) with the servo step in MuJoCo Warp, the same arm with MuJoCo Warp's own actuators (the native export of
 ``actuator-sim export``: the cost of the servo model is the ratio), and MuJoCo CPU with the
 servo step (one world, as reference).
 
@@ -44,10 +43,13 @@ from actuator_sim.joint_sim import JointSimulation, Servo  # noqa: E402
 from actuator_sim.models import read_model  # noqa: E402
 from actuator_sim.native import NativeJoint, export_mjcf  # noqa: E402
 from actuator_sim.replay import mujoco_positions  # noqa: E402
+from actuator_sim.so100 import JOINT_NAMES  # noqa: E402
 from actuator_sim.warp_evaluate import mjwarp_positions  # noqa: E402
 from actuator_sim.warp_servo import WarpServos, prepare_model  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "xl330" / "processed"
+#: The arm's goals in the throughput runs [rad], one per SO-100 joint (held: the arm moves to them).
+GOAL = (0.3, -0.4, 0.5, 0.3, 0.6, 0.4)
 LOG_FIELDS = ("timestamp", "position", "speed", "goal_position", "torque_enable")
 
 
@@ -93,9 +95,11 @@ def _warp_rate(xml: str, servos: List[Servo], nworld: int, steps: int, with_serv
         prepare_model(mjm, servos)
     m, d = mjw.put_model(mjm), mjw.make_data(mjm, nworld=nworld)
     sim = WarpServos(mjm, m, d, servos) if with_servo else None
-    goal = wp.array(np.tile([0.3, -0.4], (nworld, 1)), dtype=float)
-    if not with_servo:
+    goal = wp.array(np.tile(GOAL, (nworld, 1)), dtype=float)
+    if sim is None:
         d.ctrl.assign(goal.numpy())
+    else:
+        sim.set_goal(goal.numpy())
 
     def once() -> None:
         if sim is not None:
@@ -115,15 +119,15 @@ def _warp_rate(xml: str, servos: List[Servo], nworld: int, steps: int, with_serv
 
 def throughput(worlds: List[int], steps: int) -> None:
     model = load_model("sts3215/m1")
-    arm_xml = read_model("arm_so100.xml")
-    servos = [Servo("shoulder", model, 8.0), Servo("elbow", model, 8.0)]
+    arm_xml = read_model("so100.xml")
+    servos = [Servo(joint, model, 8.0) for joint in JOINT_NAMES]
     native = export_mjcf(arm_xml, [NativeJoint(s.joint, model, 8.0) for s in servos])
     cpu = JointSimulation.from_xml(arm_xml, servos)
-    cpu.set_goal([0.3, -0.4])
+    cpu.set_goal(GOAL)
     t = time.perf_counter()
     cpu.step(steps)
     cpu_rate = steps / (time.perf_counter() - t)
-    print(f"\nthroughput, SO-100-style arm (2 x STS3215, sts3215/m1), {steps} steps, world-steps/s; "
+    print(f"\nthroughput, SO-100 arm (6 x STS3215, sts3215/m1), {steps} steps, world-steps/s; "
           f"MuJoCo CPU + servo step, 1 world: {cpu_rate:,.0f}")
     print(f"{'worlds':>7} {'Warp + servo step':>18} {'Warp native actuators':>22} {'ratio':>6}")
     for n in worlds:

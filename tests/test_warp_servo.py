@@ -2,7 +2,8 @@
 CPU MuJoCo step (:class:`actuator_sim.joint_sim.JointSimulation`, float64).
 
 Warp compiles the kernels of a model once (about 20 s on 2 cores, then kept in Warp's kernel cache
-for later runs); every test here uses the SO-100 arm's MJCF, so they share the compiled modules."""
+for later runs); every test here uses the six-servo SO-100 arm's MJCF (``so100.xml``) with a servo
+on every joint, so they share the compiled modules."""
 
 import sys
 from pathlib import Path
@@ -16,6 +17,7 @@ from actuator_models.friction import REGISTERED_FRICTION_MODELS, register_fricti
 from actuator_models.model import load_model, new_model
 from actuator_sim.joint_sim import JointSimulation, Servo
 from actuator_sim.models import read_model
+from actuator_sim.so100 import JOINT_NAMES, LINKS
 
 wp = pytest.importorskip("warp", reason="the warp extra (make install installs it)")
 mjw = pytest.importorskip("mujoco_warp", reason="the warp extra (make install installs it)")
@@ -25,9 +27,10 @@ sys.path.insert(0, str(Path(__file__).parent))
 from m7_friction import M7  # noqa: E402  (the project's toy friction model and addition)
 from toy_addition import TRIM_ADDITION  # noqa: E402
 
-XML = read_model("arm_so100.xml")
+XML = read_model("so100.xml")
 STEPS = 200
-#: float32 against float64 over 200 steps of 5 ms: measured 2e-6 rad at most (2026-11-26)
+#: float32 against float64 over 200 steps of 5 ms, six servos: measured 1.5e-6 rad at most (mx64/m6; 4e-7
+#: for sts3215/m1; 2026-11-26)
 TOLERANCE = 2e-5  # rad
 
 
@@ -59,21 +62,26 @@ def _run_cpu(servos, goals, kp, world):
 
 
 def _commands(nworld, seed):
+    """Per-world goals ``(nworld, STEPS, 6)`` [rad]: a ramp from 0 to a random point inside 60 % of
+    each joint's range (the gripper's range is not centred on 0), plus a small jitter; gains."""
     rng = np.random.default_rng(seed)
+    low, high = np.array([link.limits for link in LINKS]).T
     ramp = np.minimum(np.arange(STEPS) * 0.01, 1.0)[None, :, None]
-    goals = rng.uniform(-1.0, 1.0, (nworld, 1, 2)) * ramp + rng.uniform(-0.2, 0.2, (nworld, STEPS, 2)) * 0.1
-    kp = rng.uniform(4.0, 32.0, (nworld, 2))
+    target = np.clip(rng.uniform(-0.6, 0.6, (nworld, 1, 6)) * (high - low) / 2, 0.6 * low, 0.6 * high)
+    goals = target * ramp + rng.uniform(-0.02, 0.02, (nworld, STEPS, 6))
+    kp = rng.uniform(4.0, 32.0, (nworld, 6))
     return goals, kp
 
 
 @pytest.mark.parametrize("params", ["sts3215/m1", "mx64/m6"])
 def test_64_worlds_of_the_so100_arm_match_the_cpu_step(params):
+    """Six servos per world, each world its own commands and gains (sts3215/m1: the SO-100's own)."""
     model = load_model(params)
-    servos = [Servo("shoulder", model, 8.0), Servo("elbow", model, 8.0)]
+    servos = [Servo(joint, model, 8.0) for joint in JOINT_NAMES]
     goals, kp = _commands(64, seed=1)
     warp = _run_warp(servos, goals, kp)
     assert np.abs(warp).max() > 0.3  # the worlds move
-    assert np.ptp(warp[:, -1, 0]) > 0.5  # and differently
+    assert (np.ptp(warp[:, -1], axis=0) > 0.3).all()  # every joint, differently per world
     for world in range(64):
         cpu = _run_cpu(servos, goals, kp, world)
         assert np.abs(warp[world] - cpu).max() < TOLERANCE, world
@@ -81,12 +89,15 @@ def test_64_worlds_of_the_so100_arm_match_the_cpu_step(params):
 
 def test_additions_and_mixed_laws_match_the_cpu_step():
     """Latency, backlash and heating; a Feetech shoulder (speed-limited firmware) and an eRob
-    elbow (current PD law) in the same worlds."""
+    elbow (current PD law) in the same worlds, beside four plain STS3215."""
     shoulder = load_model("sts3215/m1").with_values(latency=0.012, backlash=0.02, heating=0.01)
     # an eRob on this light arm with armature 0.05 kg m^2: its PD law's damping (up to 9 N m s/rad)
     # stays within what a 5 ms explicit step integrates stably (dt D / J < 1)
     elbow = new_model("erob80_50", "m4", additions=("latency",), latency=0.0075, armature=0.05)
-    servos = [Servo("shoulder", shoulder, 8.0, temperature=45.0), Servo("elbow", elbow, 8.0)]
+    plain = load_model("sts3215/m1")
+    servos = [Servo("shoulder_lift", shoulder, 8.0, temperature=45.0) if joint == "shoulder_lift" else
+              Servo("elbow_flex", elbow, 8.0) if joint == "elbow_flex" else Servo(joint, plain, 8.0)
+              for joint in JOINT_NAMES]
     goals, kp = _commands(8, seed=2)
     warp = _run_warp(servos, goals, kp)
     for world in range(8):
@@ -105,7 +116,7 @@ def test_what_the_kernels_do_not_run_is_an_error_naming_it():
             check_supported(new_model("xl330", "m1", additions=("trim",)))
         with pytest.raises(ValueError, match="trim"):
             mjm = mujoco.MjModel.from_xml_string(XML)
-            prepare_model(mjm, [Servo("shoulder", new_model("sts3215", "m1", additions=("latency", "trim")), 8.0)])
+            prepare_model(mjm, [Servo("shoulder_lift", new_model("sts3215", "m1", additions=("latency", "trim")), 8.0)])
     finally:
         del REGISTERED_FRICTION_MODELS[M7.name]
         del ADDITIONS[TRIM_ADDITION.name]
