@@ -4,6 +4,7 @@
     ros2 launch actuator_bench control.launch.py robot:=pendulum backend:=dynamixel_emulator
     ros2 launch actuator_bench control.launch.py robot:=arm2r backend:=dynamixel config:=arm_mx.yaml
     ros2 launch actuator_bench control.launch.py robot:=so100 backend:=feetech_emulator
+    ros2 launch actuator_bench control.launch.py robot:=so100 backend:=mujoco
     ros2 launch actuator_bench control.launch.py robot:=pendulum backend:=mock   # no servo
 
 Starts robot_state_publisher (``robot_description``: the robot's URDF with its ``<ros2_control>``
