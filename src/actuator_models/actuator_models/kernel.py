@@ -15,11 +15,16 @@ arithmetic is the published step's). :func:`supports` says whether a model can r
 :class:`~actuator_models.objective.Objective` falls back to the numpy rollout otherwise (dynamic
 friction such as Dahl, a user-defined control law).
 
-numba is imported on first use (:func:`compiled`), so importing this module is cheap.
+numba is imported on first use (:func:`compiled`), so importing this module is cheap. The call
+that compiles (or loads from the cache) runs inside an :class:`~.interrupts.InterruptShield`: a
+Ctrl-C landing in numba's object-code callback would be dropped there and leave the compiled
+library without its object code ("no compiled object yet" when numba saves it to the cache);
+shielded, it is raised once the call returns.
 """
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from functools import lru_cache
 from typing import Any, Mapping, Tuple
 
@@ -28,6 +33,7 @@ import numpy as np
 from .additions import REFERENCE_TEMPERATURE
 from .actuators import Actuator, CurrentControlled, CurrentPD, SpeedLimitedVoltage, VoltageControlled
 from .friction import FRICTION_MODELS, FrictionModel
+from .interrupts import InterruptShield
 from .parameters import ParamValues
 
 #: Columns of the parameter matrix handed to the kernel (absent ones are 0 and unused, but
@@ -102,15 +108,17 @@ def run(actuator: Actuator, friction: FrictionModel, values: ParamValues, batch:
     def per_log(x: Any) -> np.ndarray:
         return np.ascontiguousarray(np.broadcast_to(np.asarray(x, dtype=float), (L,)))
 
-    maes = compiled()(
-        law, consts, _FRICTIONS[friction.name], _INTEGRATORS[integrator] == 1, params,
-        "latency" in values, "backlash" in values, "heating" in values,
-        np.ascontiguousarray(batch.goal_position), np.ascontiguousarray(batch.torque_enable),
-        np.ascontiguousarray(batch.temperature - REFERENCE_TEMPERATURE),
-        np.ascontiguousarray(batch.position), np.ascontiguousarray(batch.speed),
-        batch.lengths.astype(np.int64), per_log(bench.mass), per_log(bench.length), per_log(bench.arm_mass),
-        per_log(batch.kp), per_log(batch.vin), per_log(batch.dt), out, positions,
-    )
+    kernel = compiled()
+    with nullcontext() if kernel.signatures else InterruptShield():  # the first call compiles (see the docstring)
+        maes = kernel(
+            law, consts, _FRICTIONS[friction.name], _INTEGRATORS[integrator] == 1, params,
+            "latency" in values, "backlash" in values, "heating" in values,
+            np.ascontiguousarray(batch.goal_position), np.ascontiguousarray(batch.torque_enable),
+            np.ascontiguousarray(batch.temperature - REFERENCE_TEMPERATURE),
+            np.ascontiguousarray(batch.position), np.ascontiguousarray(batch.speed),
+            batch.lengths.astype(np.int64), per_log(bench.mass), per_log(bench.length), per_log(bench.arm_mass),
+            per_log(batch.kp), per_log(batch.vin), per_log(batch.dt), out, positions,
+        )
     return maes, (out if positions else np.empty(0))
 
 
