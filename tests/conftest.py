@@ -10,7 +10,9 @@ owner, so ``colcon test-result`` counts every test once, each under its package.
 """
 
 import ast
+import functools
 from pathlib import Path
+from typing import Dict
 
 import pytest
 
@@ -50,6 +52,54 @@ def pytest_ignore_collect(collection_path: Path, config) -> bool | None:
             and collection_path.suffix == ".py":
         return owner(collection_path) != package
     return None
+
+
+#: A test that imports one of these (or ``pytest.importorskip``-s it) needs ROS 2: marker ``ros``.
+ROS_MODULES = frozenset({"rclpy", "launch_ros", "actuator_interfaces"})
+#: ... and one that takes the veth skip reason of the eRob tests needs root: marker ``root``.
+ROOT_REASON = ("test_erob_driver", "REASON")
+
+
+def imports_of(tree: ast.AST) -> set:
+    """(module, name) pairs a piece of code imports or ``importorskip``-s (name "" for a module)."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {(alias.name, "") for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found |= {(node.module, alias.name) for alias in node.names}
+        elif isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "importorskip" and node.args \
+                and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+            found.add((node.args[0].value, ""))
+    return found
+
+
+def markers_of(imported: set) -> frozenset:
+    ros = any(module.split(".")[0] in ROS_MODULES for module, _ in imported)
+    return frozenset({"ros"} if ros else ()) | frozenset({"root"} if ROOT_REASON in imported else ())
+
+
+@functools.lru_cache(maxsize=None)
+def file_markers(path: Path) -> Dict[str, frozenset]:
+    """The markers a test file's imports call for (``ros``, ``root``), so that a new test is
+    marked without listing it: by the module's own statements ("" key: every test of the file) and
+    by each test function's body (key: its name). ``slow`` is declared (``pytestmark``)."""
+    tree = ast.parse(path.read_text())
+    functions = [node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    module = [node for node in tree.body if node not in functions]
+    found = {"": markers_of(set().union(*map(imports_of, module)) | ({ROOT_REASON} if path.stem == ROOT_REASON[0] else set()))}
+    found.update({f.name: markers_of(imports_of(f)) for f in functions})
+    return found
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    for item in items:
+        if item.path.parent == Path(__file__).parent:
+            markers = file_markers(item.path)
+            for name in markers[""] | markers.get(getattr(item, "originalname", ""), frozenset()):
+                item.add_marker(name)
+
+
 XL330 = REPO / "data" / "xl330"
 
 

@@ -13,6 +13,8 @@ from actuator_bench.bag2json import is_bag
 from actuator_models.logs import read_logs
 from test_trustworthy_inputs import _readme_block
 
+pytestmark = pytest.mark.ros
+
 
 @pytest.mark.skipif(not (os.environ.get("ROS_DISTRO") and shutil.which("ros2")),
                     reason="not a sourced ROS 2 environment (ROS_DISTRO, ros2)")
