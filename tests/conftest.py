@@ -11,6 +11,7 @@ owner, so ``colcon test-result`` counts every test once, each under its package.
 
 import ast
 import functools
+import os
 from pathlib import Path
 from typing import Dict
 
@@ -90,6 +91,15 @@ def file_markers(path: Path) -> Dict[str, frozenset]:
     found = {"": markers_of(set().union(*map(imports_of, module)) | ({ROOT_REASON} if path.stem == ROOT_REASON[0] else set()))}
     found.update({f.name: markers_of(imports_of(f)) for f in functions})
     return found
+
+
+def pytest_configure(config) -> None:
+    """Each pytest-xdist worker its own ROS 2 domain (``ROS_DOMAIN_ID``: the run's, set by
+    .ci/with-ros, plus 1 + the worker's number), so that two workers' graphs never meet."""
+    worker = getattr(config, "workerinput", {}).get("workerid", "")  # "gw0", "gw1", ...; "": not a worker
+    if worker.startswith("gw"):
+        base = int(os.environ.get("ROS_DOMAIN_ID") or 0)
+        os.environ["ROS_DOMAIN_ID"] = str((base + 1 + int(worker[2:])) % 102)  # 0..101: ROS 2's usable domains
 
 
 def pytest_collection_modifyitems(config, items) -> None:

@@ -49,8 +49,6 @@ def node_process(node: str, *ros_args: str) -> subprocess.Popen:
                              "--ros-args", *ros_args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
-@pytest.mark.parametrize("node, backend", [("identification_node", None), ("bench_node", "mujoco"),
-                                           ("comparison_node", None), ("recorder_node", None)])
 def stop_signals_blocked(pid: int) -> bool:
     """Whether process ``pid``'s main thread blocks SIGINT (``SigBlk`` of /proc/PID/status): the
     first thing node_main does, before it imports the node (rclpy, optuna, MuJoCo: seconds)."""
@@ -62,6 +60,8 @@ def stop_signals_blocked(pid: int) -> bool:
     return bool(mask >> (signal.SIGINT - 1) & 1)
 
 
+@pytest.mark.parametrize("node, backend", [("identification_node", None), ("bench_node", "mujoco"),
+                                           ("comparison_node", None), ("recorder_node", None)])
 def test_sigint_while_a_node_starts_exits_cleanly(node, backend, tmp_path):
     """Ctrl-C once node_main holds the stop signals, while the node still imports (seconds):
     held until the node handles it, then a clean exit (status 0, no traceback) whenever it
