@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 from actuator_models import kernel
-from actuator_models.additions import ADDITIONS, CommandDelay, carried_by_default, delay_steps, delayed_commands
+from actuator_models.additions import ADDITIONS, carried_by_default
+from actuator_models.addition_latency import LATENCY_ADDITION
 from actuator_models.model import ParamsError, library_names, load_model, new_model, save_model
 from actuator_models.simulation import LogBatch, Pendulum, PendulumSimulator, rollout
 
@@ -54,16 +55,17 @@ def test_latency_shifts_a_step_response_by_exactly_the_delay():
 def test_latency_interpolates_the_goal_between_samples():
     """Between whole steps the delayed goal is the linear interpolation of the log's goals (the
     cost is continuous in the latency), and the torque enable is the last one sent."""
-    goal = np.array([[0.0, 1.0, 3.0, 6.0, 10.0]])
-    enable = np.array([[True, True, False, False, True]])
-    got = [delayed_commands(goal, enable, k, delay_steps(0.0125, np.array([0.005]))) for k in range(5)]
-    assert [float(g[0]) for g, _ in got] == pytest.approx([0.0, 0.0, 0.0, 0.5, 2.0])
-    assert [bool(e[0]) for _, e in got] == [True, True, True, True, True]
-    later = delayed_commands(goal, enable, 5, delay_steps(0.0125, np.array([0.005])))
-    assert float(later[0][0]) == pytest.approx(4.5) and not later[1][0]
-    delay = CommandDelay(0.0125)
-    assert [delay.push(g, e, 0.005) for g, e in zip(goal[0], enable[0])] == [
-        pytest.approx((x, True)) for x in (0.0, 0.0, 0.0, 0.5, 2.0)]
+    goal = [0.0, 1.0, 3.0, 6.0, 10.0, 15.0]
+    enable = [True, True, False, False, True, True]
+    p = {"latency": 0.0125}
+    for batched in (False, True):  # one servo (floats) and a batch of two logs (arrays): the same state
+        ring = LATENCY_ADDITION.start(np.zeros(2) if batched else 0.0, p, np.full(2, 0.005) if batched else 0.005)
+        got = []
+        for g, e in zip(goal, enable):
+            ring, g, e = LATENCY_ADDITION.on_command(ring, np.full(2, g) if batched else g, e, p, 0.005)
+            got.append((float(np.ravel(g)[-1]), bool(np.ravel(e)[-1])))
+        assert [g for g, _ in got] == pytest.approx([0.0, 0.0, 0.0, 0.5, 2.0, 4.5])
+        assert [e for _, e in got] == [True] * 5 + [False]
 
 
 def test_backlash_output_stays_until_the_drive_has_crossed_the_play():
@@ -128,7 +130,7 @@ def test_params_file_carries_additions_as_ordinary_parameters(tmp_path):
     model = new_model("xl330", "m3", additions=("latency",), backlash=0.01)
     assert model.additions == ("latency", "backlash") and model.values["latency"] == 0.0
     assert [p.name for p in model.parameters][-2:] == ["latency", "backlash"]
-    assert list(ADDITIONS) == ["latency", "backlash", "heating"]
+    assert list(ADDITIONS)[:3] == ["latency", "backlash", "heating"]
     save_model(model.with_values(latency=0.004), tmp_path / "m3.json")
     again = load_model(tmp_path / "m3.json")
     assert again.additions == ("latency", "backlash")

@@ -31,6 +31,7 @@ from actuator_models.identification import DEFAULT_TRIALS, FitInterrupted, FitSe
 from actuator_models.logs import LogError, read_logs
 from actuator_models.model import ParamsError, new_model
 from actuator_models.objective import SearchSpace
+from actuator_models.friction import installed_friction_models
 from actuator_models.report import ALL_MODELS, ModelReport, best_model, fit_models
 from actuator_models.splits import Dataset, minimum_train_logs
 
@@ -75,9 +76,10 @@ class FitRequest:
             find_actuator(self.actuator)  # a registry name or an actuator description file
         except ValueError as error:
             raise ValueError(f"actuator: {error}") from None
-        unknown = [m for m in self.models if m not in ALL_MODELS]
+        known = installed_friction_models()  # the registry, as `actuator-models fit --model`
+        unknown = [m for m in self.models if m not in known]
         if unknown:
-            raise ValueError(f"models: {', '.join(unknown)} not among {', '.join(ALL_MODELS)}")
+            raise ValueError(f"models: {', '.join(unknown)} not among {', '.join(known)}")
         if self.trials < 1:
             raise ValueError(f"trials: {self.trials} must be at least 1")
         if self.validation_fraction is not None and not 0.0 <= self.validation_fraction < 1.0:

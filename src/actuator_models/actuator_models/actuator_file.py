@@ -38,7 +38,7 @@ from .actuators import (
     ARMATURE, ERROR_GAIN_RATIO, KT, Q_OFFSET, R, TARGET_SPEED_LIMIT, Actuator, CurrentControlled, SpeedLimitedVoltage,
     VoltageControlled,
 )
-from .friction import DYNAMIC_FRICTION_MODELS, FRICTION_MODELS
+from .friction import installed_friction_models
 from .parameters import Parameter, did_you_mean
 
 #: Control laws a description may name, with their constants and the unit of each.
@@ -153,7 +153,7 @@ def actuator_from_description(data: object, source: str = "<description>") -> Ac
     if law == "sts":
         own += tuple(_parameter(base, params[key], f"{source}: parameters.{key}") if key in params else base
                      for key, base in STS_PARAMETERS.items())
-    models = (*FRICTION_MODELS.values(), *DYNAMIC_FRICTION_MODELS.values())
+    models = tuple(installed_friction_models().values())
     friction = {p.name: p for m in models for p in m.parameters}
     bounds_data = _mapping(data.get("friction_bounds", {}), f"{source}: field 'friction_bounds'")
     _no_unknown(bounds_data, tuple(sorted(friction)), f"{source}: field 'friction_bounds'")

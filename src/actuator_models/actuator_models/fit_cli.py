@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Dict, Iterable, Optional, Sequence, Tuple
 
 from .actuators import actuator, actuator_names
-from .friction import DYNAMIC_FRICTION_MODELS, FRICTION_MODELS
+from .friction import FRICTION_MODELS, installed_friction_models
 from .identification import DEFAULT_PRIOR, DEFAULT_PRIOR_HEATED, DEFAULT_STARTS, DEFAULT_TRIALS, PATIENCE  # light: optuna and numba load when a fit runs
 from .logs import check_motor, read_logs, require_processed
 from .model import new_model
@@ -280,7 +280,7 @@ def add_fit_command(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--force", action="store_true",
                    help="overwrite the params and report of an earlier run in --out, and fit even on fewer training "
                         "logs than one per two free parameters (both refused otherwise)")
-    p.add_argument("--model", required=True, choices=[*ALL_MODELS, *DYNAMIC_FRICTION_MODELS, "all"],
+    p.add_argument("--model", required=True, choices=[*installed_friction_models(), "all"],
                    help="friction model, or all of M1-M6")
     p.add_argument("--trials", type=count(1), default=DEFAULT_TRIALS,
                    help="trial budget per model, search and polish together, never exceeded (default %(default)s)")

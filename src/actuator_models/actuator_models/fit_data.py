@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Mapping, Optional, Tuple
 
+from .addition_heating import HEATED_PRIOR
+from .additions import parts
 from .model import Model
 from .objective import SearchSpace
 from .splits import Dataset
@@ -27,19 +29,18 @@ DEFAULT_STARTS = 4
 #: depends on the seed: at 0.1 and 0.3 basins of (nearly) equal cost validate 0.033-0.053 rad; at
 #: 1.0 every seed lands within 3 % (median 0.0446 rad) (docs/FIDELITY.md, section 4b).
 DEFAULT_PRIOR = 1.0
-#: Default prior weight of a model carrying ``heating`` (the motor's resistance follows the logged
-#: temperature): the basins that tied without it are then told apart by the training logs, and
-#: the weaker pull predicts better from every seed: 0.3 gives validation 0.0287-0.0295 rad over
-#: seeds 0-7, 0.5 0.0299-0.0322, 1.0 0.031-0.043 (docs/FIDELITY.md, section 6).
-DEFAULT_PRIOR_HEATED = 0.3
+#: Default prior weight of a model carrying ``heating``: that addition's declared hint
+#: (:data:`.addition_heating.HEATED_PRIOR`, where the measurement behind it is written).
+DEFAULT_PRIOR_HEATED = HEATED_PRIOR
 #: Default patience: generations without a CONVERGED improvement before a CMA-ES run stops.
 PATIENCE = 60
 
 
 def default_prior(model: Model) -> float:
-    """The prior weight of ``FitSettings(prior=None)``: :data:`DEFAULT_PRIOR_HEATED` for a model
-    carrying the heating addition, else :data:`DEFAULT_PRIOR`."""
-    return DEFAULT_PRIOR_HEATED if "heating" in model.additions else DEFAULT_PRIOR
+    """The prior weight of ``FitSettings(prior=None)``: the smallest ``prior_weight`` hint of the
+    additions the model carries (heating: :data:`DEFAULT_PRIOR_HEATED`), else :data:`DEFAULT_PRIOR`."""
+    hints = [a.prior_weight for a in parts(model.additions) if a.prior_weight is not None]
+    return min(hints) if hints else DEFAULT_PRIOR
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,8 @@ shape, parameter values included (a batch of parameter sets is an array per para
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Dict, Optional, Tuple
+from importlib.metadata import entry_points
+from typing import Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -189,9 +190,39 @@ DYNAMIC_FRICTION_MODELS: Dict[str, FrictionModel] = {
 }
 
 
+#: Entry-point group of friction models installed by other packages (``"<name> = <module>:<FrictionModel>"``).
+ENTRY_POINT_GROUP = "actuator_models.friction_models"
+#: Friction models registered beyond the shipped ones (:func:`register_friction_model`, entry points).
+REGISTERED_FRICTION_MODELS: Dict[str, FrictionModel] = {}
+_LOADED: List[bool] = []
+
+
+def register_friction_model(model: FrictionModel) -> FrictionModel:
+    """Add a friction model to the registry (a new friction model is one module that defines a
+    :class:`FrictionModel` and registers it, here or by an entry point of :data:`ENTRY_POINT_GROUP`);
+    returns it. Its name must be new."""
+    name = model.name.lower()
+    shipped = {**FRICTION_MODELS, **DYNAMIC_FRICTION_MODELS}
+    if not name or name in shipped or REGISTERED_FRICTION_MODELS.get(name, model) is not model:
+        raise ValueError(f"friction model {model.name!r}: the name is empty or already registered")
+    REGISTERED_FRICTION_MODELS[name] = model
+    return model
+
+
+def installed_friction_models() -> Dict[str, FrictionModel]:
+    """Every friction model by name: M1-M6, the dynamic ones, then the registered ones (installed
+    entry points loaded once)."""
+    if not _LOADED:
+        _LOADED.append(True)
+        for point in entry_points(group=ENTRY_POINT_GROUP):
+            register_friction_model(point.load())
+    return {**FRICTION_MODELS, **DYNAMIC_FRICTION_MODELS, **REGISTERED_FRICTION_MODELS}
+
+
 def friction_model(name: str) -> FrictionModel:
-    """Look a friction model up by name (``"m1"`` .. ``"m6"``, ``"dahl"``, ``"dahl+viscous"``)."""
-    known = {**FRICTION_MODELS, **DYNAMIC_FRICTION_MODELS}
+    """Look a friction model up by name (``"m1"`` .. ``"m6"``, ``"dahl"``, ``"dahl+viscous"``, or a
+    registered one)."""
+    known = installed_friction_models()
     try:
         return known[name.lower()]
     except KeyError:

@@ -6,14 +6,16 @@ numba, one (parameter set, log) pair per iteration of a parallel loop (``prange`
 the machine's cores. Compiled code is cached on disk (``cache=True``: the first call of a fresh
 install compiles, about ten seconds; later processes load it).
 
-Supported: the control laws of :mod:`.actuators` (:class:`~.actuators.VoltageControlled`,
-:class:`~.actuators.CurrentPD`, :class:`~.actuators.CurrentControlled`,
-:class:`~.actuators.SpeedLimitedVoltage`, exact classes), the
-friction models M1-M6, both integrators and the additions (:mod:`.additions`: latency and
-backlash, each on only when the parameter values carry it, so that without them the
-arithmetic is the published step's). :func:`supports` says whether a model can run here;
-:class:`~actuator_models.objective.Objective` falls back to the numpy rollout otherwise (dynamic
-friction such as Dahl, a user-defined control law).
+Supported (the compiled twins of :mod:`.kernel_numba`): the control laws of :mod:`.actuators`
+(:class:`~.actuators.VoltageControlled`, :class:`~.actuators.CurrentPD`,
+:class:`~.actuators.CurrentControlled`, :class:`~.actuators.SpeedLimitedVoltage`, exact classes),
+the friction models M1-M6, both integrators and the additions of :data:`ADDITION_TWINS` (each on
+only when the parameter values carry it, so that without them the arithmetic is the published
+step's). The parameter matrix's columns are named (:data:`COLUMNS`, from the parts' declared
+parameters: the actuators', M1-M6's and the twinned additions' ``kernel_columns``) and the
+compiled code reads them by those names. :func:`unsupported` names what a model carries that the
+kernel has no twin of; :func:`run` refuses such a model with :class:`KernelError` naming it (the
+caller decides to run the numpy step instead, and says so: :class:`~.objective.Objective`).
 
 numba is imported on first use (:func:`compiled`), so importing this module is cheap. The call
 that compiles (or loads from the cache) runs inside an :class:`~.interrupts.InterruptShield`: a
@@ -26,40 +28,52 @@ from __future__ import annotations
 
 from contextlib import nullcontext
 from functools import lru_cache
-from typing import Any, Mapping, Tuple
+from typing import Any, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .additions import REFERENCE_TEMPERATURE
-from .actuators import Actuator, CurrentControlled, CurrentPD, SpeedLimitedVoltage, VoltageControlled
+from .additions import ADDITIONS, REFERENCE_TEMPERATURE, carried
+from .actuators import (ARMATURE, ERROR_GAIN_RATIO, KT, Q_OFFSET, R, TARGET_SPEED_LIMIT, Actuator, CurrentControlled,
+                        CurrentPD, SpeedLimitedVoltage, VoltageControlled)
 from .friction import FRICTION_MODELS, FrictionModel
 from .interrupts import InterruptShield
 from .parameters import ParamValues
 
-#: Columns of the parameter matrix handed to the kernel (absent ones are 0 and unused, but
-#: ``q_offset``: 0 is its meaning when a model has none).
-COLUMNS: Tuple[str, ...] = (
-    "kt", "R", "armature", "q_offset",
-    "friction_base", "friction_viscous", "friction_stribeck", "dtheta_stribeck", "alpha",
-    "load_friction_base", "load_friction_stribeck",
-    "load_friction_motor", "load_friction_external",
-    "load_friction_motor_stribeck", "load_friction_external_stribeck",
-    "load_friction_motor_quad", "load_friction_external_quad",
-    "error_gain_ratio", "target_speed_limit",  # Feetech STS law (SpeedLimitedVoltage)
-    "latency", "backlash", "heating",  # additions (:mod:`.additions`), switched on by the flags given to the kernel
-)
 _LAWS = {VoltageControlled: 0, CurrentPD: 1, CurrentControlled: 2, SpeedLimitedVoltage: 3}
 _FRICTIONS = {"m1": 1, "m2": 2, "m3": 3, "m4": 4, "m5": 5, "m6": 6}
 _INTEGRATORS = {"bam": 0, "semi-implicit": 1}
+#: The additions with a compiled twin in :mod:`.kernel_numba`, in the order of its switches.
+ADDITION_TWINS: Tuple[str, ...] = ("latency", "backlash", "heating")
+#: Columns of the parameter matrix handed to the kernel, by name, from the declarations: the
+#: actuators' parameters, M1-M6's, then each twinned addition's ``kernel_columns`` (absent ones are
+#: 0 and unused, but ``q_offset``: 0 is its meaning when a model has none).
+COLUMNS: Tuple[str, ...] = tuple(dict.fromkeys([
+    *(p.name for p in (KT, R, ARMATURE, Q_OFFSET, ERROR_GAIN_RATIO, TARGET_SPEED_LIMIT)),
+    *(p.name for name in _FRICTIONS for p in FRICTION_MODELS[name].parameters),
+    *(c for name in ADDITION_TWINS for c in ADDITIONS[name].kernel_columns),
+]))
 
 
-def supports(actuator: Actuator, friction: FrictionModel) -> bool:
-    """Whether the kernel runs this actuator law and friction model (else use the numpy rollout)."""
-    return (
-        type(actuator) in _LAWS
-        and friction.name in _FRICTIONS
-        and FRICTION_MODELS.get(friction.name) is friction
-    )
+class KernelError(ValueError):
+    """A model part or parameter the compiled kernel has no twin of; the message names it."""
+
+
+def unsupported(actuator: Actuator, friction: FrictionModel, additions: Sequence[str] = ()) -> Optional[str]:
+    """What the kernel cannot run among the control law, the friction model and ``additions``
+    (a sentence naming it), or None when it runs them all."""
+    if type(actuator) not in _LAWS:
+        return f"control law {type(actuator).__name__} of actuator {actuator.name!r} has no compiled twin"
+    if friction.name not in _FRICTIONS or FRICTION_MODELS.get(friction.name) is not friction:
+        return f"friction model {friction.name!r} has no compiled twin"
+    missing = [a for a in additions if a not in ADDITION_TWINS]
+    if missing:
+        return f"addition(s) {', '.join(repr(a) for a in missing)} have no compiled twin"
+    return None
+
+
+def supports(actuator: Actuator, friction: FrictionModel, additions: Sequence[str] = ()) -> bool:
+    """Whether the kernel runs this actuator law, friction model and additions."""
+    return unsupported(actuator, friction, additions) is None
 
 
 def law_constants(actuator: Actuator) -> Tuple[int, np.ndarray]:
@@ -74,7 +88,11 @@ def law_constants(actuator: Actuator) -> Tuple[int, np.ndarray]:
 
 
 def parameter_matrix(values: ParamValues) -> np.ndarray:
-    """Parameter sets as a ``(P, len(COLUMNS))`` matrix; values may be floats or ``(P,)`` arrays."""
+    """Parameter sets as a ``(P, len(COLUMNS))`` matrix, by name; values may be floats or ``(P,)``
+    arrays. A value whose name is not a column is a :class:`KernelError` naming it."""
+    strange = [name for name in values if name not in COLUMNS]
+    if strange:
+        raise KernelError(f"the compiled rollout has no column for parameter(s) {', '.join(map(repr, strange))}")
     arrays = {k: np.atleast_1d(np.asarray(v, dtype=float)) for k, v in values.items()}
     size = max((a.shape[0] for a in arrays.values()), default=1)
     out = np.zeros((size, len(COLUMNS)))
@@ -97,8 +115,11 @@ def run(actuator: Actuator, friction: FrictionModel, values: ParamValues, batch:
     """MAE ``(P, L)`` [rad] of each parameter set on each log of a
     :class:`~actuator_models.simulation.LogBatch` and, with ``positions``, the simulated
     positions ``(P, L, T)`` [rad] (else an empty array)."""
-    if not supports(actuator, friction):
-        raise ValueError(f"the compiled rollout does not support {actuator.name}/{friction.name}")
+    additions = carried(values)
+    problem = unsupported(actuator, friction, additions)
+    if problem:
+        raise KernelError(f"the compiled rollout cannot run {actuator.name}/{friction.name}: {problem}")
+    on = [name in additions for name in ADDITION_TWINS]
     law, consts = law_constants(actuator)
     params = parameter_matrix(values)
     out = np.empty((params.shape[0], batch.goal_position.shape[0], batch.steps) if positions else (1, 1, 1))
@@ -112,7 +133,7 @@ def run(actuator: Actuator, friction: FrictionModel, values: ParamValues, batch:
     with nullcontext() if kernel.signatures else InterruptShield():  # the first call compiles (see the docstring)
         maes = kernel(
             law, consts, _FRICTIONS[friction.name], _INTEGRATORS[integrator] == 1, params,
-            "latency" in values, "backlash" in values, "heating" in values,
+            *on,
             np.ascontiguousarray(batch.goal_position), np.ascontiguousarray(batch.torque_enable),
             np.ascontiguousarray(batch.temperature - REFERENCE_TEMPERATURE),
             np.ascontiguousarray(batch.position), np.ascontiguousarray(batch.speed),
@@ -120,8 +141,3 @@ def run(actuator: Actuator, friction: FrictionModel, values: ParamValues, batch:
             per_log(batch.kp), per_log(batch.vin), per_log(batch.dt), out, positions,
         )
     return maes, (out if positions else np.empty(0))
-
-
-def values_supported(values: Mapping[str, object]) -> bool:
-    """Whether every parameter name is a kernel column (else fall back to numpy)."""
-    return all(name in COLUMNS for name in values)

@@ -9,7 +9,21 @@ import math
 import numba
 import numpy as np
 
+from .kernel import COLUMNS
+
 OPTIONS = dict(cache=True, fastmath=False, error_model="numpy", nogil=True)
+
+# Where each declared parameter sits in a row of the parameter matrix (kernel.COLUMNS, built by
+# name from the parts' declarations); numba freezes these globals as compile-time constants.
+KT, R, ARMATURE, Q_OFFSET = (COLUMNS.index(n) for n in ("kt", "R", "armature", "q_offset"))
+ERROR_GAIN_RATIO, TARGET_SPEED_LIMIT = COLUMNS.index("error_gain_ratio"), COLUMNS.index("target_speed_limit")
+KC, KV, KCS = (COLUMNS.index(n) for n in ("friction_base", "friction_viscous", "friction_stribeck"))
+VS, ALPHA = COLUMNS.index("dtheta_stribeck"), COLUMNS.index("alpha")
+KL, KLS = COLUMNS.index("load_friction_base"), COLUMNS.index("load_friction_stribeck")
+KM, KE = COLUMNS.index("load_friction_motor"), COLUMNS.index("load_friction_external")
+KMS, KES = COLUMNS.index("load_friction_motor_stribeck"), COLUMNS.index("load_friction_external_stribeck")
+KMQ, KEQ = COLUMNS.index("load_friction_motor_quad"), COLUMNS.index("load_friction_external_quad")
+LATENCY, BACKLASH, HEATING = (COLUMNS.index(n) for n in ("latency", "backlash", "heating"))
 
 @numba.njit(inline="always", **OPTIONS)
 def stribeck(v: float, vs: float, alpha: float) -> float:
@@ -17,28 +31,28 @@ def stribeck(v: float, vs: float, alpha: float) -> float:
 
 @numba.njit(inline="always", **OPTIONS)
 def budget(kind: int, tm: float, te: float, v: float, p: np.ndarray) -> float:
-    kv, kc = p[5], p[4]
+    kv, kc = p[KV], p[KC]
     m1 = kv * abs(v) + kc
     if kind == 1:
         return m1
     if kind == 2:
-        return m1 + stribeck(v, p[7], p[8]) * p[6]
+        return m1 + stribeck(v, p[VS], p[ALPHA]) * p[KCS]
     if kind == 3:
-        return m1 + p[9] * abs(tm - te)
+        return m1 + p[KL] * abs(tm - te)
     if kind == 4:
         load = abs(tm - te)
-        return (m1 + p[9] * abs(tm - te)) + stribeck(v, p[7], p[8]) * (p[6] + p[10] * load)
+        return (m1 + p[KL] * abs(tm - te)) + stribeck(v, p[VS], p[ALPHA]) * (p[KCS] + p[KLS] * load)
     quadratic = 0.0
     if kind == 6:
         if abs(tm) > abs(te):
-            quadratic = p[16] * te**2
+            quadratic = p[KEQ] * te**2
         else:
-            quadratic = p[15] * tm**2
+            quadratic = p[KMQ] * tm**2
         if not tm * te < 0:
             quadratic = 0.0
-    base = kv * abs(v) + kc + abs(p[11] * tm - p[12] * te)
-    at_rest = p[6] + abs(p[13] * tm - p[14] * te) + quadratic
-    return base + stribeck(v, p[7], p[8]) * at_rest
+    base = kv * abs(v) + kc + abs(p[KM] * tm - p[KE] * te)
+    at_rest = p[KCS] + abs(p[KMS] * tm - p[KES] * te) + quadratic
+    return base + stribeck(v, p[VS], p[ALPHA]) * at_rest
 
 @numba.njit(inline="always", **OPTIONS)
 def motor(law: int, c: np.ndarray, goal: float, q: float, v: float, kp: float, vin: float,
@@ -64,9 +78,9 @@ def sts_firmware(target: float, goal: float, q: float, enable: bool, dt: float, 
     """Feetech STS law (code 3): (smoothed target, setpoint); see SpeedLimitedVoltage.firmware."""
     if not enable:
         return q, q
-    step = p[18] * dt
+    step = p[TARGET_SPEED_LIMIT] * dt
     target = target + min(max(goal - target, -step), step)
-    return target, q + p[17] * (target - q)
+    return target, q + p[ERROR_GAIN_RATIO] * (target - q)
 
 @numba.njit(**OPTIONS)
 def simulate(law: int, c: np.ndarray, kind: int, semi: bool, p: np.ndarray, delayed: bool, played: bool, heated: bool,
@@ -77,15 +91,15 @@ def simulate(law: int, c: np.ndarray, kind: int, semi: bool, p: np.ndarray, dela
     with ``write``, stores q before each step in ``out``. ``delayed``/``played``/``heated``: the
     latency, backlash and heating additions (actuator_models.additions) are on; ``warming``
     [K]: the logged temperature above the reference, per step (used when heated)."""
-    inertia = mass * length**2 + arm_mass * length**2 / 3 + p[2]
-    offset = p[3]
+    inertia = mass * length**2 + arm_mass * length**2 / 3 + p[ARMATURE]
+    offset = p[Q_OFFSET]
     error = 0.0
     target = q  # firmware state of the STS law (code 3, the voltage law after it)
-    delay = p[19] / dt
+    delay = p[LATENCY] / dt
     whole = math.floor(delay)
     fraction = delay - whole
     held = int(whole) + (1 if fraction > 0 else 0)
-    half = 0.5 * p[20]
+    half = 0.5 * p[BACKLASH]
     y = q  # the output (encoder) position: q but behind the play with backlash
     for k in range(steps):
         if write:
@@ -100,10 +114,10 @@ def simulate(law: int, c: np.ndarray, kind: int, semi: bool, p: np.ndarray, dela
         setpoint = g
         if law == 3:
             target, setpoint = sts_firmware(target, g, y, en, dt, p)
-        r = p[1]
+        r = p[R]
         if heated:
-            r = p[1] * (1.0 + p[21] * warming[k])
-        tm = motor(0 if law == 3 else law, c, setpoint, y, v, kp, vin, en, p[0], r)
+            r = p[R] * (1.0 + p[HEATING] * warming[k])
+        tm = motor(0 if law == 3 else law, c, setpoint, y, v, kp, vin, en, p[KT], r)
         te = -(mass + arm_mass / 2) * 9.80665 * length * math.sin(y + offset)
         tfm = budget(kind, tm, te, v, p)
         stopping = inertia * v / dt + tm + te

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from .actuator_file import actuator_from_description
-from .additions import ADDITIONS, carried, check_additions
+from .additions import carried, check_additions, installed_additions, parts
 from .actuators import Actuator, actuator, is_description_path
 from .friction import FrictionModel, friction_model
 from .parameters import Parameter, did_you_mean
@@ -71,7 +71,7 @@ class Model:
             else p
             for p in self.friction.parameters
         )
-        return self.actuator.parameters + friction + tuple(ADDITIONS[name] for name in self.additions)
+        return self.actuator.parameters + friction + tuple(p for a in parts(self.additions) for p in a.parameters)
 
     @property
     def name(self) -> str:
@@ -140,7 +140,9 @@ def model_from_dict(
             f"{source}: field 'integrator' is {integrator!r}, expected one of {', '.join(INTEGRATORS)}"
         )
     parameters = Model(act, fric, additions=carried(data)).parameters
-    known = [p.name for p in parameters] + [name for name in ADDITIONS if name not in carried(data)]
+    optional = [n for a in installed_additions().values() if a.name not in carried(data) for n in a.parameter_names]
+    additions = {n for a in installed_additions().values() for n in a.parameter_names}
+    known = [p.name for p in parameters] + optional
     for key in data:
         if key not in known and key not in RESERVED_KEYS:
             raise ParamsError(
@@ -153,7 +155,7 @@ def model_from_dict(
             if p.name not in OPTIONAL_PARAMETERS:
                 raise ParamsError(
                     f"{source}: key {p.name!r} ({p.meaning}, {p.unit}) is missing; model "
-                    f"{act.name}/{fric.name} needs {', '.join(n for n in known if n not in OPTIONAL_PARAMETERS and n not in ADDITIONS)}"
+                    f"{act.name}/{fric.name} needs {', '.join(n for n in known if n not in OPTIONAL_PARAMETERS and n not in additions)}"
                 )
             if notes is not None:
                 notes(f"note: {source}: {p.name} not set, using the default {p.default:g} {p.unit} ({p.meaning})")

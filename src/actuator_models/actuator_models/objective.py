@@ -2,9 +2,12 @@
 
 The cost of a parameter set is the mean, over the training logs, of the mean absolute position
 error [rad] between simulation and log (paper section V-B). A whole population is simulated on
-all logs in one call: by the compiled kernel (:mod:`.kernel`) where it supports the model, else
-by the numpy :func:`~actuator_models.simulation.rollout` (dynamic friction, user control laws).
-The integrator is the model's own.
+all logs in one call: by the compiled kernel (:mod:`.kernel`) where it has a twin of every part of
+the model, else by the numpy :func:`~actuator_models.simulation.rollout` (dynamic friction, a user
+control law, a friction model or addition defined without a compiled twin): that choice is made
+once, by :func:`.kernel.unsupported`, and stated in :attr:`Objective.engine` and
+:attr:`Objective.why_numpy` (a sentence naming the part), never by a per-call fallback. The
+integrator is the model's own.
 """
 
 from __future__ import annotations
@@ -176,8 +179,15 @@ class Objective:
         self.last_mae = np.empty(0)
         self.logs = list(logs)
         self.batch = LogBatch.from_logs(self.logs, model.actuator.default_vin)
+        #: why the compiled kernel cannot simulate this model (a sentence naming the part), or None
+        self.why_numpy = kernel.unsupported(model.actuator, model.friction, model.additions)
         #: whether the compiled kernel simulates this model (else the numpy rollout)
-        self.compiled = kernel.supports(model.actuator, model.friction)
+        self.compiled = self.why_numpy is None
+
+    @property
+    def engine(self) -> str:
+        """``"kernel"`` (compiled) or ``"numpy"``."""
+        return "kernel" if self.compiled else "numpy"
 
     @property
     def log_steps(self) -> int:
@@ -190,7 +200,7 @@ class Objective:
         full = {name: np.full(size, value) for name, value in self.model.values.items()}
         full.update({name: np.asarray(v, dtype=float) for name, v in values.items()})
         with np.errstate(all="ignore"):
-            if self.compiled and kernel.values_supported(full):
+            if self.compiled:
                 maes, _ = kernel.run(self.model.actuator, self.model.friction, full, self.batch, self.model.integrator)
             else:
                 simulated = rollout(self.model.actuator, self.model.friction, full, self.batch, self.model.integrator)

@@ -25,7 +25,7 @@ from .addition_selection import AdditionSelection, select_additions
 from .additions import carried
 from .cross_validation import RULES, CrossValidation, cross_validate
 from .figure_process import FigureProcess, draw_mae_bars
-from .friction import friction_model, nests
+from .friction import FRICTION_MODELS, friction_model, nests
 from .identification import FitInterrupted, FitResult, FitSettings, Identification, ProgressCallback
 from .logs import Log
 from .model import Model, new_model, save_model
@@ -34,7 +34,9 @@ from .report_markdown import markdown
 from .splits import Dataset
 from .uncertainty import ParameterSpread, loss_slices
 
-ALL_MODELS = ("m1", "m2", "m3", "m4", "m5", "m6")
+#: The models fitted by default (``--model all``, an empty FitModels list): the registry's static
+#: budgets M1-M6; any registered model (:func:`.friction.installed_friction_models`) may be asked for.
+ALL_MODELS = tuple(FRICTION_MODELS)
 
 
 @dataclass

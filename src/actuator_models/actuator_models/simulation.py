@@ -32,16 +32,17 @@ the logged temperature of each step.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping, Optional, Sequence
+from typing import Optional, Sequence, Tuple
 
 import numpy as np
 
 from .actuators import Actuator
-from .additions import REFERENCE_TEMPERATURE, CommandDelay, delay_steps, delayed_commands, heated, play
+from .additions import REFERENCE_TEMPERATURE
 from .friction import FrictionModel, applied_friction
 from .logs import Log
 from .model import Model
 from .parameters import ParamValues, Value, clip
+from .servo import Drive, Servo, ServoState, forces, motor_torque, output, settle, setpoint, start
 
 GRAVITY = 9.80665  # m/s^2
 MAX_SPEED = 100.0  # rad/s, velocity clip of the published step
@@ -155,6 +156,41 @@ def _batched(values: ParamValues) -> dict:
     return {name: np.asarray(value, dtype=float)[..., None] for name, value in values.items()}
 
 
+def bench_step(servo: Servo, state: ServoState, q: Value, v: Value, bench: Pendulum, drive: Drive,
+               p: ParamValues, integrator: str = "bam") -> Tuple[Value, Value, Torques]:
+    """The servo step (:mod:`.servo`) on the pendulum bench: ``(q, v, torques)`` after ``drive.dt``
+    from the drive at ``q`` [rad], ``v`` [rad/s] (updates ``state``). Floats for one bench (the
+    scalar step), arrays for parameter sets x logs (the batched step)."""
+    y = output(servo, state, q)
+    target, enable = setpoint(servo, state, drive, y, p)
+    control = servo.actuator.control(target, y, v, drive.kp, drive.vin)
+    return torque_step(servo, state, (q, v, y), control, enable, bench, drive, p, integrator)
+
+
+def torque_step(servo: Servo, state: ServoState, drive_state: Tuple[Value, Value, Value], control: Value,
+                enable: Value, bench: Pendulum, drive: Drive, p: ParamValues, integrator: str) -> Tuple[Value, Value, Torques]:
+    """The rest of :func:`bench_step` from a control signal (V or A); ``drive_state`` is
+    ``(q, v, y)``: drive position [rad], velocity [rad/s], what the encoder reads [rad]."""
+    q, v, y = drive_state
+    te = bench.gravity_torque(y + p.get("q_offset", 0.0))
+    tm = motor_torque(servo, control, enable, v, p, drive)
+    external, budget = forces(servo, state, tm, te, v, p)
+    inertia = bench.inertia(p["armature"])
+    q_next, v_next = step(q, v, tm, external, budget, inertia, drive.dt, integrator)
+    settle(servo, state, (q, q_next, v, v_next), p, drive.dt)
+    return q_next, v_next, Torques(control, tm, te, budget)
+
+
+@dataclass(frozen=True)
+class Torques:
+    """A step's control signal (V or A) and torques [N m]: motor, external (gravity), budget."""
+
+    control: Value
+    motor: Value
+    external: Value
+    budget: Value
+
+
 def rollout(
     actuator: Actuator,
     friction: FrictionModel,
@@ -165,41 +201,22 @@ def rollout(
     """Simulate every log of ``batch``; returns simulated positions [rad].
 
     ``values`` maps every parameter name to a float or to an array of shape ``(P,)``; the
-    result has shape ``(L, T)``, or ``(P, L, T)`` for arrays.
+    result has shape ``(L, T)``, or ``(P, L, T)`` for arrays. The additions are those ``values``
+    carry.
     """
     p = _batched(values)
-    inertia = batch.bench.inertia(p["armature"])
-    offset = p.get("q_offset", 0.0)
+    servo = Servo.carrying(actuator, friction, values)
     shape = np.broadcast_shapes(*(v.shape for v in p.values()), batch.kp.shape)
     q = np.broadcast_to(batch.position[:, 0], shape).copy()
     v = np.broadcast_to(batch.speed[:, 0], shape).copy()
-    dynamic = friction.state
-    w = None if dynamic is None else np.full(shape, dynamic.initial)
+    state = start(servo, q, p, batch.dt)
     out = np.empty(shape + (batch.steps,))
-    firmware = q.copy()  # firmware state (a speed-limited law's smoothed target), see Actuator.firmware
-    # additions (absent: exactly the published step): command latency, output behind a gear play
-    delay = None if "latency" not in p else delay_steps(p["latency"], batch.dt)
-    q_out = None if "backlash" not in p else q.copy()
+    inputs = {name: getattr(batch, name) for name in servo.inputs}
     for k in range(batch.steps):
-        y = q if q_out is None else q_out  # what the encoder reads (the output)
-        out[..., k] = y
-        if delay is None:
-            goal_k, enable_k = batch.goal_position[:, k], batch.torque_enable[:, k]
-        else:
-            goal_k, enable_k = delayed_commands(batch.goal_position, batch.torque_enable, k, delay)
-        firmware, goal = actuator.firmware(firmware, goal_k, y, enable_k, batch.dt, p)
-        control = actuator.control(goal, y, v, batch.kp, batch.vin)
-        te = batch.bench.gravity_torque(y + offset)
-        tm = actuator.torque(control, enable_k, v, heated(p, batch.temperature[:, k]), batch.vin)
-        budget = friction.budget(tm, te, v, p)
-        if w is None:
-            q, v = step(q, v, tm, te, budget, inertia, batch.dt, integrator)
-        else:  # dynamic friction: its torque acts like an external one; its state follows q
-            q_next, v_next = step(q, v, tm, te + dynamic.torque(w, p), budget, inertia, batch.dt, integrator)
-            w = dynamic.advance(w, q_next - q, v, v_next, batch.dt, p)
-            q, v = q_next, v_next
-        if q_out is not None:
-            q_out = play(q_out, q, p["backlash"])
+        out[..., k] = output(servo, state, q)
+        drive = Drive(batch.goal_position[:, k], batch.torque_enable[:, k], batch.kp, batch.vin, batch.dt,
+                      {name: column[:, k] for name, column in inputs.items()})
+        q, v, _ = bench_step(servo, state, q, v, batch.bench, drive, p, integrator)
     return out
 
 
@@ -222,23 +239,18 @@ def log_maes(model: Model, logs: Sequence[Log], integrator: Optional[str] = None
     return mean_absolute_errors(simulated, batch)
 
 
-def as_batch(values: Mapping[str, Sequence[float]]) -> dict:
-    """Parameter sets as a batch: ``{"kt": [..P values..], ...}`` -> arrays of shape ``(P,)``."""
-    return {name: np.asarray(v, dtype=float) for name, v in values.items()}
-
-
 class PendulumSimulator:
-    """Step-by-step simulation of one pendulum bench driven by a servo model.
-
-    The same physics as :func:`rollout`, for drivers of live systems (an emulated servo, a
-    real-time node): set the command, call :meth:`step`, read the state.
+    """Step-by-step simulation of one pendulum bench driven by a servo model: the scalar servo
+    step (:func:`bench_step` on floats), the same arithmetic as :func:`rollout`, for drivers of
+    live systems (an emulated servo, a real-time node): set the command, call :meth:`step`, read
+    the state.
 
     Attributes:
         q: joint (output) position [rad]. v: joint velocity [rad/s] (of the drive side, behind
-        a ``backlash`` play; see :mod:`.additions`). control: last control signal (V or
-        A). motor_torque, external_torque, friction_torque: last step's torques [N m].
-        temperature: the servo's temperature [degC] for a model carrying ``heating`` (settable;
-        None = 25 degC, ``R`` as identified).
+        a ``backlash`` play; see :mod:`.additions`). drive: drive-side position [rad].
+        control: last control signal (V or A). motor_torque, external_torque, friction_torque:
+        last step's torques [N m]. temperature: the servo's temperature [degC] for a model
+        carrying ``heating`` (settable; None = 25 degC, ``R`` as identified).
     """
 
     def __init__(
@@ -255,50 +267,61 @@ class PendulumSimulator:
         self.bench = bench
         self.vin = model.actuator.default_vin if vin is None else vin
         self.integrator = integrator or model.integrator
-        self.q, self.v = float(q), float(v)
+        self.servo = Servo.of(model)
+        self.drive, self.v = float(q), float(v)
         self.control = self.motor_torque = self.external_torque = self.friction_torque = 0.0
-        self._inertia = float(bench.inertia(model.values["armature"]))
-        #: firmware state (a speed-limited law's smoothed target [rad]), see Actuator.firmware
-        self.firmware = self.q
-        dynamic = model.friction.state
-        #: state of dynamic friction (Dahl's w), None for M1-M6
-        self.friction_state: Optional[float] = None if dynamic is None else dynamic.initial
-        values = model.values
-        self._delay = CommandDelay(values["latency"]) if "latency" in values else None
-        self._backlash: Optional[float] = values.get("backlash")
+        self._state: Optional[ServoState] = None  # started at the first step (the latency needs dt)
         #: the servo's temperature [degC] for a model carrying ``heating`` (None: 25 degC, R as identified)
         self.temperature = temperature
-        #: drive-side position [rad]: ``q`` is the output, behind the play with ``backlash``
-        self.drive = self.q
+
+    def _started(self, dt: float) -> ServoState:
+        if self._state is None:
+            self._state = start(self.servo, self.drive, self.model.values, dt)
+        return self._state
+
+    @property
+    def q(self) -> float:
+        """The output position [rad] (what the encoder reads)."""
+        return self.drive if self._state is None else float(output(self.servo, self._state, self.drive))
+
+    @property
+    def firmware(self) -> float:
+        """Firmware state (a speed-limited law's smoothed target [rad]), see Actuator.firmware."""
+        return self.drive if self._state is None else float(self._state.firmware)
+
+    @property
+    def friction_state(self) -> Optional[float]:
+        """State of dynamic friction (Dahl's ``w``), None for M1-M6."""
+        dynamic = self.model.friction.state
+        if dynamic is None:
+            return None
+        return dynamic.initial if self._state is None else float(self._state.friction)
+
+    def _drive(self, goal: float, enable: bool, kp: float, dt: float) -> Drive:
+        return Drive(goal, bool(enable), kp, self.vin, dt, {"temperature": self.temperature})
 
     def step(self, goal: float, enable: bool, kp: float, dt: float) -> None:
         """Advance ``dt`` [s] with the firmware tracking ``goal`` [rad] at gain ``kp`` (commands
         reach it ``latency`` late when the model carries one; call with a constant ``dt``)."""
-        if self._delay is not None:
-            goal, enable = self._delay.push(goal, enable, dt)
-        act = self.model.actuator
-        state, target = act.firmware(self.firmware, goal, self.q, bool(enable), dt, self.model.values)
-        self.firmware = float(state)
-        control = float(act.control(float(target), self.q, self.v, kp, self.vin))
-        self.step_control(control, enable, dt)
+        state = self._started(dt)
+        drive = self._drive(goal, enable, kp, dt)
+        y = self.q
+        target, enable = setpoint(self.servo, state, drive, y, self.model.values)
+        control = float(self.model.actuator.control(float(target), y, self.v, kp, self.vin))
+        self._advance(state, control, bool(enable), drive)
 
     def step_control(self, control: float, enable: bool, dt: float) -> None:
         """Advance ``dt`` [s] with a given control signal (V or A), for a control law computed
         outside the firmware (the eRob PD law runs on the EtherCAT master); applied now (a
         ``latency`` delays the commands of :meth:`step` only)."""
-        p = self.model.values
-        act = self.model.actuator
-        self.control = float(control)
-        te = float(self.bench.gravity_torque(self.q + p.get("q_offset", 0.0)))
-        tm = float(act.torque(self.control, bool(enable), self.v, heated(p, self.temperature), self.vin))
-        budget = self.model.friction.budget(tm, te, self.v, p)
-        dynamic = self.model.friction.state
-        extra = 0.0 if dynamic is None else float(dynamic.torque(self.friction_state, p))
-        drive = self.q if self._backlash is None else self.drive
-        q, v = step(drive, self.v, tm, te + extra, budget, self._inertia, dt, self.integrator)
-        if dynamic is not None:
-            self.friction_state = float(dynamic.advance(self.friction_state, q - drive, self.v, v, dt, p))
-        self.friction_torque = float(self._inertia * (v - self.v) / dt - tm - te)
+        self._advance(self._started(dt), float(control), bool(enable), self._drive(0.0, enable, 0.0, dt))
+
+    def _advance(self, state: ServoState, control: float, enable: bool, drive: Drive) -> None:
+        v0 = self.v
+        q, v, torques = torque_step(self.servo, state, (self.drive, v0, self.q), control, enable, self.bench, drive,
+                                    self.model.values, self.integrator)
+        inertia = float(self.bench.inertia(self.model.values["armature"]))
+        tm, te = float(torques.motor), float(torques.external)
+        self.friction_torque = float(inertia * (v - v0) / drive.dt - tm - te)
         self.drive, self.v = float(q), float(v)
-        self.q = self.drive if self._backlash is None else float(play(self.q, self.drive, self._backlash))
-        self.motor_torque, self.external_torque = tm, te
+        self.control, self.motor_torque, self.external_torque = float(control), tm, te

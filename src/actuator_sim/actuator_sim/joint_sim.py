@@ -17,10 +17,13 @@ its torque ``-Fc w`` goes into ``qfrc_applied`` before the step (the DoF's ``fri
 then the rest of the budget: 0, or the viscous part ``Kv |v|``), and the state advances over
 the step's displacement after it (:func:`actuator_models.dahl.dahl_step`).
 
-Additions (:mod:`actuator_models.additions`): ``latency`` delays goal and torque enable (as the
-reference rollout, in the ``timestep`` base); ``backlash``: the joint is the drive, the control
-law and :attr:`JointSimulation.position` see the output behind the play (gravity acts at the
-joint, up to ``backlash / 2`` away); ``heating``: ``R`` at the servo's ``temperature`` setting.
+The servo's half step is the one of :mod:`actuator_models.servo` (firmware, control law, motor,
+budget, dynamic friction, additions' hooks and states): this module keeps only the integrator
+(MuJoCo's). Additions (:mod:`actuator_models.additions`) act through their declared hooks, as in
+the reference rollout: ``latency`` delays goal and torque enable (in the ``timestep`` base);
+``backlash``: the joint is the drive, the control law and :attr:`JointSimulation.position` see the
+output behind the play (gravity acts at the joint, up to ``backlash / 2`` away); ``heating``: ``R``
+at the servo's ``temperature`` setting.
 
 The armature of each actuated DoF is set from the model (``armature``). The friction-loss
 constraint of an actuated DoF is made (nearly) hard by default: ``solimpfriction`` 0.9999 and
@@ -41,8 +44,8 @@ from typing import Mapping, Optional, Sequence, Union
 import mujoco
 import numpy as np
 
-from actuator_models.additions import CommandDelay, heated, play
 from actuator_models.model import Model
+from actuator_models.servo import Drive, Servo as ServoParts, forces, motor_torque, output, settle, setpoint, start
 
 from .friction_split import VISCOUS_MODES, ViscousMode, split_budget
 
@@ -193,10 +196,8 @@ class JointSimulation:
         self._external_torque = np.zeros(n)
         self._budget = np.zeros(n)
         self._friction_torque = np.zeros(n)
-        self._backlash = np.array([s.model.values.get("backlash", np.nan) for s in self.servos])
-        self._played = np.isfinite(self._backlash)
-        self._dynamic = [s.model.friction.state for s in self.servos]  # Dahl: state per joint
-        self._friction_state = np.array([0.0 if d is None else d.initial for d in self._dynamic])
+        self._parts = [ServoParts.of(s.model) for s in self.servos]
+        self._states: list = []  # one ServoState per servo, set by reset()
         self._dynamic_torque = np.zeros(n)
         if not update_friction:
             zeros = np.zeros(n)
@@ -287,11 +288,8 @@ class JointSimulation:
         self.data.qpos[self._qpos] = q
         self.data.qvel[self._dofs] = v
         self.goal_position = q.copy()
-        self._firmware = q.copy()  # firmware state per joint (a speed-limited law's smoothed target), Actuator.firmware
-        self._output = q.copy()  # output positions of servos with a backlash (centred in the play)
-        self._delays = [CommandDelay(s.model.values["latency"]) if "latency" in s.model.values else None
-                        for s in self.servos]
-        self._friction_state = np.array([0.0 if d is None else d.initial for d in self._dynamic])
+        self._states = [start(part, float(q[i]), s.model.values, self.timestep)
+                        for i, (part, s) in enumerate(zip(self._parts, self.servos))]
         mujoco.mj_forward(self.model, self.data)
         self._friction_loss = friction_loss_torque(self.data, self.model.nv)
 
@@ -318,64 +316,53 @@ class JointSimulation:
             self._step_once()
 
     def _step_once(self) -> None:
-        q = self.data.qpos[self._qpos]
+        q = self.data.qpos[self._qpos].copy()
         v = self.data.qvel[self._dofs].copy()
         y = self.position  # what the encoders read
+        drives = []
         for i, servo in enumerate(self.servos):
-            act, values = servo.model.actuator, servo.model.values
-            goal, enable = self.goal_position[i], self.torque_enable[i]
-            if self._delays[i] is not None:
-                goal, enable = self._delays[i].push(goal, enable, self.timestep)
-            self._firmware[i], goal = act.firmware(self._firmware[i], goal, y[i], enable, self.timestep, values)
-            self._control[i] = act.control(goal, y[i], v[i], self.kp[i], self._vin[i])
-            warm = heated(values, None if np.isnan(self.temperature[i]) else self.temperature[i])
-            self._motor_torque[i] = act.torque(self._control[i], enable, v[i], warm, self._vin[i])
+            temperature = None if np.isnan(self.temperature[i]) else float(self.temperature[i])
+            drive = Drive(self.goal_position[i], bool(self.torque_enable[i]), self.kp[i], self._vin[i], self.timestep,
+                          {"temperature": temperature})
+            target, enable = setpoint(self._parts[i], self._states[i], drive, y[i], servo.model.values)
+            self._control[i] = servo.model.actuator.control(target, y[i], v[i], self.kp[i], self._vin[i])
+            self._motor_torque[i] = motor_torque(self._parts[i], self._control[i], enable, v[i], servo.model.values, drive)
+            drives.append(drive)
         self._external_torque = external_torque(self.data, self._friction_loss)[self._dofs]
         if self.update_friction:
             self._budget = self._budgets(self._motor_torque, self._external_torque, v)
             self._write_friction(v)
         self._apply(self._motor_torque)
         self._apply_dynamic_friction()
-        q = q.copy()
         mujoco.mj_step(self.model, self.data)
-        self._advance_dynamic_friction(q, v)
-        self._advance_output()
+        q_next, v_next = self.data.qpos[self._qpos], self.data.qvel[self._dofs]
+        for i, servo in enumerate(self.servos):
+            settle(self._parts[i], self._states[i], (q[i], q_next[i], v[i], v_next[i]), servo.model.values, self.timestep)
         self._friction_loss = friction_loss_torque(self.data, self.model.nv)
         self._friction_torque = self._friction_loss[self._dofs] + self.data.qfrc_damper[self._dofs] + self._dynamic_torque
 
     def _apply_dynamic_friction(self) -> None:
         """Dynamic friction (Dahl) as a joint force in ``qfrc_applied``, next to the motor torque
         (its budget, 0 or the viscous part, is the DoF's ``frictionloss``)."""
-        for i, dynamic in enumerate(self._dynamic):
-            if dynamic is None:
+        for i, servo in enumerate(self.servos):
+            if servo.model.friction.state is None:
                 continue
-            self._dynamic_torque[i] = dynamic.torque(self._friction_state[i], self.servos[i].model.values)
+            with_dynamic, _ = forces(self._parts[i], self._states[i], 0.0, 0.0, 0.0, servo.model.values)
+            self._dynamic_torque[i] = with_dynamic
             base = self._motor_torque[i] if self._actuators[i] is None else 0.0
             self.data.qfrc_applied[self._dofs[i]] = base + self._dynamic_torque[i]
-
-    def _advance_dynamic_friction(self, q: np.ndarray, v: np.ndarray) -> None:
-        """Advance the dynamic-friction states over the step's displacement."""
-        q_next, v_next = self.data.qpos[self._qpos], self.data.qvel[self._dofs]
-        for i, dynamic in enumerate(self._dynamic):
-            if dynamic is not None:
-                self._friction_state[i] = dynamic.advance(
-                    self._friction_state[i], q_next[i] - q[i], v[i], v_next[i], self.timestep, self.servos[i].model.values
-                )
-
-    def _advance_output(self) -> None:
-        """The output positions of servos with a backlash, behind its play, after the step."""
-        self._output = np.where(self._played, play(self._output, self.data.qpos[self._qpos], self._backlash), 0.0)
 
     @property
     def friction_state(self) -> np.ndarray:
         """States of dynamic friction (Dahl's ``w``) in servo order; 0 for M1-M6 servos."""
-        return self._friction_state.copy()
+        return np.array([0.0 if st.friction is None else float(st.friction) for st in self._states])
 
     # ------------------------------------------------------------------ state
     @property
     def position(self) -> np.ndarray:
         """Joint positions [rad] in servo order (a servo's output, behind its backlash play)."""
-        return np.where(self._played, self._output, self.data.qpos[self._qpos])
+        q = self.data.qpos[self._qpos]
+        return np.array([output(part, state, float(q[i])) for i, (part, state) in enumerate(zip(self._parts, self._states))])
 
     @property
     def velocity(self) -> np.ndarray:

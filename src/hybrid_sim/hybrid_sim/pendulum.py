@@ -26,6 +26,23 @@ exactly what the fixed-step rollout's steps add up to. The state at ``t_k`` (boo
 ``target``) is carried over at each command time while torque stays on, and restarts from the
 shaft's position otherwise (a disabled firmware's target follows the shaft).
 
+The servo is the project's one servo model (:mod:`actuator_models.servo`): its additions act
+through their declared hooks, each in its ``dt -> 0`` limit (``Addition.continuous_hooks``):
+
+* on the motor's values (``heating``: ``R`` at the log's temperature, the input held between its
+  sample times like the command);
+* on the command as a transport delay ``L`` (``latency``: ``Addition.command_delay``): command
+  ``k`` takes effect at ``t_k + L`` (the first from ``t = 0``), the firmware's elapsed time counts
+  from there, and the command boundary fires at ``t_{k+1} + L``;
+* on the output as a hysteresis (``backlash``): its state (one float, bookkeeping) is stored at
+  every transition; within an epoch the drive moves monotonically (SLIDE+, SLIDE-) or not at all
+  (STICK), so the output is the hook applied once from the stored state to the drive's current
+  position. The control law, the firmware and gravity see that output ``y``; the motor's back-EMF
+  and the friction the drive's ``v``, as in the fixed-step step. The output is recorded as ``y``.
+
+An addition acting through a hook it declares no continuous form of is refused with an error
+naming it, never ignored.
+
 The fixed-step simulators get the same held command: at step time ``t = n dt`` the goal is the
 log sample ``floor(t / dt_log)``; they run through ``actuator_models.simulation.simulate_logs``
 (the project's own rollout, unmodified) on a log resampled that way. The velocity clip at
@@ -37,13 +54,15 @@ Frames and units: q [rad] from the hanging position, v [rad/s], torques [N m], t
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Dict, Mapping, Sequence, Tuple
 
 import numpy as np
 
+from actuator_models.additions import REFERENCE_TEMPERATURE
 from actuator_models.logs import Log
 from actuator_models.model import Model
+from actuator_models.servo import Drive, Servo, motor_torque
 from actuator_models.simulation import Pendulum, simulate_logs
 
 from .engine import simulate
@@ -63,50 +82,92 @@ REFERENCE_SETTINGS = RunSettings(tolerance=1e-10, max_time_step=1e-3, stop_preci
 
 @dataclass(frozen=True)
 class Command:
-    """The held command: sample times ``t`` [s] (``t[k] = k dt``), goal [rad], enable (bool)."""
+    """The held command: sample times ``t`` [s] (``t[k] = k dt``), goal [rad], enable (bool), and
+    the additions' inputs by name, one value per sample (``temperature`` [degC])."""
 
     t: np.ndarray
     goal: np.ndarray
     enable: np.ndarray
+    inputs: Mapping[str, np.ndarray] = field(default_factory=dict)
+
+
+def continuous_servo(model: Model) -> Servo:
+    """The model's servo, or a ValueError naming an addition acting through a hook it declares no
+    continuous form of (``Addition.continuous_hooks``)."""
+    servo = Servo.of(model)
+    for addition in servo.additions:
+        discrete = [h for h in addition.acts_on if h not in addition.continuous_hooks]
+        if discrete:
+            raise ValueError(f"addition {addition.name!r} acts through {', '.join(discrete)}, which it declares no "
+                             f"continuous form of: the stick/slip reference cannot run it")
+    return servo
 
 
 class PendulumStickSlip(HybridModel):
     """Charts SLIDE+, SLIDE-, STICK of the pendulum bench (module docstring).
 
-    State ``[q, v, goal, enable, k, target]``: q [rad], v [rad/s] continuous; the held goal [rad],
-    torque enable (0/1), the command sample index k and the firmware state at command time k
-    (target [rad], see the module docstring) are bookkeeping states.
+    State ``[q, v, goal, enable, k, target, *outputs]``: the drive's q [rad], v [rad/s] continuous;
+    the held goal [rad], torque enable (0/1), the command index k, the firmware state at command
+    k's time (target [rad], see the module docstring) and the output additions' states at the last
+    transition are bookkeeping states.
     """
 
-    state_names = ("q", "v", "goal", "enable", "k", "target")
     n_continuous = 2
     chart_names = CHART_NAMES
 
     def __init__(self, model: Model, bench: Pendulum, kp: float, vin: float, command: Command) -> None:
         self.model, self.bench, self.kp, self.vin, self.command = model, bench, kp, vin, command
+        self.servo = continuous_servo(model)
         self.p = model.values
         self.inertia = float(bench.inertia(self.p["armature"]))
         self.offset = float(self.p.get("q_offset", 0.0))
+        self.delay = sum(a.command_delay(self.p) for a in self.servo.additions if "on_command" in a.acts_on)
+        self.outputs = tuple(a for a in self.servo.additions if "on_output" in a.acts_on)
+        self.state_names = ("q", "v", "goal", "enable", "k", "target") + tuple(a.name for a in self.outputs)
 
     def parameters(self) -> Mapping[str, float]:
         return {**{k: float(v) for k, v in self.p.items()}, "mass": float(self.bench.mass),
                 "length": float(self.bench.length), "arm_mass": float(self.bench.arm_mass),
                 "kp": self.kp, "vin": self.vin}
 
+    # ----------------------------------------------------------------- commands and output
+    def command_time(self, k: int) -> float:
+        """When command ``k`` reaches the firmware [s]: ``t_k`` plus the delay (the first at 0)."""
+        return float(self.command.t[k]) + self.delay if k > 0 else 0.0
+
+    def inputs_at(self, t: float) -> Dict[str, float]:
+        """The additions' inputs at time ``t``: the log's sample in force (not delayed)."""
+        j = int(np.searchsorted(self.command.t, t + 1e-9, side="right")) - 1
+        j = min(max(j, 0), len(self.command.t) - 1)
+        return {name: float(column[j]) for name, column in self.command.inputs.items()}
+
+    def output_states(self, x: np.ndarray) -> Tuple[float, ...]:
+        """The output additions' states with the drive at ``x[0]``: each hook applied once from
+        its state at the last transition (rate-independent, module docstring)."""
+        return tuple(float(a.on_output(s, x[0], self.p)) for a, s in zip(self.outputs, x[6:]))
+
+    def output(self, x: np.ndarray) -> float:
+        """What the encoder reads [rad] with the drive at ``x[0]``."""
+        y = float(x[0])
+        for a, s in zip(self.outputs, self.output_states(x)):
+            y = float(a.output(s, y))
+        return y
+
     # ----------------------------------------------------------------- torques
     def firmware(self, t: float, x: np.ndarray) -> Tuple[float, float]:
         """``(firmware state, setpoint)`` [rad] at time ``t``: the actuator's firmware run from
-        its state at the last command time over the time since (module docstring)."""
-        elapsed = max(t - float(self.command.t[int(x[4])]), 0.0)
-        state, setpoint = self.model.actuator.firmware(x[5], x[2], x[0], bool(x[3] > 0.5), elapsed, self.p)
+        its state when the command in force reached it over the time since (module docstring)."""
+        elapsed = max(t - self.command_time(int(x[4])), 0.0)
+        state, setpoint = self.model.actuator.firmware(x[5], x[2], self.output(x), bool(x[3] > 0.5), elapsed, self.p)
         return float(state), float(setpoint)
 
     def torques(self, t: float, x: np.ndarray, v: float) -> Tuple[float, float, float]:
         """Motor torque, external (gravity) torque and friction budget [N m] at velocity ``v``."""
-        act = self.model.actuator
-        control = act.control(self.firmware(t, x)[1], x[0], v, self.kp, self.vin)
-        tm = float(act.torque(control, bool(x[3] > 0.5), v, self.p, self.vin))
-        te = float(self.bench.gravity_torque(x[0] + self.offset))
+        y = self.output(x)
+        drive = Drive(x[2], bool(x[3] > 0.5), self.kp, self.vin, 0.0, self.inputs_at(t))
+        control = self.model.actuator.control(self.firmware(t, x)[1], y, v, self.kp, self.vin)
+        tm = float(motor_torque(self.servo, control, drive.enable, v, self.p, drive))
+        te = float(self.bench.gravity_torque(y + self.offset))
         return tm, te, float(self.model.friction.budget(tm, te, v, self.p))
 
     def at_rest_chart(self, t: float, x: np.ndarray) -> int:
@@ -131,7 +192,7 @@ class PendulumStickSlip(HybridModel):
     def boundary(self, t: float, x: np.ndarray, chart: int, index: int) -> float:
         if index == B_COMMAND:
             k = int(x[4])
-            return self.command.t[k + 1] - t if k + 1 < len(self.command.t) else math.inf
+            return self.command_time(k + 1) - t if k + 1 < len(self.command.t) else math.inf
         if index == B_STOP:
             return x[1] if chart == SLIDE_POS else -x[1]
         tm, te, budget = self.torques(t, x, 0.0)
@@ -139,10 +200,11 @@ class PendulumStickSlip(HybridModel):
 
     def transition(self, t: float, x: np.ndarray, chart: int, index: int) -> Transition:
         new = np.array(x, dtype=float)
+        new[6:] = self.output_states(x)  # the output hysteresis' states at this transition
         if index == B_COMMAND:
             k = int(x[4]) + 1
             stays_on = x[3] > 0.5 and bool(self.command.enable[k])
-            new[5] = self.firmware(t, x)[0] if stays_on else x[0]  # the firmware state at t_k
+            new[5] = self.firmware(t, x)[0] if stays_on else self.output(x)  # the firmware state at command k
             new[2], new[3], new[4] = self.command.goal[k], float(self.command.enable[k]), k
             return Transition(self.at_rest_chart(t, new) if chart == STICK else chart, new)
         new[1] = 0.0  # the velocity reached zero (B_STOP), or the joint breaks away from rest
@@ -157,10 +219,10 @@ class PendulumStickSlip(HybridModel):
         return Transition(self.at_rest_chart(t, new), new)
 
     def aux_names(self):
-        return ("t", "q", "v", "goal")
+        return ("t", "q", "v", "goal", "y")
 
     def auxiliary(self, t: float, x: np.ndarray, chart: int) -> np.ndarray:
-        return np.array([t, x[0], x[1], x[2]])
+        return np.array([t, x[0], x[1], x[2], self.output(x)])
 
 
 def log_command(log: Log) -> Command:
@@ -168,7 +230,9 @@ def log_command(log: Log) -> Command:
     if log.dt is None:
         raise ValueError(f"{log.source}: raw log (no 'dt'); process it first")
     n = len(log)
-    return Command(np.arange(n) * log.dt, np.asarray(log.goal_position, float), np.asarray(log.torque_enable, bool))
+    temperature = np.asarray(log.extra.get("temp", np.full(n, REFERENCE_TEMPERATURE)), float)
+    return Command(np.arange(n) * log.dt, np.asarray(log.goal_position, float), np.asarray(log.torque_enable, bool),
+                   {"temperature": temperature})
 
 
 def bench_of(log: Log) -> Pendulum:
@@ -181,10 +245,18 @@ def exact_rollout(model: Model, log: Log, record_period: float,
     command = log_command(log)
     vin = model.actuator.default_vin if log.vin is None else float(log.vin)
     hybrid = PendulumStickSlip(model, bench_of(log), float(log.kp), vin, command)
-    x0 = [float(log.position[0]), float(log.speed[0]), command.goal[0], float(command.enable[0]), 0.0,
-          float(log.position[0])]  # the firmware state starts at the first position, as in the rollout
+    q0 = float(log.position[0])
+    outputs = [float(a.start(q0, hybrid.p, float(log.dt))) for a in hybrid.outputs]  # e.g. the play centred
+    x0 = [q0, float(log.speed[0]), command.goal[0], float(command.enable[0]), 0.0,
+          q0, *outputs]  # the firmware state starts at the first position, as in the rollout
     run = replace(settings, final_time=float(command.t[-1]), record_period=record_period)
     return simulate(hybrid, x0, run)
+
+
+def reference_output(result: HybridResult) -> np.ndarray:
+    """What the encoder reads [rad] at the reference's recorded samples (the drive's ``q`` unless
+    an output addition such as ``backlash`` stands between)."""
+    return result.aux[result.aux_names.index("y")]
 
 
 def held_log(log: Log, dt: float) -> Log:
@@ -194,7 +266,8 @@ def held_log(log: Log, dt: float) -> Log:
     j = np.minimum(np.floor(t / log.dt + 1e-9).astype(int), len(log) - 1)
     return replace(log, dt=dt, timestamp=t, goal_position=log.goal_position[j], torque_enable=log.torque_enable[j],
                    position=np.interp(t, log.timestamp - log.timestamp[0], log.position),
-                   speed=np.interp(t, log.timestamp - log.timestamp[0], log.speed), extra={})
+                   speed=np.interp(t, log.timestamp - log.timestamp[0], log.speed),
+                   extra={name: np.asarray(column)[j] for name, column in log.extra.items()})
 
 
 def discrete_rollout(model: Model, log: Log, dt: float, integrator: str) -> Tuple[np.ndarray, np.ndarray]:
@@ -228,7 +301,7 @@ def discretisation_errors(model: Model, log: Log, dts: Sequence[float] = (0.001,
     reference = exact_rollout(model, log, base, settings)
     if not reference.success:
         raise RuntimeError(f"{log.source}: reference run failed: {reference.message}")
-    q_ref = reference.state("q")
+    q_ref = reference_output(reference)
     mae: Dict[Tuple[str, float], float] = {}
     for integrator in integrators:
         for dt in dts:
