@@ -28,8 +28,8 @@ from sensor_msgs.msg import JointState
 from tf2_msgs.msg import TFMessage
 
 from ..comparison import StateComparison
-from .common import COMMAND_QOS, LATCHED_QOS, SENSOR_QOS, Activity, joint_state_of, read_only, sample_of, spin,
-                     stamp_seconds
+from .common import (COMMAND_QOS, LATCHED_QOS, SENSOR_QOS, Activity, joint_state_of, read_only, sample_of, spin,
+                     stamp_seconds)
 
 
 class ComparisonNode(Node):
