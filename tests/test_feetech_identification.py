@@ -14,6 +14,9 @@ from actuator_bench.demo import process, record_logs, true_validation_mae
 from actuator_bench.demo_settings import SETTINGS
 from actuator_models.identification import fit
 from actuator_models.model import load_model
+import pytest
+
+pytestmark = pytest.mark.slow  # 10 s or more on 2 busy cores (issue 33's measurements): not in make test-fast
 
 TRIALS = 24000
 STS_QUICK = SETTINGS["sts3215"][1]  # the demo the Feetech family declares (feetech/family.py), quick run
