@@ -175,8 +175,6 @@ class Objective:
     def __init__(self, model: Model, logs: Sequence[Log], prior: Optional[Prior] = None) -> None:
         self.model = model
         self.prior = prior
-        #: mean MAE [rad] of each parameter set of the last call, without the prior's factor
-        self.last_mae = np.empty(0)
         self.logs = list(logs)
         self.batch = LogBatch.from_logs(self.logs, model.actuator.default_vin)
         #: why the compiled kernel cannot simulate this model (a sentence naming the part), or None
@@ -207,10 +205,15 @@ class Objective:
                 maes = mean_absolute_errors(simulated, self.batch)
         return np.where(np.isfinite(maes), maes, FAILED_COST)
 
+    def evaluate(self, values: Mapping[str, np.ndarray]) -> Tuple[np.ndarray, np.ndarray]:
+        """(cost, mean MAE [rad] over the logs) of each parameter set, both shape ``(P,)``: the
+        cost is the MAE times the prior's factor (the MAE itself without a prior)."""
+        mae = self.per_log(values).mean(axis=1)
+        return (mae if self.prior is None else mae * self.prior.factor(values)), mae
+
     def __call__(self, values: Mapping[str, np.ndarray]) -> np.ndarray:
-        """Mean MAE over the logs (times the prior's factor), shape ``(P,)``."""
-        self.last_mae = self.per_log(values).mean(axis=1)
-        return self.last_mae if self.prior is None else self.last_mae * self.prior.factor(values)
+        """The cost of each parameter set, shape ``(P,)`` (see :meth:`evaluate`)."""
+        return self.evaluate(values)[0]
 
     def of_model(self, model: Model) -> np.ndarray:
         """MAE of one model's values on each log, shape ``(L,)``."""

@@ -66,7 +66,7 @@ Choices where the manual is ambiguous or incomplete (each is tested):
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Mapping, Optional, Sequence, Tuple
 
 import numpy as np

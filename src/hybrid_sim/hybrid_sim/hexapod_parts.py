@@ -166,7 +166,7 @@ class HexapodParameters:
                 values[field_name] = slot
         for name in ("attach", "inertia"):
             if name in values:
-                values[name] = tuple(tuple(row) for row in values[name])  # type: ignore[union-attr]
+                values[name] = tuple(tuple(row) for row in values[name])
         values.update({k: tuple(v) for k, v in values.items() if isinstance(v, list)})
         return replace(base, **values)
 
