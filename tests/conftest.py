@@ -12,6 +12,7 @@ owner, so ``colcon test-result`` counts every test once, each under its package.
 import ast
 import functools
 import os
+import signal
 from pathlib import Path
 from typing import Dict
 
@@ -94,8 +95,16 @@ def file_markers(path: Path) -> Dict[str, frozenset]:
 
 
 def pytest_configure(config) -> None:
-    """Each pytest-xdist worker its own ROS 2 domain (``ROS_DOMAIN_ID``: the run's, set by
-    .ci/with-ros, plus 1 + the worker's number), so that two workers' graphs never meet."""
+    """Ctrl-C works in the tests and in the commands they start, and each pytest-xdist worker has
+    its own ROS 2 domain (``ROS_DOMAIN_ID``: the run's, set by .ci/with-ros, plus 1 + the
+    worker's number), so that two workers' graphs never meet.
+
+    A suite started in the background by a shell without job control inherits SIGINT ignored,
+    which Python keeps and passes on to every process it starts: the Ctrl-C tests would test
+    nothing (a command's Ctrl-C is lost, exit 0 instead of 130). The test process takes Python's
+    own handler back, so the commands it starts get the default disposition."""
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     worker = getattr(config, "workerinput", {}).get("workerid", "")  # "gw0", "gw1", ...; "": not a worker
     if worker.startswith("gw"):
         base = int(os.environ.get("ROS_DOMAIN_ID") or 0)
