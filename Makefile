@@ -13,7 +13,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): Makefile $(wildcard src/*/setup.py) requirements-test.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet $(addprefix -e ,$(PACKAGES)) -r requirements-test.txt
+	$(PY) -m pip install --quiet $(addprefix -e ,$(PACKAGES)) -e 'src/actuator_sim[warp]' -r requirements-test.txt
 	# byte-compile the editable sources as pip does an installed package: where PYTHONDONTWRITEBYTECODE
 	# is set, Python never caches them and every command would compile them again (~0.07 s a start)
 	$(PY) -m compileall -q $(PACKAGES) >/dev/null

@@ -43,8 +43,8 @@ class BagBuilder:
     def command(self, ns, t, goal, enable=(True,), kp=(8.0,)):
         self.put(ns, "commands", ACTUATOR_COMMAND, command_fields(Command(("j1",), (goal,), enable, kp)), t)
 
-    def sample(self, ns, t, position, temperature=30.0):
-        sample = JointSample(t, ("j1",), (position,), (0.1,), (0.0,), (1.0,), (11.5,), (temperature,), (True,), (0,))
+    def sample(self, ns, t, position, temperature=30.0, speed=0.0):
+        sample = JointSample(t, ("j1",), (position,), (speed,), (0.0,), (1.0,), (11.5,), (temperature,), (True,), (0,))
         self.put(ns, "joint_states", JOINT_STATE, joint_state_fields(sample), t)
         self.put(ns, "actuator_states", ACTUATOR_STATE, actuator_state_fields(sample), t)
 
@@ -54,7 +54,7 @@ class BagBuilder:
         for k in range(1, cycles + 1):
             t = start + k / RATE
             self.command(ns, t, 0.01 * k, (k < cycles / 2,) if trajectory == "lift_and_drop" else ())
-            self.sample(ns, t + 0.001, 0.02 * k)
+            self.sample(ns, t + 0.001, 0.02 * k, speed=0.02 * RATE)  # the position's slope, as a bench logs it
         end = start + (cycles + 1) / RATE
         self.command(ns, end, 0.0, (False,), ())
         self.info(ns, end, "")

@@ -19,7 +19,7 @@ KNOWN = {
     "actuator_drivers/serial_bus_emulator/emulated.py: emulated_servo",
     "actuator_models/simulation.py: torque_step",
 }
-COMPILED = ("actuator_models/kernel_numba.py",)
+COMPILED = ("actuator_models/kernel_numba.py", "actuator_sim/warp_kernels.py")
 
 
 def long_signatures(path: Path, root: Path) -> list:

@@ -102,12 +102,12 @@ def test_command_identifies_from_csv(tmp_path, capsys):
     a = _write_csv(tmp_path / "A.csv", *ramp_record(1.0, 1.0, 1.0, 30.0))
     b = _write_csv(tmp_path / "B.csv", *cosine_record(1.0, 1.0, 1.0, 1.0, periods=5))
     assert main(["dahl", "identify", "--constant-velocity", a, "--periodic", b, "--json"]) == 0
-    out = capsys.readouterr().out.strip().splitlines()
-    summary = json.loads(out[-1])
+    captured = capsys.readouterr()
+    summary = json.loads(captured.out)  # the JSON alone on stdout (issue 34), the report on stderr
     assert summary["Fc"] == pytest.approx(1.0, abs=1e-4)
     for key in ("rho", "rho_eq39", "rho_eq40", "rho_eq41", "rho_lsq"):
         assert summary[key] == pytest.approx(1.0, rel=1e-3)
-    assert any("eq. 39" in line for line in out)
+    assert any("eq. 39" in line for line in captured.err.splitlines())
 
 
 def test_command_names_bad_input_and_exits_2(tmp_path, capsys):

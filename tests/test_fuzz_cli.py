@@ -214,7 +214,7 @@ def warm_up() -> None:
                 with contextlib.suppress(ImportError):
                     importlib.import_module(info.name)
     for name in ("scipy.ndimage", "scipy.integrate", "scipy.optimize", "matplotlib.pyplot", "optuna", "cmaes",
-                 "mujoco", "sqlalchemy", "yaml", "rosbags.rosbag2", "dynamixel_sdk", "serial"):
+                 "mujoco", "mujoco_warp", "sqlalchemy", "yaml", "rosbags.rosbag2", "dynamixel_sdk", "serial"):
         with contextlib.suppress(ImportError):
             importlib.import_module(name)
 

@@ -121,16 +121,25 @@ def test_demo_honours_sigint_under_a_parent_that_ignores_it_and_starts_clean(tmp
     keeps the user's other files."""
     out = tmp_path / "demo-out"
     (out / "logs" / "raw").mkdir(parents=True)
+    (out / "params").mkdir()
     (out / "logs" / "raw" / "old_recording.json").write_text("{}")
+    (out / "logs" / "raw" / "my_recording.json").write_text("mine")  # issue 34: a user's file, kept
+    (out / "params" / "my_m6.json").write_text("mine")
     (out / "notes.txt").write_text("mine")
-    (out / ".actuator-bench-demo").write_text("")  # an earlier demo wrote this folder
+    (out / ".actuator-bench-demo").write_text("logs/raw/old_recording.json\n")  # what an earlier demo wrote
     process = start(["actuator-bench", "demo", "--quick", "--out", out, "--force"], tmp_path, ignore_sigint=True)
     err, status = interrupt_when(process, "recorded 1/16")
     assert status == 130, err
-    raw = sorted(p.name for p in (out / "logs" / "raw").iterdir())
+    assert f"--force replaces 1 file(s) an earlier demo wrote in {out}" in err
+    assert "kept 2 file(s) the demo did not write: logs/raw/my_recording.json, params/my_m6.json" in err
+    raw = sorted(p.name for p in (out / "logs" / "raw").iterdir() if p.name != "my_recording.json")
     assert "old_recording.json" not in raw and 1 <= len(raw) <= 2 and (out / "notes.txt").read_text() == "mine"
+    assert (out / "logs" / "raw" / "my_recording.json").read_text() == "mine"
+    assert (out / "params" / "my_m6.json").read_text() == "mine"
     kept = err.strip().splitlines()[-1]
-    assert kept.startswith(f"[demo] interrupted; kept in {out}: {len(raw)} raw log(s) in logs/raw"), err
+    assert kept.startswith(f"[demo] interrupted; kept in {out}: {len(raw) + 1} raw log(s) in logs/raw"), err
+    marker = (out / ".actuator-bench-demo").read_text().splitlines()
+    assert sorted(m.split("/")[-1] for m in marker[1:]) == raw  # what this run wrote: --force's next list
 
 
 def test_demo_stops_on_sigterm_and_removes_nothing_of_a_folder_it_did_not_write(tmp_path):

@@ -23,7 +23,11 @@ setup(
     ],
     python_requires=">=3.10",
     install_requires=["actuator_models", "numpy>=1.24", "mujoco>=3.2", "matplotlib>=3.7"],
-    extras_require={"test": ["pytest"]},  # colcon test runs pytest (JUnit XML) when listed here
+    extras_require={
+        "test": ["pytest"],  # colcon test runs pytest (JUnit XML) when listed here
+        # the servo step on MuJoCo Warp (actuator_sim.warp_servo); `make install` installs it
+        "warp": ["mujoco-warp>=4.0", "warp-lang>=1.19"],
+    },
     zip_safe=False,
     maintainer="actuator_bench developers",
     maintainer_email="actuator-bench@example.org",
@@ -32,6 +36,10 @@ setup(
         # bench backends of this package, found by actuator_bench.backends.installed_backends
         "actuator_bench.backends": [
             "mujoco = actuator_sim.bench:BACKEND",
+        ],
+        # `actuator-models evaluate --backend mjwarp` (needs the warp extra)
+        "actuator_models.evaluation_backends": [
+            "mjwarp = actuator_sim.warp_evaluate:log_maes",
         ],
     },
 )

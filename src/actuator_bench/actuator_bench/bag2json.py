@@ -35,7 +35,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 from actuator_models.logs import PROCESSED_DT, Log, resample, write_log
 from actuator_models.outputs import refuse_existing
-from rosbags.highlevel import AnyReader
+from rosbags.highlevel import AnyReader, AnyReaderError
 
 from .interfaces import ACTUATOR_COMMAND, ACTUATOR_STATE, BENCH_INFO, JOINT_STATE, bench_typestore
 from .messages import NS_PER_S, BenchInfo
@@ -119,7 +119,11 @@ STREAM_TYPES = {"joint_states": JOINT_STATE, "actuator_states": ACTUATOR_STATE, 
 def read_streams(bag: Path) -> Dict[str, BenchStreams]:
     """The bench streams of a bag, by namespace (``"/real"``, ``""`` for the root)."""
     streams: Dict[str, BenchStreams] = defaultdict(BenchStreams)
-    with AnyReader([Path(bag)], default_typestore=bench_typestore()) as reader:
+    try:
+        opened = AnyReader([Path(bag)], default_typestore=bench_typestore())
+    except AnyReaderError as error:  # not a bag (checked on construction)
+        raise ValueError(f"{bag}: not a readable bag ({error})") from None
+    with opened as reader:
         wanted = [c for c in reader.connections
                   if STREAM_TYPES.get(c.topic.rpartition("/")[2]) == c.msgtype]
         for connection, log_time, raw in reader.messages(connections=wanted):
@@ -238,7 +242,11 @@ def convert(bag: Path, out_dir: Path, dt: Optional[float] = DEFAULT_DT, namespac
             overwrite: bool = True) -> List[Path]:
     """Write the logs of a bag into ``out_dir``, resampled at ``dt`` [s] (None: raw logs);
     with ``overwrite`` False, existing logs of the same names are an
-    :class:`~actuator_models.outputs.OutputExistsError` and nothing is written."""
+    :class:`~actuator_models.outputs.OutputExistsError` and nothing is written. A ``bag`` that
+    is not a bag (a JSON log given by mistake...) is a ValueError naming it."""
+    if Path(bag).suffix == ".json":  # issue 34: rosbags' AnyReaderError escaped as a traceback
+        raise ValueError(f"{bag}: a JSON log, not a bag (a bag is a folder holding metadata.yaml, as "
+                         "'ros2 bag record' writes); JSON logs need no conversion")
     logs = bag_logs(bag, namespace)
     if not logs:
         raise ValueError(f"{bag}: no trajectory run found (needs bench_info, commands and joint_states topics)")

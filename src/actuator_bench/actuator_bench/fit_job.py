@@ -24,7 +24,7 @@ import time
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, Optional, Sequence, Tuple
+from typing import List, Mapping, Optional, Sequence, Tuple
 
 from actuator_models.actuators import actuator as find_actuator
 from actuator_models.fit_data import DEFAULT_TRIALS, FitInterrupted, FitSettings, Progress
@@ -32,7 +32,7 @@ from actuator_models.fit_outputs import FitOutputs
 from actuator_models.fit_spec import ALL_MODELS, FitSpec
 from actuator_models.fitting import ModelReport, TooFewTrainingLogs, fit, prepare
 from actuator_models.friction import friction_model, nests
-from actuator_models.logs import PROCESSED_DT, LogError
+from actuator_models.logs import PROCESSED_DT, LogError, read_logs
 from actuator_models.model import ParamsError
 from actuator_models.friction import installed_friction_models
 
@@ -150,6 +150,7 @@ class FitJob:
         (the fields, the logs, and the training log count of every model against ``force``): an
         unusable request gives ``success=False``, why (naming the request's fields), and no file."""
         request = self.request
+        odd: List[str] = []  # the logs' plausibility warnings, returned with the outcome
         try:
             request.check()
             with tempfile.TemporaryDirectory(prefix="fit-logs-") as scratch:
@@ -157,6 +158,7 @@ class FitJob:
                 if is_bag(logs):  # converted aside first: kept only once the request is accepted
                     logs = Path(scratch)
                     convert(Path(request.logs), logs, self.dt)
+                read_logs(logs, notes=odd.append)  # refused or noted before the fit (issue 34)
                 try:
                     prepared = prepare(self.spec(logs))
                 except TooFewTrainingLogs as few:
@@ -177,7 +179,7 @@ class FitJob:
         except (ValueError, LogError, ParamsError, OSError) as error:
             return FitOutcome(False, str(error))
         results = [report.models[m].result for m in self.models]
-        warnings = unmoved_fits(report.models, self.models)
+        warnings = (*odd, *unmoved_fits(report.models, self.models))
         return FitOutcome(
             True,
             "; ".join([f"fitted {', '.join(self.models)} on {request.logs}; best by validation MAE: "

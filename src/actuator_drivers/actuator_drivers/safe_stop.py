@@ -17,30 +17,7 @@ the duration of a command, so ``kill PID`` releases the torque like Ctrl-C does 
 
 from __future__ import annotations
 
-import signal
-import threading
-from contextlib import contextmanager
-from types import FrameType
-from typing import Iterator, Optional
-
+from actuator_models.exit_codes import terminate_as_interrupt
 from actuator_models.interrupts import DEFERRED, InterruptShield
 
-__all__ = ["DEFERRED", "InterruptShield", "terminate_as_interrupt"]
-
-
-def _interrupt(signum: int, frame: Optional[FrameType]) -> None:
-    raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")
-
-
-@contextmanager
-def terminate_as_interrupt() -> Iterator[None]:
-    """Within the block (main thread), SIGTERM raises ``KeyboardInterrupt`` like Ctrl-C: the
-    torque is released and the command exits 130 with its partial log. Elsewhere a no-op."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGTERM, _interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
+__all__ = ["DEFERRED", "InterruptShield", "terminate_as_interrupt"]  # re-exported: one definition each

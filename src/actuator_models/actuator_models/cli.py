@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import warnings
 from pathlib import Path
 from typing import Callable, List, Optional, Sequence
 
@@ -19,10 +20,11 @@ import numpy as np
 from .actuator_file import ActuatorFileError
 from .dahl_cli import add_dahl_command
 from .dahl_identification import DahlDataError
-from .evaluation import evaluate_model
-from .exit_codes import ArgumentParser, run_command, whole_process
+from .evaluation import evaluate_model, evaluation_backends
+from .exit_codes import ArgumentParser, json_alone, run_command, whole_process
+from .log_checks import OddLogWarning, check_dt
 from .fit_cli import FitUsageError, add_fit_command
-from .logs import PROCESSED_DT, LogError, check_motor, log_files, read_log, read_logs, require_processed, resample, write_log
+from .logs import ALLOW_ODD_LOGS_HELP, PROCESSED_DT, LogError, check_motor, log_files, read_log, read_logs, require_processed, resample, write_log
 from .model import ParamsError, library_names, load_model
 from .recording_quality import processing_warning
 from .residuals_cli import add_residuals_command
@@ -93,6 +95,16 @@ def _warn_sparse(log, dt: float, name: str):
     return log
 
 
+def _check_dt_option(dt: float, allow_odd: bool) -> None:
+    """A ``--dt`` outside a bench's range is refused (a warning if odd but possible, or if
+    ``allow_odd`` and positive), naming ``--dt`` rather than the first log it would hit."""
+    finding = check_dt(dt, "--dt")
+    if finding and finding.fatal and not (allow_odd and dt > 0):
+        raise UsageError(f"--dt {finding.problem}")
+    if finding:
+        warnings.warn(f"--dt {finding.problem}", OddLogWarning, stacklevel=2)
+
+
 def _cmd_process(args: argparse.Namespace) -> int:
     for option, named, positional in (("--logs", args.logs, args.raw_dir), ("--out", args.out, args.out_dir)):
         if named and positional and named != positional:
@@ -101,11 +113,12 @@ def _cmd_process(args: argparse.Namespace) -> int:
     out_arg = args.out or args.out_dir
     if not (raw_dir and out_arg):
         raise UsageError("process: give --logs RAW_DIR and --out OUT_DIR (or RAW_DIR OUT_DIR)")
+    _check_dt_option(args.dt, args.allow_odd_logs)
     out_dir = Path(out_arg)
     files = log_files(raw_dir)
     refuse_inside(out_dir, raw_dir)
     refuse_existing((out_dir / path.name for path in files), args.force)
-    processed = [(path, resample(_warn_sparse(read_log(path), args.dt, path.name), args.dt)) for path in files]
+    processed = [(path, resample(_warn_sparse(read_log(path, args.allow_odd_logs), args.dt, path.name), args.dt)) for path in files]
     for path, log in processed:
         write_log(log, out_dir / path.name)
         print(f"{path.name}: {len(log)} entries at dt={args.dt} s")
@@ -113,8 +126,8 @@ def _cmd_process(args: argparse.Namespace) -> int:
     return 0
 
 
-def _processed(path: str, dt: float) -> "object":
-    log = read_log(path)
+def _processed(path: str, dt: float, allow_odd: bool) -> "object":
+    log = read_log(path, allow_odd)
     if log.dt is None:
         print(f"{path}: raw log, resampled at dt={dt} s", file=sys.stderr)
         log = resample(log, dt)
@@ -123,8 +136,9 @@ def _processed(path: str, dt: float) -> "object":
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
     notes: List[str] = []
+    _check_dt_option(args.dt, args.allow_odd_logs)
     model = load_model(args.params, notes.append)
-    log = _processed(args.log, args.dt)
+    log = _processed(args.log, args.dt, args.allow_odd_logs)
     check_motor([log], model.actuator.name, f"params {args.params}", args.allow_mismatch)
     if args.out:
         refuse_existing([args.out], args.force)
@@ -144,14 +158,15 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+@json_alone
 def _cmd_evaluate(args: argparse.Namespace) -> int:
-    logs = require_processed(read_logs(args.logs), args.logs)
+    logs = require_processed(read_logs(args.logs, args.allow_odd_logs), args.logs)
     notes: List[str] = []
     models = {name: load_model(name, notes.append) for name in args.params}
     for name, model in models.items():
         check_motor(logs, model.actuator.name, f"params {name}", args.allow_mismatch)
     _print_notes(notes)
-    results = {name: evaluate_model(model, logs, args.integrator) for name, model in models.items()}
+    results = {name: evaluate_model(model, logs, args.integrator, args.backend) for name, model in models.items()}
     names = list(next(iter(results.values())).maes)
     width = max(len(n) for n in names)
     header = f"{'log':<{width}}  " + "  ".join(f"{p:>14}" for p in results)
@@ -160,7 +175,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
         print(f"{name:<{width}}  " + "  ".join(f"{r.maes[name]:>14.6f}" for r in results.values()))
     print(f"{'mean':<{width}}  " + "  ".join(f"{r.mean:>14.6f}" for r in results.values()))
     if args.json:
-        print(json.dumps({key: r.to_dict() for key, r in results.items()}))
+        print(json.dumps({key: r.to_dict() for key, r in results.items()}), file=args.json_stream)
     return 0
 
 
@@ -184,6 +199,7 @@ def _add_core_commands(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("out_dir", nargs="?", metavar="OUT_DIR", help="the same as --out OUT_DIR")
     p.add_argument("--dt", type=float, default=PROCESSED_DT, help=f"time step in seconds (default {PROCESSED_DT:g})")
     p.add_argument("--force", action="store_true", help=FORCE_HELP)
+    p.add_argument("--allow-odd-logs", action="store_true", help=ALLOW_ODD_LOGS_HELP)
     p.set_defaults(run=_cmd_process)
 
     p = _parser(sub, "simulate", "replay one log in simulation and print its MAE",
@@ -197,6 +213,7 @@ def _add_core_commands(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--integrator", choices=("bam", "semi-implicit"),
                    help="override the params file's integrator")
     p.add_argument("--allow-mismatch", action="store_true", help=ALLOW_MISMATCH_HELP)
+    p.add_argument("--allow-odd-logs", action="store_true", help=ALLOW_ODD_LOGS_HELP)
     p.add_argument("--force", action="store_true", help=FORCE_HELP)
     p.set_defaults(run=_cmd_simulate)
 
@@ -206,10 +223,15 @@ def _add_core_commands(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--params", required=True, nargs="+", metavar="P", help=PARAMS_HELP)
     p.add_argument("--logs", required=True, metavar="DIR", help="folder of processed JSON logs")
     p.add_argument("--json", action="store_true",
-                   help='also print one JSON line {"<params>": {"mean": x, "logs": {"<log>": mae}}}')
+                   help='print one JSON line {"<params>": {"mean": x, "logs": {"<log>": mae}}} alone on stdout '
+                        '(the table goes to stderr)')
     p.add_argument("--integrator", choices=("bam", "semi-implicit"),
-                   help="override each params file's integrator")
+                   help="override each params file's integrator (numpy backend)")
+    p.add_argument("--backend", choices=evaluation_backends(), default="numpy",
+                   help="simulator: numpy (default), or mjwarp: all logs as one batch of MuJoCo Warp worlds "
+                        "(semi-implicit, as MuJoCo; compare with --integrator semi-implicit)")
     p.add_argument("--allow-mismatch", action="store_true", help=ALLOW_MISMATCH_HELP)
+    p.add_argument("--allow-odd-logs", action="store_true", help=ALLOW_ODD_LOGS_HELP)
     p.set_defaults(run=_cmd_evaluate)
 
     p = _parser(sub, "library", "list the shipped published models",

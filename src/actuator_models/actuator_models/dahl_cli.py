@@ -15,10 +15,12 @@ from pathlib import Path
 
 import numpy as np
 
-from .dahl_identification import ILL_CONDITIONED, DahlDataError, Record, identify
+from .dahl_identification import ILL_CONDITIONED, METHODS, DahlDataError, Record, identify
+from .exit_codes import json_alone
 from .outputs import refuse_existing
 
 COLUMNS = ("t", "x", "F")
+LABELS = ("eq. 39 (Xmin)", "eq. 40 (Xmax)", "eq. 41 (midpoint)", "least squares, eq. 35")
 
 
 def read_record(path: str) -> Record:
@@ -26,34 +28,41 @@ def read_record(path: str) -> Record:
     file = Path(path)
     if not file.is_file():
         raise DahlDataError(f"{path}: no such file")
-    with file.open(newline="") as handle:
-        reader = csv.reader(handle)
-        header = [name.strip() for name in next(reader, [])]
-        missing = [name for name in COLUMNS if name not in header]
-        if missing:
-            raise DahlDataError(f"{path}: header {header} lacks column(s) {', '.join(missing)} (need t,x,F)")
-        where = [header.index(name) for name in COLUMNS]
-        rows = []
-        for line, row in enumerate(reader, start=2):
-            if not row or all(not cell.strip() for cell in row):
-                continue
-            values = []
-            for name, index in zip(COLUMNS, where):
-                try:
-                    value = float(row[index])
-                except (IndexError, ValueError):
-                    cell = row[index] if index < len(row) else "<missing>"
-                    raise DahlDataError(f"{path}: line {line}: column {name!r} is {cell!r}, expected a number") from None
-                if not math.isfinite(value):
-                    raise DahlDataError(f"{path}: line {line}: column {name!r} is {value}, expected a finite number")
-                values.append(value)
-            rows.append(values)
+    try:
+        text = file.read_text()
+    except UnicodeDecodeError as error:  # issue 34: was a traceback
+        raise DahlDataError(f"{path}: not a text (UTF-8) CSV file: byte {error.start} is "
+                            f"{error.object[error.start]:#04x}") from None
+    if "\0" in text:
+        raise DahlDataError(f"{path}: not a text CSV file (it holds NUL bytes)")
+    reader = csv.reader(text.splitlines())
+    header = [name.strip() for name in next(reader, [])]
+    missing = [name for name in COLUMNS if name not in header]
+    if missing:
+        raise DahlDataError(f"{path}: header {header} lacks column(s) {', '.join(missing)} (need t,x,F)")
+    where = [header.index(name) for name in COLUMNS]
+    rows = []
+    for line, row in enumerate(reader, start=2):
+        if not row or all(not cell.strip() for cell in row):
+            continue
+        values = []
+        for name, index in zip(COLUMNS, where):
+            try:
+                value = float(row[index])
+            except (IndexError, ValueError):
+                cell = row[index] if index < len(row) else "<missing>"
+                raise DahlDataError(f"{path}: line {line}: column {name!r} is {cell!r}, expected a number") from None
+            if not math.isfinite(value):
+                raise DahlDataError(f"{path}: line {line}: column {name!r} is {value}, expected a finite number")
+            values.append(value)
+        rows.append(values)
     if not rows:
         raise DahlDataError(f"{path}: no data rows")
     data = np.array(rows)
     return Record(data[:, 0], data[:, 1], data[:, 2], str(path))
 
 
+@json_alone
 def _cmd_identify(args: argparse.Namespace) -> int:
     result = identify(read_record(args.constant_velocity), read_record(args.periodic), args.tail)
     h = result.hysteresis
@@ -61,19 +70,18 @@ def _cmd_identify(args: argparse.Namespace) -> int:
           f"{result.coulomb.samples} samples averaged, spread {result.coulomb.spread:.3g})")
     print(f"stage 2: last full period of {h.periods} at t = {h.start_time:.6g} s, T = {h.period:.6g} s, "
           f"Xmin = {h.x_min:.6g}, Xmax = {h.x_max:.6g} rad, drift from the previous period {h.drift:.2e} Fc")
-    for label, value in (("eq. 39 (Xmin)", h.rho_xmin), ("eq. 40 (Xmax)", h.rho_xmax),
-                         ("eq. 41 (midpoint)", h.rho_mid), ("least squares, eq. 35", h.rho_fit)):
-        print(f"  rho {label:<22} = {value:.8g} 1/rad")
-    finite = [r for r in (h.rho_xmin, h.rho_xmax, h.rho_mid) if math.isfinite(r)]
-    if finite:
-        print(f"  agreement of eqs. 39-41: spread {max(finite) - min(finite):.3g} 1/rad")
-    print(f"rho = {result.rho:.8g} 1/rad (least squares)")
+    if h.x_noise > 0.0:
+        print(f"  noise on x: {h.x_noise:.3g} rad (standard deviation)")
+    for label, name in zip(LABELS, METHODS):
+        print(f"  rho {label:<22} = {getattr(h, name):.8g} +- {h.uncertainty[name]:.3g} 1/rad")
+    print(f"rho = {result.rho:.8g} +- {h.uncertainty[h.method]:.3g} 1/rad ({LABELS[METHODS.index(h.method)]}: "
+          f"the smallest uncertainty, 1 sd)")
     if h.condition > ILL_CONDITIONED:
         print(f"warning: eqs. 39 and 40 are ill-conditioned here: rho (Xmax - Xmin) = "
               f"{result.rho * (h.x_max - h.x_min):.3g}, so a relative force error e at Xmin or Xmax moves "
               f"their rho by {h.condition:.3g} e; use the least-squares rho", file=sys.stderr)
     if args.json:
-        print(json.dumps(result.to_dict()))
+        print(json.dumps(result.to_dict()), file=args.json_stream)
     return 0
 
 
@@ -126,7 +134,8 @@ def add_dahl_command(sub: "argparse._SubParsersAction") -> None:
         description="Stage 1: Fc as the settled force under constant velocity (eq. 20). Stage 2: rho from "
                     "the loading branch of the last full period of a wave-periodic displacement (eqs. 39, "
                     "40, 41, and a least-squares fit of eq. 35). CSV records with a header line: t,x,F "
-                    "(s, rad, N m).",
+                    "(s, rad, N m). Noise on x is smoothed; each estimate's uncertainty is its spread over the "
+                    "periods after the first, and rho is the estimate with the smallest one.",
         epilog=examples, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--constant-velocity", required=True, metavar="A.csv", help="stage-1 record (t,x,F)")

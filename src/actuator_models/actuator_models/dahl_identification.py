@@ -31,6 +31,7 @@ from typing import Dict, List, Tuple
 import numpy as np
 
 from .dahl import steady_loading_force
+from .dahl_denoise import smooth_displacement
 from .dahl_turning import TURN_BAND, turning_points  # noqa: F401 (TURN_BAND re-exported)
 from .model import Model, new_model
 
@@ -40,6 +41,8 @@ TAIL = 0.25
 MIN_PERIODS = 2
 #: Successive periods of a wave-periodic input may differ by this fraction of the range / period.
 PERIOD_TOLERANCE = 0.02
+#: rho is resolved when at least this many loading-branch samples lie within 3 / rho of Xmin.
+RESOLVING_SAMPLES = 5
 #: Condition number of eqs. 39/40 above which the command warns (a relative force error e moves rho by it times e).
 ILL_CONDITIONED = 100.0
 
@@ -138,13 +141,15 @@ class Period:
     end: int
 
 
-def full_periods(record: Record) -> List[Period]:
+def full_periods(record: Record, noise: float = 0.0) -> List[Period]:
     """The full periods (minimum -> maximum -> minimum) of ``record``, checked wave-periodic.
 
     Raises DahlDataError when there are fewer than :data:`MIN_PERIODS`, or when successive
-    periods differ in Xmin, Xmax (by more than :data:`PERIOD_TOLERANCE` of the range) or in
-    duration or rise time (the same fraction of the period), which a T-periodic input
-    increasing then decreasing once per period (Definition 1) cannot do.
+    periods differ in Xmin, Xmax (by more than :data:`PERIOD_TOLERANCE` of the range plus six
+    times ``noise``, the standard deviation of the noise left on x) or in duration or rise time
+    (:data:`PERIOD_TOLERANCE` of the period plus three times the time by which that noise moves
+    a reversal), which a T-periodic input increasing then
+    decreasing once per period (Definition 1) cannot do.
     """
     minima, maxima = turning_points(record.x)
     periods = []
@@ -162,12 +167,15 @@ def full_periods(record: Record) -> List[Period]:
     rise = np.array([t[p.peak] - t[p.start] for p in periods])
     lows = np.array([x[p.start] for p in periods])
     highs = np.array([x[p.peak] for p in periods])
+    # a noise n on x moves a reversal's time by about sqrt(n / |x''|), |x''| ~ (span / 2) (2 pi / T)^2
+    curvature = 0.5 * span * (2.0 * math.pi / float(np.median(duration))) ** 2
+    timing = math.sqrt(noise / curvature) if noise > 0.0 else 0.0
     checks = (
-        ("Xmin", lows, span), ("Xmax", highs, span),
-        ("period", duration, duration.max()), ("rise time T+", rise, duration.max()),
+        ("Xmin", lows, span, 6.0 * noise), ("Xmax", highs, span, 6.0 * noise),
+        ("period", duration, duration.max(), 3.0 * timing), ("rise time T+", rise, duration.max(), 3.0 * timing),
     )
-    for name, values, scale in checks:
-        if values.max() - values.min() > PERIOD_TOLERANCE * scale:
+    for name, values, scale, scatter in checks:
+        if values.max() - values.min() > PERIOD_TOLERANCE * scale + scatter:
             raise DahlDataError(
                 f"{record.source}: x is not wave-periodic (Definition 1): {name} varies from "
                 f"{values.min():.6g} to {values.max():.6g} over {len(periods)} periods"
@@ -220,6 +228,10 @@ def fit_loading_branch(x: np.ndarray, force: np.ndarray, fc: float, x_min: float
     return float(math.exp(solution.x[0]))
 
 
+#: The four stage-2 estimates, by the attribute names of :class:`RhoEstimate`.
+METHODS = ("rho_xmin", "rho_xmax", "rho_mid", "rho_fit")
+
+
 @dataclass(frozen=True)
 class RhoEstimate:
     """Stage 2 on the last full period.
@@ -235,6 +247,15 @@ class RhoEstimate:
             steady state has ~0, or the noise level).
         condition: condition number of eqs. 39/40 at the fitted rho (``conditioning``); above
             :data:`ILL_CONDITIONED` their estimates say little and the command warns.
+        uncertainty: per method of :data:`METHODS`, its 1-sd uncertainty [1/rad]: the larger
+            of the error that white force noise (of the fit's residual RMS) propagates into it
+            and the standard deviation of its estimate over the full periods after the first
+            (the settling one; catches errors that are not white); NaN when the method gave
+            NaN (in any of those periods).
+        x_noise: estimated standard deviation of the noise on x [rad]; x was smoothed before
+            the analysis when it exceeded ``dahl_denoise.NOISY`` of the range.
+        method: the recommended estimate (a name in :data:`METHODS`): the smallest finite
+            uncertainty, eqs. 39/40 only when well conditioned; ``rho_fit`` when none is known.
     """
 
     rho_xmin: float
@@ -251,6 +272,14 @@ class RhoEstimate:
     periods: int
     drift: float
     condition: float
+    uncertainty: Dict[str, float]
+    x_noise: float
+    method: str
+
+    @property
+    def rho(self) -> float:
+        """The recommended estimate [1/rad]."""
+        return float(getattr(self, self.method))
 
 
 def _loading_branch(record: Record, period: Period) -> Tuple[np.ndarray, np.ndarray]:
@@ -270,39 +299,107 @@ def conditioning(rho: float, x_min: float, x_max: float) -> float:
     return math.sinh(u) / u if u < 700.0 else math.inf
 
 
+def _period_estimates(record: Record, period: Period, fc: float) -> Tuple[Tuple[float, ...], Tuple[float, ...]]:
+    """Eqs. 39, 40, 41 and the least-squares rho on one period's loading branch, and the points
+    they read: ``(x_min, x_max, f_min, f_max, f_mid)``."""
+    x, force = _loading_branch(record, period)
+    x_min, x_max = float(record.x[period.start]), float(record.x[period.peak])
+    f_min, f_max = float(record.F[period.start]), float(record.F[period.peak])
+    f_mid = float(np.interp(0.5 * (x_min + x_max), x, force))  # x is non-decreasing on the loading branch
+    eq39 = rho_from_xmin(f_min, fc, x_min, x_max)
+    eq40 = rho_from_xmax(f_max, fc, x_min, x_max)
+    eq41 = rho_from_midpoint(f_mid, fc, x_min, x_max)
+    rho0 = next((r for r in (eq41, eq39, eq40) if math.isfinite(r) and r > 0), math.nan)
+    rho_fit = fit_loading_branch(x, force, fc, x_min, x_max, rho0)
+    return (eq39, eq40, eq41, rho_fit), (x_min, x_max, f_min, f_max, f_mid)
+
+
+def _propagated(estimates: Tuple[float, ...], points: Tuple[float, ...], fc: float,
+                x: np.ndarray, force: np.ndarray) -> Tuple[float, ...]:
+    """1-sd error of each estimate from white force noise of the fit's residual RMS ``s``: for
+    eqs. 39-41, ``|d rho / d F| s`` at the point they read; for the fit, ``s / |J|`` with ``J``
+    the derivative of eq. 35 over the loading branch with respect to rho."""
+    x_min, x_max, f_min, f_max, f_mid = points
+    rho_fit = estimates[3]
+    s = float(np.sqrt(np.mean((steady_loading_force(x, fc, rho_fit, x_min, x_max) - force) ** 2)))
+    h = 1e-6 * fc
+    errors = []
+    for rule, f in ((rho_from_xmin, f_min), (rho_from_xmax, f_max), (rho_from_midpoint, f_mid)):
+        slope = (rule(f + h, fc, x_min, x_max) - rule(f - h, fc, x_min, x_max)) / (2.0 * h)
+        errors.append(abs(slope) * s)
+    step = 1e-6 * rho_fit
+    jac = (steady_loading_force(x, fc, rho_fit + step, x_min, x_max)
+           - steady_loading_force(x, fc, rho_fit - step, x_min, x_max)) / (2.0 * step)
+    norm = float(np.sqrt(np.sum(jac ** 2)))
+    errors.append(s / norm if norm > 0.0 else math.nan)
+    return tuple(errors)
+
+
+def _check_resolved(record: Record, period: Period, rho: float, x_noise: float) -> None:
+    """Refuse a rho the record cannot resolve: the loading branch must hold
+    :data:`RESOLVING_SAMPLES` samples within 3 / rho of Xmin (where the force settles), and
+    3 / rho must exceed six times the noise on x; otherwise only a lower bound is known."""
+    x, _ = _loading_branch(record, period)
+    width = 3.0 / rho
+    inside = int(np.count_nonzero(x - x[0] <= width))
+    if inside < RESOLVING_SAMPLES or width <= 6.0 * x_noise:
+        raise DahlDataError(
+            f"{record.source}: rho is not resolved: the force settles within 3/rho = {width:.3g} of Xmin, "
+            f"{inside} sample(s) of the loading branch (need {RESOLVING_SAMPLES}, and more than 6 x-noise "
+            f"{6.0 * x_noise:.3g}); the record only says rho is large (the fit gave {rho:.6g} 1/rad): "
+            f"sample x more finely near the reversals"
+        )
+
+
+def _recommend(estimates: Tuple[float, ...], uncertainty: Dict[str, float], condition: float) -> str:
+    """The method with the smallest finite uncertainty (eqs. 39/40 only when well conditioned)."""
+    usable = [
+        (uncertainty[name], name) for name, value in zip(METHODS, estimates)
+        if math.isfinite(value) and math.isfinite(uncertainty[name])
+        and not (name in ("rho_xmin", "rho_xmax") and not condition <= ILL_CONDITIONED)
+    ]
+    return min(usable)[1] if usable else "rho_fit"
+
+
 def identify_rho(record: Record, fc: float) -> RhoEstimate:
     """Stage 2: ``rho`` from the loading branch of the last full period (eqs. 39, 40, 41 and the
-    least-squares fit of eq. 35), given ``Fc`` from stage 1."""
+    least-squares fit of eq. 35), given ``Fc`` from stage 1, each with its uncertainty
+    (:class:`RhoEstimate`). A noisy x is smoothed first (``dahl_denoise``)."""
     if not fc > 0:
         raise ValueError(f"Fc = {fc}: must be positive")
-    periods = full_periods(record)
-    last, before = periods[-1], periods[-2]
-    x, force = _loading_branch(record, last)
-    x_min, x_max = float(record.x[last.start]), float(record.x[last.peak])
-    f_min, f_max = float(record.F[last.start]), float(record.F[last.peak])
-    x_mid = 0.5 * (x_min + x_max)
-    f_mid = float(np.interp(x_mid, x, force))  # x is non-decreasing on the loading branch
-    estimates = (
-        rho_from_xmin(f_min, fc, x_min, x_max),
-        rho_from_xmax(f_max, fc, x_min, x_max),
-        rho_from_midpoint(f_mid, fc, x_min, x_max),
-    )
-    rho0 = next((r for r in (estimates[2], estimates[0], estimates[1]) if math.isfinite(r) and r > 0), math.nan)
-    rho_fit = fit_loading_branch(x, force, fc, x_min, x_max, rho0)
-    x_prev, f_prev = _loading_branch(record, before)
+    smoothed = smooth_displacement(record.x)
+    record = Record(record.t, smoothed.x, record.F, record.source)
+    periods = full_periods(record, smoothed.residual_noise)
+    per_period = [_period_estimates(record, period, fc)[0] for period in periods[1:-1]]
+    estimates, points = _period_estimates(record, periods[-1], fc)
+    x_min, x_max, f_min, f_max, f_mid = points
+    per_period.append(estimates)
+    spread = np.array(per_period)
+    propagated = _propagated(estimates, points, fc, *_loading_branch(record, periods[-1]))
+    uncertainty = {
+        name: max(propagated[i], float(np.std(spread[:, i], ddof=1)) if len(per_period) > 1 else 0.0)
+        for i, name in enumerate(METHODS)
+    }
+    rho_fit = estimates[3]
+    _check_resolved(record, periods[-1], rho_fit, smoothed.noise)
+    x, force = _loading_branch(record, periods[-1])
+    x_prev, f_prev = _loading_branch(record, periods[-2])
     drift = float(np.sqrt(np.mean((np.interp(x, x_prev, f_prev) - force) ** 2)) / fc)
+    condition = conditioning(rho_fit, x_min, x_max)
+    last = periods[-1]
+    eq39, eq40, eq41, _ = estimates
     return RhoEstimate(
-        *estimates, rho_fit, x_min, x_max, f_min, f_max, f_mid,
+        eq39, eq40, eq41, rho_fit, x_min, x_max, f_min, f_max, f_mid,
         float(record.t[last.end] - record.t[last.start]), float(record.t[last.start]), len(periods), drift,
-        conditioning(rho_fit, x_min, x_max),
+        condition, uncertainty, smoothed.noise, _recommend(estimates, uncertainty, condition),
     )
 
 
 # ---------------------------------------------------------------------------------- both
 @dataclass(frozen=True)
 class DahlIdentification:
-    """Both stages: ``fc`` [N m] and ``rho`` [1/rad] (the least-squares estimate, preferred:
-    see ``benchmarks/dahl_noise.py``), with the details of each stage."""
+    """Both stages: ``fc`` [N m] and ``rho`` [1/rad] (the recommended estimate, the one with the
+    smallest uncertainty: ``hysteresis.method``), with the details of each stage."""
 
     fc: float
     rho: float
@@ -310,29 +407,31 @@ class DahlIdentification:
     hysteresis: RhoEstimate
 
     def to_dict(self) -> Dict[str, object]:
-        """Flat JSON-ready summary: ``Fc``, ``rho``, ``rho_eq39``, ``rho_eq40``, ``rho_eq41``,
-        ``rho_lsq`` and the stage details (NaN estimates become None)."""
+        """Flat JSON-ready summary: ``Fc``, ``rho``, ``rho_method``, ``rho_eq39``, ``rho_eq40``,
+        ``rho_eq41``, ``rho_lsq``, their ``uncertainty`` and the stage details (NaN becomes None)."""
         h = self.hysteresis
         def number(value: float) -> object:
             return value if math.isfinite(value) else None
+        keys = dict(zip(METHODS, ("rho_eq39", "rho_eq40", "rho_eq41", "rho_lsq")))
+        stage2 = {k: number(v) if isinstance(v, float) else v for k, v in asdict(h).items() if k != "uncertainty"}
         return {
             "Fc": self.fc,
             "rho": number(self.rho),
-            "rho_eq39": number(h.rho_xmin),
-            "rho_eq40": number(h.rho_xmax),
-            "rho_eq41": number(h.rho_mid),
-            "rho_lsq": number(h.rho_fit),
+            "rho_method": keys[h.method],
+            **{keys[name]: number(getattr(h, name)) for name in METHODS},
+            "uncertainty": {keys[name]: number(h.uncertainty[name]) for name in METHODS},
             "stage1": asdict(self.coulomb),
-            "stage2": {k: number(v) if isinstance(v, float) else v for k, v in asdict(h).items()},
+            "stage2": stage2,
         }
 
 
 def identify(constant_velocity: Record, periodic: Record, tail: float = TAIL) -> DahlIdentification:
     """The paper's two stages: ``Fc`` from ``constant_velocity`` (eq. 20), then ``rho`` from the
-    last full period of ``periodic`` (eqs. 39-41 and the least-squares fit of eq. 35)."""
+    last full period of ``periodic`` (eqs. 39-41 and the least-squares fit of eq. 35; the one
+    with the smallest uncertainty is ``rho``)."""
     coulomb = identify_fc(constant_velocity, tail)
     hysteresis = identify_rho(periodic, coulomb.fc)
-    return DahlIdentification(coulomb.fc, hysteresis.rho_fit, coulomb, hysteresis)
+    return DahlIdentification(coulomb.fc, hysteresis.rho, coulomb, hysteresis)
 
 
 def start_model(

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Dict, Optional, Sequence, Union
+from typing import Callable, Dict, List, Optional, Sequence, Union
 
 import numpy as np
 
 from .logs import Log, read_logs
-from .model import Model, load_model
+from .model import Model, ParamsError, load_model
 from .simulation import log_maes
 
 
@@ -28,9 +29,34 @@ class Evaluation:
         return {"mean": self.mean, "logs": dict(self.maes)}
 
 
-def evaluate_model(model: Model, logs: Sequence[Log], integrator: Optional[str] = None) -> Evaluation:
-    """MAE of ``model`` on each processed log (the model's own integrator unless given)."""
-    maes = log_maes(model, logs, integrator)
+#: Entry-point group of other simulators' ``log_maes(model, logs) -> (L,) MAEs [rad]`` (a package
+#: above this one, e.g. actuator_sim's ``mjwarp``: MuJoCo Warp, which integrates semi-implicitly).
+BACKEND_GROUP = "actuator_models.evaluation_backends"
+DEFAULT_BACKEND = "numpy"
+
+
+def evaluation_backends() -> List[str]:
+    """Names of the evaluation backends: ``numpy`` (this package's rollout) and the installed ones."""
+    return [DEFAULT_BACKEND, *sorted(e.name for e in entry_points(group=BACKEND_GROUP))]
+
+
+def _backend(name: str) -> Callable[[Model, Sequence[Log]], Sequence[float]]:
+    found = [e for e in entry_points(group=BACKEND_GROUP) if e.name == name]
+    if not found:
+        raise ParamsError(f"unknown evaluation backend {name!r}; installed: {', '.join(evaluation_backends())}")
+    return found[0].load()
+
+
+def evaluate_model(model: Model, logs: Sequence[Log], integrator: Optional[str] = None,
+                   backend: str = DEFAULT_BACKEND) -> Evaluation:
+    """MAE of ``model`` on each processed log (the model's own integrator unless given; another
+    ``backend`` runs its own integrator and refuses ``integrator``)."""
+    if backend == DEFAULT_BACKEND:
+        maes = log_maes(model, logs, integrator)
+    elif integrator is not None:
+        raise ParamsError(f"--integrator applies to the numpy backend; {backend!r} runs its own integrator")
+    else:
+        maes = np.asarray(_backend(backend)(model, logs), dtype=float)
     return Evaluation(model, {Path(log.source).name: float(m) for log, m in zip(logs, maes)})
 
 

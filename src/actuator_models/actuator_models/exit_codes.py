@@ -5,17 +5,25 @@
 * 2 - bad input: a malformed or missing file, an unusable argument, an output that exists
   (argparse's own usage errors are 2 too);
 * 1 - a runtime fault: the hardware, the bus or the disk failed while doing the work;
-* 130 - interrupted (Ctrl-C).
+* 130 - interrupted (Ctrl-C, or SIGTERM, which :func:`run_command` turns into Ctrl-C so that
+  ``kill PID`` keeps what Ctrl-C keeps: a fit's best parameters so far...).
 
-Each problem prints one ``<prog>: error: ...`` line on stderr, without a traceback.
+Each problem prints one ``<prog>: error: ...`` line on stderr, without a traceback; each
+:class:`InputWarning` (odd input a command goes on with) one ``<prog>: warning: ...`` line.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
+import signal
 import sys
-from typing import Callable, NoReturn, Tuple, Type
+import threading
+import warnings
+from contextlib import contextmanager, redirect_stdout
+from types import FrameType
+from typing import Callable, Iterator, NoReturn, Optional, TextIO, Tuple, Type
 
 DONE, RUNTIME_FAULT, BAD_INPUT, INTERRUPTED = 0, 1, 2, 130
 
@@ -23,6 +31,27 @@ DONE, RUNTIME_FAULT, BAD_INPUT, INTERRUPTED = 0, 1, 2, 130
 BAD_PATH_ERRORS: Tuple[Type[BaseException], ...] = (FileNotFoundError, IsADirectoryError, NotADirectoryError)
 
 Errors = Tuple[Type[BaseException], ...]
+
+
+class InputWarning(UserWarning):
+    """Odd input that a real user could mean (a log a real bench could produce...): a command
+    goes on, after one ``<prog>: warning: ...`` line on stderr; Python callers get a warning."""
+
+
+def _show_input_warnings(prog: str) -> None:
+    """Inside a ``warnings.catch_warnings()`` block: every :class:`InputWarning` printed as one
+    ``prog: warning: message`` line (each time, not once per place), other warnings as usual."""
+    shown = warnings.showwarning
+
+    def show(message: Warning | str, category: Type[Warning], filename: str, lineno: int,
+             file: Optional[TextIO] = None, line: Optional[str] = None) -> None:
+        if issubclass(category, InputWarning):
+            print(f"{prog}: warning: {message}", file=sys.stderr)
+        else:
+            shown(message, category, filename, lineno, file, line)
+
+    warnings.simplefilter("always", InputWarning)
+    warnings.showwarning = show
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -34,6 +63,39 @@ class ArgumentParser(argparse.ArgumentParser):
         self.exit(BAD_INPUT, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
 
+def _interrupt(signum: int, frame: Optional[FrameType]) -> None:
+    raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")
+
+
+@contextmanager
+def terminate_as_interrupt() -> Iterator[None]:
+    """Within the block (main thread), SIGTERM raises ``KeyboardInterrupt`` like Ctrl-C: a
+    command keeps and says what it has (a fit its best parameters, a recording its partial log,
+    a driver releases the torque) and exits 130. Elsewhere a no-op."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
+
+
+def json_alone(command: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """A subcommand with a ``--json`` option, made to print its JSON alone on stdout: under
+    ``--json`` its human-readable lines go to stderr, and it prints the JSON line to
+    ``args.json_stream`` (the stdout it was called with), so ``cmd --json > x.json`` is JSON."""
+    @functools.wraps(command)
+    def run(args: argparse.Namespace) -> int:
+        args.json_stream = sys.stdout
+        if not getattr(args, "json", False):
+            return command(args)
+        with redirect_stdout(sys.stderr):
+            return command(args)
+    return run
+
+
 def run_command(
     run: Callable[[], int],
     prog: str,
@@ -41,7 +103,14 @@ def run_command(
     runtime: Errors = (OSError,),
 ) -> int:
     """Run ``run()`` and turn the expected failures into one stderr line and an exit status:
-    ``bad_input`` (and a wrong path) -> 2, ``runtime`` -> 1, Ctrl-C -> 130."""
+    ``bad_input`` (and a wrong path) -> 2, ``runtime`` -> 1, Ctrl-C -> 130. An
+    :class:`InputWarning` raised meanwhile is one ``prog: warning:`` line; SIGTERM is Ctrl-C."""
+    with warnings.catch_warnings(), terminate_as_interrupt():
+        _show_input_warnings(prog)
+        return _run(run, prog, bad_input, runtime)
+
+
+def _run(run: Callable[[], int], prog: str, bad_input: Errors, runtime: Errors) -> int:
     try:
         return int(run() or DONE)
     except BAD_PATH_ERRORS + bad_input as error:

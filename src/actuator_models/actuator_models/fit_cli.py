@@ -18,7 +18,8 @@ from .additions import ADDITIONS
 from .fit_data import DEFAULT_PRIOR, DEFAULT_PRIOR_HEATED, DEFAULT_STARTS, DEFAULT_TRIALS, PATIENCE, FitSettings
 from .fit_spec import ALL_MODELS, FitSpec
 from .friction import installed_friction_models
-from .logs import LogError
+from .fit_counts import trial_counts
+from .logs import ALLOW_ODD_LOGS_HELP, LogError
 from .model import new_model
 from .figure_process import start_figure_process
 from .fit_outputs import budget_warning, interrupted_message, plan_outputs, resume_command
@@ -122,10 +123,9 @@ def parse_carry(text: str) -> Optional[Tuple[str, ...]]:
 
 def _summary(name: str, result: "FitResult") -> str:
     val = "—" if result.validation_mae is None else f"{result.validation_mae:.5f}"
-    phases = ", ".join(f"{p.phase} {p.trials}" for p in result.phases)
     return (
         f"{name.upper()}: train MAE {result.train_mae:.5f} rad, validation MAE {val} rad, "
-        f"{result.trials} trials in {result.seconds:.1f} s ({phases or 'nothing left to do'})"
+        f"{trial_counts(result.trials, result.phases)} in {result.seconds:.1f} s"
     )
 
 
@@ -143,7 +143,7 @@ class ProgressPrinter:
         self.last, self.model = now, p.model
         eta = f"{p.eta:5.0f}s" if math.isfinite(p.eta) else "    ?"
         print(f"{self.prefix}[{self.actuator}/{p.model} {p.phase}] {p.trials:>6}/{p.budget} trials  {p.rate:7.1f} trials/s  "
-              f"best MAE {p.best:.5f} rad  ETA {eta}", file=sys.stderr, flush=True)
+              f"{p.figure()}  ETA {eta}", file=sys.stderr, flush=True)
 
 
 def _actuator_arg(text: str) -> str:
@@ -181,6 +181,7 @@ def spec_of(args: argparse.Namespace) -> FitSpec:
             args.logs, args.actuator, models, settings, args.integrator, args.validation_fraction, args.validation_logs,
             args.validation_kp, args.validation_logs_match, args.allow_mismatch, parse_carry(args.carry),
             parse_additions(args.additions), parse_cv(args.cv), args.cv_trials, args.storage, args.study,
+            allow_odd_logs=args.allow_odd_logs,
         )
     except ValueError as error:
         raise FitUsageError(str(error)) from None
@@ -286,6 +287,7 @@ def add_fit_command(sub: "argparse._SubParsersAction") -> None:
                    help=f"actuator: {', '.join(actuator_names())}, or an actuator description file (.yaml/.json)")
     p.add_argument("--allow-mismatch", action="store_true",
                    help="use logs whose 'motor' is another actuator than --actuator (an error otherwise)")
+    p.add_argument("--allow-odd-logs", action="store_true", help=ALLOW_ODD_LOGS_HELP)
     p.add_argument("--force", action="store_true",
                    help="overwrite the params and report of an earlier run in --out, and fit even on fewer training "
                         "logs than one per two free parameters (both refused otherwise)")

@@ -5,6 +5,7 @@ See :mod:`.identification` for what produces them.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Mapping, Optional, Tuple
 
@@ -90,7 +91,8 @@ class Progress:
     """A fit's progress, after each generation: ``phase`` (start, search, polish), completed
     trials of the study and the budget, trials/s of this process's run so far, training MAE
     [rad] of the best trial so far (best by cost: the MAE, times the prior's factor when there
-    is one) and estimated seconds left (``inf`` when unknown)."""
+    is one) and estimated seconds left (``inf`` when unknown). ``cost``: that trial's cost, the
+    figure the fit minimises, so it never rises (``best`` may, with a prior, by up to its factor)."""
 
     model: str
     phase: str
@@ -99,6 +101,14 @@ class Progress:
     rate: float
     best: float
     eta: float
+    cost: float = math.nan
+
+    def figure(self) -> str:
+        """The best-so-far figure a progress line shows, one that never rises: the training MAE
+        when it is the cost, else the cost (the MAE times the prior's factor, issue 34)."""
+        if math.isnan(self.cost) or self.cost == self.best:
+            return f"best MAE {self.best:.5f} rad"
+        return f"best cost {self.cost:.5f} rad (MAE x prior)"
 
 
 ProgressCallback = Callable[[Progress], None]

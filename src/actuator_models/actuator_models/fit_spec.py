@@ -53,6 +53,7 @@ class FitSpec:
         start: a fitted model the first model starts from (it must nest it); later models start
         from the best earlier one they nest.
         outputs: where the params files and the report go; None: nothing is written.
+        allow_odd_logs: use logs that fail the plausibility checks (:mod:`.log_checks`), warned.
     """
 
     logs: Union[str, Path, Sequence["Log"], "Dataset"]
@@ -73,6 +74,7 @@ class FitSpec:
     study_prefix: Optional[str] = None
     start: Optional["Model"] = None
     outputs: Optional[FitOutputs] = None
+    allow_odd_logs: bool = False
 
     def __post_init__(self) -> None:
         if not self.models:

@@ -133,7 +133,7 @@ def load_logs(spec: FitSpec) -> Dataset:
     if isinstance(spec.logs, Dataset):
         logs: List[Log] = list(spec.logs.logs)
     else:
-        logs = read_logs(spec.logs) if isinstance(spec.logs, (str, Path)) else list(spec.logs)
+        logs = read_logs(spec.logs, spec.allow_odd_logs) if isinstance(spec.logs, (str, Path)) else list(spec.logs)
     require_processed(logs, spec.logs if isinstance(spec.logs, (str, Path)) else "LOGS_DIR")
     check_motor(logs, actuator(spec.actuator).name, f"--actuator {spec.actuator}", spec.allow_mismatch)
     if isinstance(spec.logs, Dataset):

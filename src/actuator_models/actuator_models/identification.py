@@ -90,7 +90,8 @@ class Identification:
             raise ValueError(
                 f"{len(dataset.train)} training log(s) for {len(self.space.free)} free parameters of {model.name}: "
                 f"at least {needed} needed (one per two parameters); record more logs, hold out fewer "
-                f"(--validation-logs), fix parameters (--set) or pass --force")
+                f"(--validation-logs; Python: validation_logs=N), fix parameters (--set; Python: fixed=...) "
+                f"or pass --force (Python: force=True)")
         if settings.workers > 1 and storage is None:
             raise ValueError("several workers need a storage they share (--storage FILE.journal or an RDB URL)")
         self.storage, self.study_name = storage, study_name
@@ -147,7 +148,7 @@ class Identification:
                 rate = (counter.done - first) / elapsed if elapsed > 0 else 0.0
                 left = max(s.trials - counter.done, 0)
                 report(Progress(self.model.friction.name, name, counter.done, s.trials, rate, overall[0][1],
-                                left / rate if rate > 0 else math.inf))
+                                left / rate if rate > 0 else math.inf, overall[0][0]))
 
             body(after)
             if counter.done > first:
@@ -265,8 +266,8 @@ def _helper(model: Model, dataset: Dataset, settings: FitSettings, storage: str,
 
 @contextmanager
 def stop_on_sigint(stop: threading.Event) -> Iterator[threading.Event]:
-    """Within the block, Ctrl-C (SIGINT) sets ``stop`` instead of raising, so a generation is
-    never left half recorded; a second Ctrl-C raises at once. Only in the main thread (signal
+    """Within the block, Ctrl-C (SIGINT) or SIGTERM sets ``stop`` instead of raising, so a
+    generation is never left half recorded and the best so far is kept; a second one raises at once. Only in the main thread (signal
     handlers live there); elsewhere the block runs unchanged."""
     if threading.current_thread() is not threading.main_thread():
         yield stop
@@ -277,8 +278,9 @@ def stop_on_sigint(stop: threading.Event) -> Iterator[threading.Event]:
             raise KeyboardInterrupt
         stop.set()
 
-    previous = signal.signal(signal.SIGINT, handler)
+    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield stop
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for sig, handler_before in previous.items():
+            signal.signal(sig, handler_before)

@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Dict, List, Mapping, Optional, Sequence, Union
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
+from .log_checks import OddLogWarning, check_log
 from .recording_quality import RecordingQuality
 
 #: Entry fields every log must have (``timestamp`` may be absent in processed logs).
@@ -260,8 +262,34 @@ def log_from_dict(data: object, source: str = "<dict>") -> Log:
     )
 
 
-def read_log(path: Union[str, Path]) -> Log:
-    """Read a raw or processed JSON log. Raises :class:`LogError` naming file, entry and field."""
+#: The ``--allow-odd-logs`` option's help, the same in every command that reads logs.
+ALLOW_ODD_LOGS_HELP = ("use logs that fail the plausibility checks (positions in degrees, dt in ms, a length in cm, "
+                       "two samples...; an error otherwise) and only warn")
+#: How a refusal of an implausible log says to proceed anyway, from the shell and from Python.
+ALLOW_ODD_HINT = "pass --allow-odd-logs (Python: read_log(s)(..., allow_odd=True)) to use it anyway"
+
+
+Notes = Optional[Callable[[str], None]]
+
+
+def check_plausible(log: Log, allow_odd: bool = False, notes: Notes = None) -> Log:
+    """``log`` after its physical plausibility checks (:mod:`.log_checks`): a fatal finding
+    raises :class:`LogError` (unless ``allow_odd``: then it is a warning), every other one is an
+    :class:`~.log_checks.OddLogWarning` (a command prints it as one ``warning:`` line), or is
+    passed to ``notes`` if given (a server collecting its warnings)."""
+    for finding in check_log(log):
+        if finding.fatal and not allow_odd:
+            raise LogError(f"{finding.line()}; {ALLOW_ODD_HINT}")
+        if notes is not None:
+            notes(finding.line())
+        else:
+            warnings.warn(finding.line(), OddLogWarning, stacklevel=4)
+    return log
+
+
+def read_log(path: Union[str, Path], allow_odd: bool = False, notes: Notes = None) -> Log:
+    """Read a raw or processed JSON log and check that a bench could have recorded it
+    (:func:`check_plausible`). Raises :class:`LogError` naming file, entry and field."""
     path = Path(path)
     try:
         text = path.read_text()
@@ -273,7 +301,7 @@ def read_log(path: Union[str, Path]) -> Log:
         data = json.loads(text, parse_constant=lambda name: float(name))
     except json.JSONDecodeError as error:
         raise LogError(f"{path}: not valid JSON (line {error.lineno}: {error.msg})") from None
-    return log_from_dict(data, str(path))
+    return check_plausible(log_from_dict(data, str(path)), allow_odd, notes)
 
 
 def log_files(directory: Union[str, Path]) -> List[Path]:
@@ -287,9 +315,9 @@ def log_files(directory: Union[str, Path]) -> List[Path]:
     return files
 
 
-def read_logs(directory: Union[str, Path]) -> List[Log]:
-    """Read every ``*.json`` log of a folder, sorted by file name."""
-    return [read_log(path) for path in log_files(directory)]
+def read_logs(directory: Union[str, Path], allow_odd: bool = False, notes: Notes = None) -> List[Log]:
+    """Read (and check, see :func:`read_log`) every ``*.json`` log of a folder, sorted by file name."""
+    return [read_log(path, allow_odd, notes) for path in log_files(directory)]
 
 
 def require_processed(logs: Sequence[Log], folder: Union[str, Path]) -> List[Log]:

@@ -5,13 +5,19 @@ Three rules shared by the command-line tools:
 * :func:`refuse_existing` - the files a command is about to write must not exist yet;
 * :func:`refuse_inside` - an output folder must not be (inside) the input folder it reads;
 * :func:`new_run_folder` - a default output folder that is new on every run
-  (``fit-xl330``, then ``fit-xl330-2``, ...).
+  (``fit-xl330``, then ``fit-xl330-2``, ...);
+* :func:`check_writable` - an output path can be written, checked before the work starts (a fit
+  that cannot write its result is refused at once, not after an hour).
 """
 
 from __future__ import annotations
 
+import tempfile
+import warnings
 from pathlib import Path
-from typing import Iterable, Union
+from typing import Iterable, Optional, Union
+
+from .exit_codes import InputWarning
 
 PathLike = Union[str, Path]
 
@@ -20,16 +26,28 @@ class OutputExistsError(ValueError):
     """A command would overwrite existing files (or its own input)."""
 
 
-def refuse_existing(paths: Iterable[PathLike], force: bool = False) -> None:
-    """Raise :class:`OutputExistsError` naming the paths that exist, unless ``force``."""
-    existing = [Path(p) for p in paths if Path(p).exists()]
+def refuse_existing(paths: Iterable[PathLike], force: bool = False, option: str = "--out") -> None:
+    """Raise :class:`OutputExistsError` naming the paths that exist, unless ``force`` (then an
+    :class:`~.exit_codes.InputWarning` says what is replaced); and
+    :class:`OutputUnwritableError` naming ``option`` (how the caller named the output: ``--out``
+    on the command line, ``out`` from Python) when one cannot be written (:func:`check_writable`):
+    both before any work."""
+    targets = [Path(p) for p in paths]
+    for path in {p.parent: p for p in targets}.values():  # one try per folder
+        check_writable(path, option)
+    existing = [p for p in targets if p.exists()]
     if existing and not force:
         shown = ", ".join(str(p) for p in existing[:3])
         more = f" and {len(existing) - 3} more" if len(existing) > 3 else ""
+        remedy = ("pass --force to overwrite, or choose another --out" if option.startswith("-") else
+                  f"pass force=True to overwrite, or choose another {option}")  # a Python caller's names
         raise OutputExistsError(
-            f"{shown}{more} already exist{'s' if len(existing) == 1 else ''}; nothing was written "
-            "(pass --force to overwrite, or choose another --out)"
+            f"{shown}{more} already exist{'s' if len(existing) == 1 else ''}; nothing was written ({remedy})"
         )
+    if existing:  # forced: say what is replaced (issue 34: --force replaced files without a word)
+        shown = ", ".join(str(p) for p in existing[:3]) + (f" and {len(existing) - 3} more" if len(existing) > 3 else "")
+        warnings.warn(f"{'--force' if option.startswith('-') else 'force=True'}: replacing {shown}", InputWarning,
+                      stacklevel=2)
 
 
 def refuse_inside(out: PathLike, source: PathLike) -> None:
@@ -52,3 +70,27 @@ def new_run_folder(base: PathLike) -> Path:
         n += 1
         candidate = base.with_name(f"{base.name}-{n}")
     return candidate
+
+
+class OutputUnwritableError(OSError):
+    """An output path that cannot be written: a disk (runtime) fault, exit status 1."""
+
+
+def check_writable(path: Optional[PathLike], option: str) -> None:
+    """Raise :class:`OutputUnwritableError` naming ``option`` when no file can be created at
+    ``path`` (a file or a folder to be created): its nearest existing folder is tried with a
+    temporary file, removed at once. Nothing is created otherwise. None: nothing to check."""
+    if path is None:
+        return
+    target = Path(path)
+    existing = next((p for p in (target, *target.parents) if p.exists()), Path("."))
+    if not existing.is_dir():
+        existing = existing.parent if existing == target else existing
+    try:
+        if not existing.is_dir():
+            raise NotADirectoryError(20, "not a folder")
+        with tempfile.TemporaryFile(dir=existing):
+            pass
+    except OSError as error:
+        raise OutputUnwritableError(
+            f"{option}: cannot write {path} ({existing}: {error.strerror or error}); nothing was done") from None

@@ -43,8 +43,10 @@ def save_figure(fig: Figure, out: PathLike) -> Path:
 
 def wrap_title(title: str, width_inches: float) -> str:
     """``title`` with each line wrapped to fit a figure ``width_inches`` wide (about 8
-    characters per inch at the default title size, with a margin)."""
-    return "\n".join(textwrap.fill(line, max(20, int(8 * width_inches))) for line in title.splitlines())
+    characters per inch at the default title size, with a margin), between words only: a path
+    or a name is never split."""
+    return "\n".join(textwrap.fill(line, max(20, int(8 * width_inches)), break_long_words=False,
+                                    break_on_hyphens=False) for line in title.splitlines())
 
 
 def plot_mae_bars(

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .logs import ALLOW_ODD_LOGS_HELP
+
 
 def run_residuals(args: argparse.Namespace) -> int:
     """``actuator-models residuals``: analyse, print a table, write residuals.json and figures."""
@@ -19,7 +21,7 @@ def run_residuals(args: argparse.Namespace) -> int:
     from .residuals import analyse, summary_rows, to_dict
 
     model = load_model(args.params)
-    logs = read_logs(args.logs)
+    logs = read_logs(args.logs, args.allow_odd_logs)
     check_motor(logs, model.actuator.name, f"--params {args.params}", args.allow_mismatch)
     out = Path(args.out)
     files = [out / name for name in ("residuals.json", "phases.png", "bins.png", "worst_log.png")]
@@ -52,5 +54,6 @@ def add_residuals_command(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--logs", required=True, metavar="DIR", help="folder of processed JSON logs")
     p.add_argument("--out", required=True, metavar="DIR", help="output folder")
     p.add_argument("--allow-mismatch", action="store_true", help="use logs recorded on another motor")
+    p.add_argument("--allow-odd-logs", action="store_true", help=ALLOW_ODD_LOGS_HELP)
     p.add_argument("--force", action="store_true", help="overwrite an earlier analysis in --out")
     p.set_defaults(run=run_residuals)

@@ -10,11 +10,13 @@ from typing import Dict, List, Sequence, Tuple
 
 import numpy as np
 
+from actuator_models.exit_codes import json_alone
 from actuator_models.outputs import refuse_existing
 
 from .cli_params import print_json, resolve_params
 
 
+@json_alone
 def cmd_arm(args: argparse.Namespace) -> int:
     from .arm import arm, joint_mae, run_path
 
@@ -45,7 +47,7 @@ def cmd_arm(args: argparse.Namespace) -> int:
         Path(args.out).write_text(json.dumps(out))
         print(f"joint trajectories written to {args.out}")
     if args.json:
-        print_json(summary)
+        print_json(summary, args.json_stream)
     return 0
 
 

@@ -14,13 +14,14 @@ from typing import Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
-from actuator_models.exit_codes import ArgumentParser, run_command
-from actuator_models.logs import read_log, read_logs
+from actuator_models.exit_codes import ArgumentParser, json_alone, run_command
+from actuator_models.logs import ALLOW_ODD_LOGS_HELP, read_log, read_logs
 from actuator_models.model import load_model
 from actuator_models.simulation import BENCH_DT
 from actuator_models.outputs import refuse_existing
 
 from .arm_commands import cmd_arm, cmd_arm_compare, cmd_transfer
+from .export_command import cmd_export
 from .cli_params import check_params_motor, load_params, print_json, resolve_params  # noqa: F401 (resolve_params: public here before)
 from .figure_commands import cmd_plot_diagram, cmd_plot_mae, cmd_plot_trajectory, mae_groups  # noqa: F401 (mae_groups: public here before)
 from .friction_split import VISCOUS_MODES
@@ -41,6 +42,7 @@ examples:
   actuator-sim plot-trajectory --params xl330/m1 xl330/m6 --log LOG.json --out trajectory.png
   actuator-sim plot-mae --eval arm_mae.json --out mae.png
   actuator-sim export-models --out models/ --mass 0.5 --length 0.2
+  actuator-sim export --params xl330/m6 --out servo.xml --logs data/xl330/processed
 
 Outputs are never overwritten without --force. Exit status: 0 done, 2 bad input (one 'error:'
 line naming file, field and value), 1 a runtime fault, 130 interrupted.
@@ -64,6 +66,8 @@ EXAMPLES = {
     "plot-mae": ["actuator-sim plot-mae --eval arm_mae.json --out mae.png",
                  "actuator-sim plot-mae --params xl330/m1 xl330/m6 --logs data/xl330/processed --out mae.png"],
     "export-models": ["actuator-sim export-models --out models/ --mass 0.5 --length 0.2"],
+    "export": ["actuator-sim export --params xl330/m6 --out servo.xml --logs data/xl330/processed",
+               "actuator-sim export --params sts3215/m1 --arm so100 --out so100.xml"],
 }
 
 
@@ -72,18 +76,19 @@ def _examples(command: str) -> str:
 
 
 # ---------------------------------------------------------------------------- pendulum replays
+@json_alone
 def _cmd_pendulum(args: argparse.Namespace) -> int:
     from .replay import replay
 
     model, = load_params([args.params])
-    log = read_log(args.log)
+    log = read_log(args.log, args.allow_odd_logs)
     check_params_motor(log, [model], [args.params], args.allow_mismatch)
     result = replay(model, log, args.viscous)
     print(f"{Path(args.log).name}: {model.name}, MuJoCo dt {log.dt} s, viscous part in {args.viscous}")
     print(f"  MAE MuJoCo vs log:                          {result.mae_log:.6f} rad")
     print(f"  MAE MuJoCo vs reference (semi-implicit):    {result.mae_reference:.6f} rad")
     if args.json:
-        print_json({"mae_log": result.mae_log, "mae_reference": result.mae_reference})
+        print_json({"mae_log": result.mae_log, "mae_reference": result.mae_reference}, args.json_stream)
     return 0
 
 
@@ -115,13 +120,14 @@ def _parse_bench(text: str) -> Tuple[float, float, float]:
     return mass, length, kp
 
 
+@json_alone
 def _cmd_consistency(args: argparse.Namespace) -> int:
     from actuator_models.synthesis import BenchConfig, synthesize_logs
 
     from .replay import replays
 
     if args.logs:
-        logs = read_logs(args.logs)
+        logs = read_logs(args.logs, args.allow_odd_logs)
         source = args.logs
     else:
         truth = load_model(args.synthetic)
@@ -141,7 +147,7 @@ def _cmd_consistency(args: argparse.Namespace) -> int:
         print(f"{name:<16} {row['mean_mae_reference']:>13.2e} {row['max_mae_reference']:>12.2e} "
               f"{row['mean_mae_log']:>13.5f}")
     if args.json:
-        print_json(table)
+        print_json(table, args.json_stream)
     return 0
 
 
@@ -182,6 +188,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     def allow_mismatch(p: argparse.ArgumentParser) -> None:
         p.add_argument("--allow-mismatch", action="store_true", help=ALLOW_MISMATCH_HELP)
+        p.add_argument("--allow-odd-logs", action="store_true", help=ALLOW_ODD_LOGS_HELP)
 
     def viscous(p: argparse.ArgumentParser) -> None:
         p.add_argument("--viscous", choices=VISCOUS_MODES, default="frictionloss",
@@ -208,6 +215,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bench", type=_parse_bench, action="append", metavar="MASS,LENGTH,KP",
                    help="synthetic bench configuration (repeatable; default: 3 configurations)")
     p.add_argument("--json", action="store_true", help="also print the table as one JSON line")
+    p.add_argument("--allow-odd-logs", action="store_true", help=ALLOW_ODD_LOGS_HELP)
     viscous(p)
     p.set_defaults(run=_cmd_consistency)
 
@@ -301,6 +309,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--q-offset", type=float, default=0.0, help="encoder offset [rad]")
     p.add_argument("--dt", type=float, default=BENCH_DT, help="MuJoCo timestep [s]")
     p.set_defaults(run=_cmd_export_models)
+
+    p = command("export", help="a servo model as native MJCF (no Python in the loop) and what that loses",
+                description="Write MJCF that plain MuJoCo runs: the servo's control law as a <general> actuator "
+                            "(control = goal position [rad]), its armature, and its Coulomb-viscous friction as "
+                            "frictionloss/damping (the pendulum bench, or a shipped arm with --arm). With --logs, "
+                            "print the MAE the approximation loses against the exact model on those logs.")
+    p.add_argument("--params", required=True, metavar="P", help=PARAMS_HELP)
+    p.add_argument("--out", required=True, metavar="XML", help="the MJCF file")
+    force(p)
+    p.add_argument("--arm", choices=sorted(ARMS), help="the servo on both joints of this shipped arm")
+    p.add_argument("--kp", type=_non_negative, help="firmware gain (default: the arm's low gain, 400 on the pendulum)")
+    p.add_argument("--vin", type=_positive, help="supply voltage [V] (default: the actuator's)")
+    p.add_argument("--mass", type=_positive, default=1.0, help="pendulum mass [kg]")
+    p.add_argument("--length", type=_positive, default=0.15, help="pendulum length [m]")
+    p.add_argument("--arm-mass", type=_non_negative, default=0.0, help="pendulum arm mass [kg]")
+    p.add_argument("--dt", type=_positive, default=0.005, help="MuJoCo timestep [s]")
+    p.add_argument("--logs", metavar="DIR", help="processed pendulum logs: print the approximation's MAE loss")
+    allow_mismatch(p)
+    p.add_argument("--json", action="store_true", help="last line: the MAEs as JSON")
+    p.set_defaults(run=cmd_export)
     return parser
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import re
 import sys
-from typing import List, Sequence
+from typing import List, Optional, Sequence, TextIO
 
 from actuator_models.logs import Log, check_motor
 from actuator_models.model import Model, load_model
@@ -39,5 +39,5 @@ def resolve_params(text: str, actuator: str) -> Model:
     return load_model(text)
 
 
-def print_json(data: object) -> None:
-    print(json.dumps(data))
+def print_json(data: object, stream: Optional[TextIO] = None) -> None:
+    print(json.dumps(data), file=stream)

@@ -44,7 +44,7 @@ def cmd_plot_trajectory(args: argparse.Namespace) -> int:
     refuse_existing([args.out], args.force)
     labels = source_labels(args.params)
     models = load_params(args.params)
-    log = read_log(args.log)
+    log = read_log(args.log, args.allow_odd_logs)
     check_params_motor(log, models, args.params, args.allow_mismatch)
     simulated = {}
     for label, model in zip(labels, models):
@@ -79,14 +79,21 @@ def mae_groups(data: object) -> Dict[str, Dict[str, float]]:
 
 def _read_json(path: str) -> object:
     """A JSON file, or the last JSON line of a command's saved output (``... --json > file``)."""
-    text = Path(path).read_text()
+    try:
+        text = Path(path).read_text()
+    except UnicodeDecodeError as error:  # issue 34: the message did not name the file
+        raise ValueError(f"--eval {path}: not a text (UTF-8) file: byte {error.start} is "
+                         f"{error.object[error.start]:#04x}") from None
     try:
         return json.loads(text)
     except json.JSONDecodeError:
         lines = [line for line in text.splitlines() if line.startswith("{")]
         if not lines:
-            raise ValueError(f"{path}: no JSON object found") from None
-        return json.loads(lines[-1])
+            raise ValueError(f"--eval {path}: no JSON object found") from None
+        try:
+            return json.loads(lines[-1])
+        except json.JSONDecodeError as error:
+            raise ValueError(f"--eval {path}: not valid JSON (line {len(lines)}: {error.msg})") from None
 
 
 def _models_named(row: Dict[str, float]) -> List[Model]:
@@ -118,7 +125,7 @@ def cmd_plot_mae(args: argparse.Namespace) -> int:
 
         labels = source_labels(args.params)
         models = load_params(args.params)
-        logs = read_logs(args.logs)
+        logs = read_logs(args.logs, args.allow_odd_logs)
         for model, source in zip(models, args.params):
             check_motor(logs, model.actuator.name, f"params {source}", args.allow_mismatch)
         groups = {f"mean over {len(logs)} logs of {args.logs}": {

@@ -1,0 +1,54 @@
+"""``actuator-sim export``: a servo model as native MJCF (:mod:`actuator_sim.native`) and, on
+given logs, the MAE that approximation loses against the exact model."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Tuple
+
+from actuator_models.logs import check_motor, read_logs, require_processed
+from actuator_models.outputs import refuse_existing
+
+from .arm import arm
+from .cli_params import load_params, print_json
+from .models import read_model
+from .native import NativeJoint, approximation_loss, describe, export_mjcf, native_servo
+from .pendulum import PendulumBench, pendulum_mjcf
+from .replay import JOINT
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """Write the native MJCF; with ``--logs``, print the approximation's MAE loss."""
+    model, = load_params([args.params])
+    if args.arm:
+        shipped = arm(args.arm)
+        kp = shipped.gain("low") if args.kp is None else args.kp
+        joints: Tuple[str, ...] = ("shoulder", "elbow")
+        xml = read_model(shipped.mjcf)
+    else:
+        kp = 400.0 if args.kp is None else args.kp
+        bench = PendulumBench(args.mass, args.length, args.arm_mass, model.values.get("q_offset", 0.0), args.dt)
+        xml, joints = pendulum_mjcf(bench), (JOINT,)
+    logs = None
+    if args.logs:  # read before writing: a bad log writes nothing
+        logs = require_processed(read_logs(args.logs), args.logs)
+        check_motor(logs, model.actuator.name, f"params {args.params}", args.allow_mismatch)
+    out = Path(args.out)
+    refuse_existing([out], args.force)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(export_mjcf(xml, [NativeJoint(joint, model, kp, args.vin) for joint in joints]))
+    print(f"{out}: {model.name} on joint{'s' if len(joints) > 1 else ''} {', '.join(joints)} at kp {kp:g}")
+    print("\n".join(describe(native_servo(model, kp, args.vin))))
+    if logs is None:
+        return 0
+    means = approximation_loss(model, logs).means()
+    print(f"on {len(logs)} logs of {args.logs} (each at its own bench, gain and voltage; exact = the core "
+          "simulator, semi-implicit):")
+    print(f"  MAE exact model vs logs:   {means['mae_exact']:.6f} rad")
+    print(f"  MAE native MJCF vs logs:   {means['mae_native']:.6f} rad")
+    print(f"  lost by the approximation: {means['loss']:.6f} rad (native vs exact: "
+          f"{means['mae_native_vs_exact']:.6f} rad)")
+    if args.json:
+        print_json(means)
+    return 0

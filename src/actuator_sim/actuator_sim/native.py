@@ -1,0 +1,191 @@
+"""Native MuJoCo export: a servo model as MJCF that plain MuJoCo runs with no Python in the loop.
+
+The exact servo model (firmware law, motor, friction budget M1-M6 re-computed every step,
+additions) needs a step callback (:mod:`actuator_sim.joint_sim`). What MuJoCo's own elements
+can carry of it, per actuated joint:
+
+- the control law and the motor as one ``<general>`` actuator whose control is the goal
+  position [rad]: ``force = K ctrl - K q - D qdot`` (``gaintype fixed``, ``biastype affine``),
+  clipped to ``+-limit`` (``forcerange``). For the voltage (PWM) laws ``K = kt vin g / R`` with
+  ``g = kp error_gain`` (times ``error_gain_ratio`` for the Feetech law), ``D = kt^2 / R`` (the
+  back-EMF) and ``limit = kt vin max_duty / R``; for the current PD law ``K = kt kp``,
+  ``D = kt damping sqrt(kp)``, ``limit = kt max_current``; for the generic current law
+  ``K = kt kp``, ``D = 0``, ``limit = kt min(max_current, vin / R)``.
+  Exact while the duty (current) is not saturated; saturated, MuJoCo clips the torque after
+  the back-EMF instead of the duty before it. MuJoCo 4.0 also has a ``<dcmotor>`` element;
+  its position-controller parameters are not documented in what we could read here, so the
+  ``<general>`` form, whose arithmetic is the one above, is what we write.
+- ``armature`` of the joint: the model's ``armature``.
+- friction: ``frictionloss`` = the Coulomb level ``friction_base`` (Kc) and ``damping`` = the
+  viscous ``friction_viscous`` (Kv, 0 for pure Dahl): the Coulomb-viscous part (M1) that every
+  model nests. The friction-loss constraint is made nearly hard as in
+  :class:`~actuator_sim.joint_sim.JointSimulation` (``solreffriction`` ``2 timestep``,
+  ``solimpfriction`` :data:`~actuator_sim.joint_sim.HARD_FRICTION_SOLIMP`).
+
+Lost: the Stribeck and load-dependent terms of M2-M6, Dahl's state, the Feetech firmware's
+speed-limited target, the additions (``latency``, ``backlash``, ``heating``: ``R`` stays at its
+25 degC value), and torque enable (a user disables actuation with MuJoCo's
+``mjDSBL_ACTUATION`` flag, as :func:`native_positions` does for logged torque-off entries).
+:func:`approximation_loss` measures what that costs on logs.
+
+MJCF stores numbers with 6 significant digits (MuJoCo's writer): the exported K, D and friction
+carry that rounding. Units: rad, rad/s, N m, V, A, s.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence
+
+import mujoco
+import numpy as np
+
+from actuator_models.actuators import CurrentControlled, CurrentPD, VoltageControlled
+from actuator_models.logs import Log
+from actuator_models.model import Model
+
+from .joint_sim import HARD_FRICTION_SOLIMP
+from .pendulum import pendulum_mjcf
+from .replay import JOINT, bench_of, mae, reference_positions
+
+
+@dataclass(frozen=True)
+class NativeServo:
+    """What MuJoCo's elements carry of a servo model at one gain and supply voltage.
+
+    Attributes:
+        stiffness: ``K`` [N m/rad], torque per rad of goal error. damping_gain: ``D``
+        [N m s/rad], torque per rad/s of joint speed (back-EMF or the law's D term).
+        force_limit [N m]. armature [kg m^2]. frictionloss [N m]. damping [N m s/rad]: the
+        joint's viscous friction.
+    """
+
+    stiffness: float
+    damping_gain: float
+    force_limit: float
+    armature: float
+    frictionloss: float
+    damping: float
+
+
+def native_servo(model: Model, kp: float, vin: Optional[float] = None) -> NativeServo:
+    """The native approximation of ``model`` at firmware gain ``kp`` and supply ``vin`` [V]
+    (None: the actuator's default); see the module docstring."""
+    act, p = model.actuator, model.values
+    vin = act.default_vin if vin is None else float(vin)
+    kt, resistance = float(p["kt"]), float(p["R"])
+    if isinstance(act, VoltageControlled):  # also the Feetech SpeedLimitedVoltage
+        gain = kp * act.error_gain * float(p.get("error_gain_ratio", 1.0))
+        law = (kt * vin * gain / resistance, kt**2 / resistance, kt * vin * act.max_duty / resistance)
+    elif isinstance(act, CurrentPD):
+        law = (kt * kp, kt * act.damping * math.sqrt(kp), kt * act.max_current)
+    elif isinstance(act, CurrentControlled):
+        law = (kt * kp, 0.0, kt * min(act.max_current, vin / resistance))
+    else:
+        raise ValueError(f"actuator {act.name!r} ({type(act).__name__}): no native MuJoCo form of its control law")
+    return NativeServo(*law, armature=float(p["armature"]), frictionloss=float(p["friction_base"]),
+                       damping=float(p.get("friction_viscous", 0.0)))
+
+
+@dataclass(frozen=True)
+class NativeJoint:
+    """A servo on a named MJCF joint for the export: model, firmware gain ``kp``, supply ``vin`` [V]."""
+
+    joint: str
+    model: Model
+    kp: float
+    vin: Optional[float] = None
+
+
+def export_mjcf(xml: str, joints: Sequence[NativeJoint]) -> str:
+    """``xml`` with each joint's servo as MuJoCo elements: the joint's actuator (its ``<motor>``,
+    or a new one named after the joint) becomes the ``<general>`` position law of
+    :func:`native_servo` (control: goal position [rad]); armature, frictionloss, damping and
+    hard friction-loss solver settings on the joint."""
+    spec = mujoco.MjSpec.from_string(xml)
+    dt = spec.option.timestep
+    targets = {a.target: a for a in spec.actuators if a.trntype == mujoco.mjtTrn.mjTRN_JOINT}
+    for item in joints:
+        joint = spec.joint(item.joint)
+        if joint is None:
+            raise ValueError(f"no joint {item.joint!r} in the MJCF")
+        servo = native_servo(item.model, item.kp, item.vin)
+        joint.armature, joint.frictionloss = servo.armature, servo.frictionloss
+        joint.damping[0] = servo.damping  # a 3-vector in MuJoCo 4.0; [0] is the dof_damping
+        joint.solref_friction = [2.0 * dt, 1.0]
+        joint.solimp_friction = list(HARD_FRICTION_SOLIMP)
+        act = targets.get(item.joint)
+        if act is None:
+            act = spec.add_actuator(name=item.joint, target=item.joint, trntype=mujoco.mjtTrn.mjTRN_JOINT)
+        act.gaintype, act.biastype = mujoco.mjtGain.mjGAIN_FIXED, mujoco.mjtBias.mjBIAS_AFFINE
+        act.gainprm[:3] = [servo.stiffness, 0.0, 0.0]
+        act.biasprm[:3] = [0.0, -servo.stiffness, -servo.damping_gain]
+        act.gear[0] = 1.0
+        act.forcelimited = mujoco.mjtLimited.mjLIMITED_TRUE
+        act.forcerange = [-servo.force_limit, servo.force_limit]
+        act.ctrllimited = mujoco.mjtLimited.mjLIMITED_FALSE
+    return spec.to_xml()
+
+
+def pendulum_export(model: Model, log: Log) -> str:
+    """The native MJCF of a log's pendulum bench driven by ``model`` at the log's gain and voltage."""
+    return export_mjcf(pendulum_mjcf(bench_of(log, model)), [NativeJoint(JOINT, model, log.kp, log.vin)])
+
+
+def native_positions(xml: str, log: Log, joint: str = JOINT) -> np.ndarray:
+    """Positions [rad] of plain MuJoCo replaying ``log`` on a native MJCF: start at the first
+    entry's position and speed, record before each step, ``ctrl`` = the logged goal, actuation
+    off (``mjDSBL_ACTUATION``) while the log's torque enable is off."""
+    mj = mujoco.MjModel.from_xml_string(xml)
+    data = mujoco.MjData(mj)
+    qpos, dof = mj.joint(joint).qposadr[0], mj.joint(joint).dofadr[0]
+    act = next(a for a in range(mj.nu) if mj.actuator_trnid[a, 0] == mj.joint(joint).id)
+    data.qpos[qpos], data.qvel[dof] = log.position[0], log.speed[0]
+    off = int(mujoco.mjtDisableBit.mjDSBL_ACTUATION)
+    out = np.empty(len(log))
+    for k in range(len(log)):
+        out[k] = data.qpos[qpos]
+        data.ctrl[act] = log.goal_position[k]
+        enabled = log.torque_enable[k] > 0.5
+        mj.opt.disableflags = (mj.opt.disableflags & ~off) if enabled else (mj.opt.disableflags | off)
+        mujoco.mj_step(mj, data)
+    return out
+
+
+@dataclass(frozen=True)
+class ApproximationLoss:
+    """MAEs [rad] on logs, per log file name: the exact model (the core simulator, semi-implicit,
+    MuJoCo's integrator) and the native MJCF, against the log and against each other."""
+
+    exact: Dict[str, float]
+    native: Dict[str, float]
+    native_vs_exact: Dict[str, float]
+
+    def means(self) -> Dict[str, float]:
+        """Means over the logs; ``loss`` = native MAE minus exact MAE (what the export loses)."""
+        exact, native = float(np.mean(list(self.exact.values()))), float(np.mean(list(self.native.values())))
+        return {"mae_exact": exact, "mae_native": native, "loss": native - exact,
+                "mae_native_vs_exact": float(np.mean(list(self.native_vs_exact.values())))}
+
+
+def approximation_loss(model: Model, logs: Sequence[Log]) -> ApproximationLoss:
+    """What the native export of ``model`` loses against the exact model on processed pendulum logs."""
+    references = reference_positions(model, logs)
+    exact: Dict[str, float] = {}
+    native: Dict[str, float] = {}
+    between: Dict[str, float] = {}
+    for log, reference in zip(logs, references):
+        name = str(log.source).rsplit("/", 1)[-1]
+        positions = native_positions(pendulum_export(model, log), log)
+        exact[name], native[name] = mae(reference, log.position), mae(positions, log.position)
+        between[name] = mae(positions, reference)
+    return ApproximationLoss(exact, native, between)
+
+
+def describe(servo: NativeServo) -> List[str]:
+    """Lines describing a native servo, for the command's output."""
+    return [f"  actuator <general>: K {servo.stiffness:.4g} N m/rad, D {servo.damping_gain:.4g} N m s/rad, "
+            f"force limit {servo.force_limit:.4g} N m",
+            f"  joint: armature {servo.armature:.4g} kg m^2, frictionloss {servo.frictionloss:.4g} N m, "
+            f"damping {servo.damping:.4g} N m s/rad"]

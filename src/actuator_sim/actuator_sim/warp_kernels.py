@@ -1,0 +1,155 @@
+"""Warp kernels of the servo step on MuJoCo Warp, one thread per (world, servo).
+
+The arithmetic is that of :mod:`actuator_models` (firmware, control laws, motor, friction
+budget, additions) as :class:`actuator_sim.joint_sim.JointSimulation` runs it around MuJoCo's
+CPU step, in Warp's float32. Every friction model M1-M6 runs as M6's budget with the
+parameters :func:`actuator_models.friction.embed` gives it (M6 nests M1-M5 exactly), so there
+is one budget function. Per-servo constants come as one row of ``params`` (columns
+:data:`COLUMNS`); the state per world and servo (firmware target, output behind the backlash
+play, command history of the latency, last friction-loss force) lives in arrays the caller owns.
+
+Units: rad, rad/s, N m, V, A, s, degC.
+"""
+
+from __future__ import annotations
+
+import warp as wp
+
+#: Columns of the per-servo parameter rows, in order.
+COLUMNS = (
+    "kt", "R", "vin", "error_gain", "max_duty", "law_damping", "max_current", "bus_voltage",
+    "error_gain_ratio", "target_speed_limit",
+    "friction_base", "friction_viscous", "friction_stribeck", "dtheta_stribeck", "alpha",
+    "load_friction_motor", "load_friction_external", "load_friction_motor_stribeck",
+    "load_friction_external_stribeck", "load_friction_motor_quad", "load_friction_external_quad",
+    "backlash", "heating", "delay_fraction",
+)
+_C = {name: i for i, name in enumerate(COLUMNS)}  # read in kernels through wp.static
+#: Control laws (``law`` column of the integer rows): actuator_models.actuators classes.
+VOLTAGE, SPEED_LIMITED_VOLTAGE, CURRENT_PD, CURRENT = 0, 1, 2, 3
+#: Integer columns: law, qpos address, dof address, delay whole steps, held-enable steps,
+#: has backlash (0/1), has heating (0/1).
+INT_COLUMNS = ("law", "qpos", "dof", "delay_whole", "delay_held", "backlash", "heating")
+_I = {name: i for i, name in enumerate(INT_COLUMNS)}
+REFERENCE_TEMPERATURE = 25.0  # degC, actuator_models.additions.REFERENCE_TEMPERATURE
+
+
+@wp.func
+def _clip(x: float, low: float, high: float) -> float:
+    return wp.min(wp.max(x, low), high)
+
+
+@wp.func
+def _budget(p: wp.array2d[float], s: int, tm: float, te: float, v: float) -> float:
+    """M6 friction budget [N m] (actuator_models.friction.m6)."""
+    stribeck = wp.exp(-wp.pow(wp.abs(v / p[s, wp.static(_C["dtheta_stribeck"])]), p[s, wp.static(_C["alpha"])]))
+    quad = float(0.0)
+    if tm * te < 0.0:
+        if wp.abs(tm) > wp.abs(te):
+            quad = p[s, wp.static(_C["load_friction_external_quad"])] * te * te
+        else:
+            quad = p[s, wp.static(_C["load_friction_motor_quad"])] * tm * tm
+    base = (p[s, wp.static(_C["friction_viscous"])] * wp.abs(v) + p[s, wp.static(_C["friction_base"])]
+            + wp.abs(p[s, wp.static(_C["load_friction_motor"])] * tm - p[s, wp.static(_C["load_friction_external"])] * te))
+    rest = (p[s, wp.static(_C["friction_stribeck"])]
+            + wp.abs(p[s, wp.static(_C["load_friction_motor_stribeck"])] * tm - p[s, wp.static(_C["load_friction_external_stribeck"])] * te)
+            + quad)
+    return base + stribeck * rest
+
+
+@wp.func
+def _motor_torque(p: wp.array2d[float], s: int, law: int, setpoint: float, y: float, v: float, kp: float,
+                  enable: int, resistance: float) -> float:
+    """Control law and motor torque [N m] (actuator_models.actuators: control then torque)."""
+    kt = p[s, wp.static(_C["kt"])]
+    vin = p[s, wp.static(_C["vin"])]
+    on = float(enable)
+    if law == 2:  # CurrentPD
+        current = _clip(kp * (setpoint - y) - p[s, wp.static(_C["law_damping"])] * wp.sqrt(kp) * v,
+                        -p[s, wp.static(_C["max_current"])], p[s, wp.static(_C["max_current"])])
+        limit = kt / resistance * p[s, wp.static(_C["bus_voltage"])]
+        emf = kt * kt * v / resistance
+        return _clip(kt * current * on, -limit - emf, limit - emf)
+    if law == 3:  # CurrentControlled
+        current = _clip(kp * (setpoint - y), -p[s, wp.static(_C["max_current"])], p[s, wp.static(_C["max_current"])])
+        return kt * _clip(current, (-vin - kt * v) / resistance, (vin - kt * v) / resistance) * on
+    duty = _clip(kp * p[s, wp.static(_C["error_gain"])] * (setpoint - y), -p[s, wp.static(_C["max_duty"])], p[s, wp.static(_C["max_duty"])])
+    return on * (kt * vin * duty / resistance - kt * kt * v / resistance)
+
+
+@wp.kernel
+def servo_before_step(
+    p: wp.array2d[float], ints: wp.array2d[int], dt: float,
+    qpos: wp.array2d[float], qvel: wp.array2d[float], qfrc_bias: wp.array2d[float],
+    qfrc_constraint: wp.array2d[float], friction_loss: wp.array2d[float],
+    goal: wp.array2d[float], enable: wp.array2d[int], kp: wp.array2d[float], temperature: wp.array2d[float],
+    firmware: wp.array2d[float], output: wp.array2d[float],
+    history_goal: wp.array3d[float], history_enable: wp.array3d[int], pushes: wp.array2d[int],
+    qfrc_applied: wp.array2d[float], dof_frictionloss: wp.array2d[float],
+    motor_torque: wp.array2d[float], external_torque: wp.array2d[float], budget: wp.array2d[float],
+):
+    """Commands through the latency, firmware, control law, motor torque into ``qfrc_applied``,
+    friction budget into the world's ``dof_frictionloss`` (JointSimulation._step_once before mj_step)."""
+    w, s = wp.tid()
+    law = ints[s, wp.static(_I["law"])]
+    dof = ints[s, wp.static(_I["dof"])]
+    q = qpos[w, ints[s, wp.static(_I["qpos"])]]
+    v = qvel[w, dof]
+    y = q
+    if ints[s, wp.static(_I["backlash"])] == 1:
+        y = output[w, s]
+    g = goal[w, s]
+    on = enable[w, s]
+    whole = ints[s, wp.static(_I["delay_whole"])]
+    if whole > 0 or ints[s, wp.static(_I["delay_held"])] > 0:  # latency: additions.CommandDelay
+        size = history_goal.shape[2]
+        slot = pushes[w, s] % size
+        history_goal[w, s, slot] = g
+        history_enable[w, s, slot] = on
+        last = pushes[w, s]
+        pushes[w, s] = last + 1
+        g0 = history_goal[w, s, wp.max(last - whole, 0) % size]
+        g1 = history_goal[w, s, wp.max(last - whole - 1, 0) % size]
+        g = g0 + p[s, wp.static(_C["delay_fraction"])] * (g1 - g0)
+        on = history_enable[w, s, wp.max(last - ints[s, wp.static(_I["delay_held"])], 0) % size]
+    setpoint = g
+    if law == 1:  # SpeedLimitedVoltage.firmware
+        step = p[s, wp.static(_C["target_speed_limit"])] * dt
+        target = y
+        if on != 0:
+            target = firmware[w, s] + _clip(g - firmware[w, s], -step, step)
+        firmware[w, s] = target
+        setpoint = y + p[s, wp.static(_C["error_gain_ratio"])] * (target - y)
+    resistance = p[s, wp.static(_C["R"])]
+    t = temperature[w, s]
+    if ints[s, wp.static(_I["heating"])] == 1 and not wp.isnan(t):
+        resistance = resistance * (1.0 + p[s, wp.static(_C["heating"])] * (t - REFERENCE_TEMPERATURE))
+    tm = _motor_torque(p, s, law, setpoint, y, v, kp[w, s], on, resistance)
+    te = qfrc_constraint[w, dof] - qfrc_bias[w, dof] - friction_loss[w, s]
+    tfm = _budget(p, s, tm, te, v)
+    qfrc_applied[w, dof] = tm
+    dof_frictionloss[w, dof] = tfm
+    motor_torque[w, s] = tm
+    external_torque[w, s] = te
+    budget[w, s] = tfm
+
+
+@wp.kernel
+def servo_after_step(
+    p: wp.array2d[float], ints: wp.array2d[int], qpos: wp.array2d[float],
+    dof_frictionadr: wp.array2d[int], efc_force: wp.array2d[float],
+    output: wp.array2d[float], friction_loss: wp.array2d[float],
+):
+    """The step's friction-loss force per servo (the next step's ``te`` leaves it out) and the
+    output behind the backlash play (additions.play)."""
+    w, s = wp.tid()
+    dof = ints[s, wp.static(_I["dof"])]
+    row = dof_frictionadr[w, dof]
+    force = float(0.0)
+    if row >= 0:
+        force = efc_force[w, row]
+    friction_loss[w, s] = force
+    if ints[s, wp.static(_I["backlash"])] == 1:
+        half = 0.5 * p[s, wp.static(_C["backlash"])]
+        q = qpos[w, ints[s, wp.static(_I["qpos"])]]
+        output[w, s] = _clip(output[w, s], q - half, q + half)

@@ -1,0 +1,257 @@
+"""Identified servos on MuJoCo Warp: the servo step for a batch of worlds (``nworld``).
+
+The same step as :class:`actuator_sim.joint_sim.JointSimulation` (the CPU MuJoCo one), run
+by Warp kernels (:mod:`actuator_sim.warp_kernels`) on every world at once: each physics step,
+per servo, the commands (through ``latency``), the firmware, the control law and the motor
+torque (``R`` at the servo's temperature with ``heating``) go into ``qfrc_applied``; the
+friction budget of M1-M6, from the motor torque, the external torque of the previous step and
+the speed, goes into the world's own ``dof_frictionloss`` (MuJoCo Warp's friction-loss
+constraint applies it, nearly hard as on the CPU); after the step the output follows the drive
+behind the ``backlash`` play. State (firmware target, output, command history) is per world.
+
+Use (``mjm`` a ``mujoco.MjModel``)::
+
+    servos = [Servo("shoulder", load_model("sts3215/m1"), kp=8.0), ...]
+    prepare_model(mjm, servos)                        # armature, hard friction: before put_model
+    m = mjw.put_model(mjm); d = mjw.make_data(mjm, nworld=64)
+    sim = WarpServos(mjm, m, d, servos)               # m.dof_frictionloss becomes per world
+    sim.reset(position)                               # (nworld, nservo) [rad]
+    for k in range(steps):
+        sim.set_goal(goals[k])                        # (nworld, nservo) [rad]
+        sim.step()                                    # = sim.before_step(); mjw.step(m, d); sim.after_step()
+
+Warp runs float32: against the float64 CPU step this costs a relative 1e-7 per operation, which
+:func:`tests.test_warp_servo` bounds on whole rollouts. A servo the kernels cannot run (Dahl's
+dynamic friction, a friction model, addition or control law they do not know) is an error
+naming it, never dropped. Writing ``qfrc_applied`` of the servo DoFs is the kernels' job; leave
+the servo joints' own ``<motor>`` controls at 0.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Dict, Optional, Sequence
+
+import mujoco
+import numpy as np
+import warp as wp
+
+from actuator_models.actuators import CurrentControlled, CurrentPD, SpeedLimitedVoltage, VoltageControlled
+from actuator_models.additions import ADDITIONS, delay_steps
+from actuator_models.friction import FRICTION_MODELS, embed
+from actuator_models.model import Model
+
+from . import warp_kernels as kernels
+from .joint_sim import HARD_FRICTION_SOLIMP, Servo
+
+#: What the kernels run: friction models (all through M6's budget) and additions.
+WARP_FRICTION_MODELS = ("m1", "m2", "m3", "m4", "m5", "m6")
+WARP_ADDITIONS = ("latency", "backlash", "heating")
+
+
+def _law(model: Model) -> int:
+    act = model.actuator
+    if isinstance(act, SpeedLimitedVoltage):
+        return kernels.SPEED_LIMITED_VOLTAGE
+    if isinstance(act, VoltageControlled):
+        return kernels.VOLTAGE
+    if isinstance(act, CurrentPD):
+        return kernels.CURRENT_PD
+    if isinstance(act, CurrentControlled):
+        return kernels.CURRENT
+    raise ValueError(f"actuator {act.name!r} ({type(act).__name__}): its control law has no Warp kernel")
+
+
+def check_supported(model: Model) -> None:
+    """Raise ValueError naming what of ``model`` the Warp step does not run."""
+    if model.friction.name not in WARP_FRICTION_MODELS:
+        raise ValueError(f"friction model {model.friction.name!r} of {model.name} has no Warp kernel "
+                         f"(the Warp step runs {', '.join(WARP_FRICTION_MODELS)})")
+    unknown = [name for name in model.additions if name not in WARP_ADDITIONS]
+    unknown += [name for name in model.values if name in ADDITIONS and name not in WARP_ADDITIONS]
+    if unknown:
+        raise ValueError(f"addition(s) {', '.join(sorted(set(unknown)))} of {model.name} have no Warp kernel "
+                         f"(the Warp step runs {', '.join(WARP_ADDITIONS)})")
+    _law(model)
+
+
+def servo_row(servo: Servo, dt: float) -> tuple:
+    """``(float row, int row without addresses)`` of one servo for the kernels (columns
+    :data:`~actuator_sim.warp_kernels.COLUMNS`, :data:`~actuator_sim.warp_kernels.INT_COLUMNS`)."""
+    model = servo.model
+    check_supported(model)
+    act, values = model.actuator, model.values
+    friction = {k: float(v) for k, v in embed(values, model.friction, FRICTION_MODELS["m6"]).items()}
+    whole, fraction, held = (0, 0.0, 0)
+    if "latency" in values:
+        w, f, h = delay_steps(values["latency"], dt)
+        whole, fraction, held = int(w), float(f), int(h)
+    row: Dict[str, float] = {
+        "kt": values["kt"], "R": values["R"],
+        "vin": act.default_vin if servo.vin is None else servo.vin,
+        "error_gain": getattr(act, "error_gain", 0.0), "max_duty": getattr(act, "max_duty", 0.0),
+        "law_damping": getattr(act, "damping", 0.0), "max_current": getattr(act, "max_current", 0.0),
+        "bus_voltage": getattr(act, "bus_voltage", 0.0),
+        "error_gain_ratio": values.get("error_gain_ratio", 1.0),
+        "target_speed_limit": values.get("target_speed_limit", 0.0),
+        **friction,
+        "backlash": values.get("backlash", 0.0), "heating": values.get("heating", 0.0),
+        "delay_fraction": fraction,
+    }
+    ints = (_law(model), whole, held, int("backlash" in values), int("heating" in values))
+    return tuple(float(row[name]) for name in kernels.COLUMNS), ints
+
+
+def _dofs(mjm: mujoco.MjModel, servos: Sequence[Servo]) -> np.ndarray:
+    out = []
+    for servo in servos:
+        joint = mujoco.mj_name2id(mjm, mujoco.mjtObj.mjOBJ_JOINT, servo.joint)
+        if joint < 0:
+            raise ValueError(f"no joint {servo.joint!r} in the MJCF")
+        if int(mjm.jnt_type[joint]) not in (int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE)):
+            raise ValueError(f"joint {servo.joint!r} is not a hinge or slide joint")
+        out.append(joint)
+    return np.array(out, dtype=int)
+
+
+def prepare_model(mjm: mujoco.MjModel, servos: Sequence[Servo]) -> None:
+    """Set the servo DoFs of ``mjm`` as :class:`JointSimulation` does (armature from the models,
+    no joint damping, nearly hard friction loss with ``solref`` ``2 timestep``); call before
+    ``mujoco_warp.put_model``."""
+    for servo in servos:
+        check_supported(servo.model)
+    dofs = mjm.jnt_dofadr[_dofs(mjm, servos)]
+    mjm.dof_armature[dofs] = [s.model.values["armature"] for s in servos]
+    mjm.dof_damping[dofs] = 0.0
+    mjm.dof_solimp[dofs] = HARD_FRICTION_SOLIMP
+    mjm.dof_solref[dofs] = (2.0 * mjm.opt.timestep, 1.0)
+    mujoco.mj_setConst(mjm, mujoco.MjData(mjm))
+
+
+class WarpServos:
+    """Servo models driving named joints of every world of a MuJoCo Warp model.
+
+    Commands are ``(nworld, nservo)`` arrays (or anything broadcasting to that shape), in servo
+    order: :meth:`set_goal` [rad], :meth:`set_torque_enable`, :meth:`set_kp` (firmware units),
+    :meth:`set_temperature` [degC, NaN: 25 degC] for ``heating``. :attr:`position` reads the
+    outputs [rad] (behind a backlash play), :attr:`velocity` [rad/s].
+    """
+
+    def __init__(self, mjm: mujoco.MjModel, m: object, d: object, servos: Sequence[Servo]) -> None:
+        import mujoco_warp as mjw  # the optional extra
+
+        if not servos:
+            raise ValueError("no servo to simulate")
+        self._mjw, self.m, self.d, self.servos = mjw, m, d, tuple(servos)
+        joints = _dofs(mjm, servos)
+        armature = np.asarray(m.dof_armature.numpy()).reshape(-1, mjm.nv)[0]  # type: ignore[attr-defined]
+        dofs = mjm.jnt_dofadr[joints]
+        wanted = np.array([s.model.values["armature"] for s in servos])
+        if not np.allclose(armature[dofs], wanted, rtol=1e-6):
+            raise ValueError("the MuJoCo Warp model lacks the servos' armature: call prepare_model(mjm, servos) "
+                             "before mujoco_warp.put_model")
+        self.nworld, n = int(d.nworld), len(servos)  # type: ignore[attr-defined]
+        dt = float(mjm.opt.timestep)
+        self.dt = dt
+        rows = [servo_row(s, dt) for s in servos]
+        ints = [(r[1][0], mjm.jnt_qposadr[j], mjm.jnt_dofadr[j], *r[1][1:]) for r, j in zip(rows, joints)]
+        self._params: wp.array = wp.array(np.array([r[0] for r in rows]), dtype=float)
+        self._ints: wp.array = wp.array(np.array(ints), dtype=int)
+        self._qpos, self._dof = mjm.jnt_qposadr[joints], dofs
+        history = max(i[3] for i in ints) + 2
+        shape = (self.nworld, n)
+        zeros = np.zeros(shape)
+        frictionloss = np.broadcast_to(np.asarray(m.dof_frictionloss.numpy()).reshape(-1, mjm.nv)[:1],  # type: ignore[attr-defined]
+                                       (self.nworld, mjm.nv))
+        m.dof_frictionloss = wp.array(np.ascontiguousarray(frictionloss), dtype=float)  # type: ignore[attr-defined]
+        self._kp: wp.array = wp.array(np.broadcast_to([s.kp for s in servos], shape).copy(), dtype=float)
+        self._temperature: wp.array = wp.array(
+            np.broadcast_to([math.nan if s.temperature is None else s.temperature for s in servos], shape).copy(),
+            dtype=float)
+        self._goal: wp.array = wp.array(zeros, dtype=float)
+        self._firmware: wp.array = wp.array(zeros, dtype=float)
+        self._output: wp.array = wp.array(zeros, dtype=float)
+        self._friction_loss: wp.array = wp.array(zeros, dtype=float)
+        self._enable: wp.array = wp.array(np.ones(shape, dtype=np.int32), dtype=int)
+        self._history_goal = wp.zeros((self.nworld, n, history), dtype=float)
+        self._history_enable = wp.zeros((self.nworld, n, history), dtype=int)
+        self._pushes = wp.zeros(shape, dtype=int)
+        self.motor_torque, self.external_torque, self.budget = (wp.zeros(shape, dtype=float) for _ in range(3))
+        self.reset()
+
+    # ------------------------------------------------------------------ commands
+    def _set(self, target: wp.array, values: object, dtype: type = np.float32) -> None:
+        target.assign(np.broadcast_to(np.asarray(values, dtype=dtype), target.shape).copy())
+
+    def set_goal(self, goal: object) -> None:
+        """Goal positions [rad], ``(nworld, nservo)`` or broadcasting to it."""
+        self._set(self._goal, goal)
+
+    def set_torque_enable(self, enable: object) -> None:
+        """Torque enable (False: H-bridge released / zero current)."""
+        self._set(self._enable, np.asarray(enable, dtype=bool), np.int32)
+
+    def set_kp(self, kp: object) -> None:
+        """Firmware proportional gains (actuator units)."""
+        self._set(self._kp, kp)
+
+    def set_temperature(self, temperature: object) -> None:
+        """Servo temperatures [degC] for models carrying ``heating`` (NaN: 25 degC)."""
+        self._set(self._temperature, temperature)
+
+    # ------------------------------------------------------------------ simulation
+    def reset(self, position: Optional[object] = None, velocity: Optional[object] = None) -> None:
+        """MuJoCo Warp's state reset; servo joints to ``position`` [rad] and ``velocity`` [rad/s]
+        (``(nworld, nservo)`` or broadcasting); goals and firmware targets at the positions."""
+        self._mjw.reset_data(self.m, self.d)
+        shape = self._goal.shape
+        q = np.broadcast_to(np.asarray(0.0 if position is None else position, dtype=np.float32), shape)
+        v = np.broadcast_to(np.asarray(0.0 if velocity is None else velocity, dtype=np.float32), shape)
+        qpos, qvel = self.d.qpos.numpy(), self.d.qvel.numpy()  # type: ignore[attr-defined]
+        qpos[:, self._qpos], qvel[:, self._dof] = q, v
+        self.d.qpos.assign(qpos)  # type: ignore[attr-defined]
+        self.d.qvel.assign(qvel)  # type: ignore[attr-defined]
+        for array in (self._goal, self._firmware, self._output):
+            array.assign(q.copy())
+        self._pushes.zero_()
+        self._mjw.forward(self.m, self.d)
+        self._after()
+
+    def before_step(self) -> None:
+        """The servo step before ``mujoco_warp.step``: torques and friction budgets written."""
+        d = self.d
+        wp.launch(kernels.servo_before_step, dim=self._goal.shape, inputs=[
+            self._params, self._ints, self.dt, d.qpos, d.qvel, d.qfrc_bias, d.qfrc_constraint,  # type: ignore[attr-defined]
+            self._friction_loss, self._goal, self._enable, self._kp, self._temperature, self._firmware,
+            self._output, self._history_goal, self._history_enable, self._pushes,
+            d.qfrc_applied, self.m.dof_frictionloss, self.motor_torque, self.external_torque, self.budget])  # type: ignore[attr-defined]
+
+    def _after(self) -> None:
+        d = self.d
+        wp.launch(kernels.servo_after_step, dim=self._goal.shape, inputs=[
+            self._params, self._ints, d.qpos, d.dof_frictionadr, d.efc.force,  # type: ignore[attr-defined]
+            self._output, self._friction_loss])
+
+    def after_step(self) -> None:
+        """The servo step after ``mujoco_warp.step``: friction-loss forces read, outputs moved."""
+        self._after()
+
+    def step(self, n: int = 1) -> None:
+        """``n`` physics steps with the current commands."""
+        for _ in range(n):
+            self.before_step()
+            self._mjw.step(self.m, self.d)
+            self.after_step()
+
+    # ------------------------------------------------------------------ state
+    @property
+    def position(self) -> np.ndarray:
+        """Servo outputs [rad], ``(nworld, nservo)`` float64 copies (behind a backlash play)."""
+        drive = self.d.qpos.numpy()[:, self._qpos]  # type: ignore[attr-defined]
+        played = np.array(["backlash" in s.model.values for s in self.servos])
+        return np.where(played, self._output.numpy(), drive).astype(float)
+
+    @property
+    def velocity(self) -> np.ndarray:
+        """Servo joint (drive) velocities [rad/s], ``(nworld, nservo)``."""
+        return self.d.qvel.numpy()[:, self._dof].astype(float)  # type: ignore[attr-defined]

@@ -1,0 +1,88 @@
+"""``actuator-sim export``: native MJCF of a servo model, loaded and stepped by plain MuJoCo."""
+
+import json
+import shutil
+
+import mujoco
+import numpy as np
+import pytest
+
+from actuator_models.logs import read_log
+from actuator_models.model import load_model
+from actuator_models.simulation import simulate_logs
+from actuator_sim.cli import main
+from actuator_sim.native import native_servo
+
+
+@pytest.fixture(scope="module")
+def one_log_dir(xl330_processed, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("one_log")
+    shutil.copy(sorted(xl330_processed.glob("*.json"))[0], folder)
+    return folder
+
+
+def _replay(path, log):
+    """Plain MuJoCo on the exported file: ctrl = logged goal, actuation off while torque is off."""
+    mj = mujoco.MjModel.from_xml_path(str(path))
+    data = mujoco.MjData(mj)
+    data.qpos[0], data.qvel[0] = log.position[0], log.speed[0]
+    out = []
+    for goal, enable in zip(log.goal_position, log.torque_enable):
+        out.append(data.qpos[0])
+        data.ctrl[0] = goal
+        mj.opt.disableflags = 0 if enable else int(mujoco.mjtDisableBit.mjDSBL_ACTUATION)
+        mujoco.mj_step(mj, data)
+    return np.array(out)
+
+
+@pytest.mark.parametrize("params", ["xl330/m1", "xl330/m6"])
+def test_printed_loss_is_a_recomputed_replay(params, one_log_dir, tmp_path, capsys):
+    log = read_log(next(one_log_dir.glob("*.json")))
+    out = tmp_path / "servo.xml"
+    assert main(["export", "--params", params, "--out", str(out), "--logs", str(one_log_dir), "--json",
+                 "--mass", str(log.mass), "--length", str(log.length), "--kp", str(log.kp), "--vin", str(log.vin),
+                 "--dt", str(log.dt)]) == 0
+    printed = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    native = _replay(out, log)
+    exact = simulate_logs(load_model(params), [log], "semi-implicit")[0]
+    assert printed["mae_native"] == pytest.approx(np.mean(np.abs(native - log.position)), rel=1e-9)
+    assert printed["mae_exact"] == pytest.approx(np.mean(np.abs(exact - log.position)), rel=1e-9)
+    assert printed["loss"] == pytest.approx(printed["mae_native"] - printed["mae_exact"], rel=1e-9)
+    assert printed["mae_native_vs_exact"] == pytest.approx(np.mean(np.abs(native - exact)), rel=1e-9)
+    if params == "xl330/m1":  # M1 is what the export carries: only the duty clip and integrator details differ
+        assert printed["mae_native_vs_exact"] < 2e-3
+    else:  # M6's load-dependent friction is not carried: the export must lose something measurable
+        assert printed["loss"] > 1e-3
+
+
+@pytest.mark.parametrize("params", ["xl330/m6", "sts3215/m1", "erob80_50/m6"])
+def test_native_actuator_force_is_the_unsaturated_servo_torque(params, tmp_path, capsys):
+    """MuJoCo's actuator force equals the exact law's motor torque (closed form) below saturation."""
+    model = load_model(params)
+    kp, out = 40.0, tmp_path / "servo.xml"
+    assert main(["export", "--params", params, "--out", str(out), "--kp", str(kp)]) == 0
+    mj = mujoco.MjModel.from_xml_path(str(out))
+    data = mujoco.MjData(mj)
+    act = model.actuator
+    vin = act.default_vin
+    q, v, goal = 0.1, 0.3, 0.12
+    data.qpos[0], data.qvel[0], data.ctrl[0] = q, v, goal
+    mujoco.mj_forward(mj, data)
+    _, target = act.firmware(q, goal, q, True, 1e9, model.values)  # huge dt: the speed limit does not bind
+    expected = act.torque(act.control(target, q, v, kp, vin), True, v, model.values, vin)
+    assert abs(expected) < native_servo(model, kp).force_limit
+    # MuJoCo writes MJCF numbers with 6 significant digits
+    assert data.actuator_force[0] == pytest.approx(float(expected), rel=2e-5, abs=1e-9)
+    assert mj.dof_armature[0] == pytest.approx(model.values["armature"], rel=1e-5)
+    assert mj.dof_frictionloss[0] == pytest.approx(model.values["friction_base"], rel=1e-5)
+
+
+def test_arm_export_loads_and_bad_input_exits_2(tmp_path, capsys):
+    out = tmp_path / "so100.xml"
+    assert main(["export", "--params", "sts3215/m1", "--arm", "so100", "--out", str(out)]) == 0
+    mj = mujoco.MjModel.from_xml_path(str(out))
+    assert mj.nu == 2 and list(mj.actuator_biastype) == [int(mujoco.mjtBias.mjBIAS_AFFINE)] * 2
+    assert main(["export", "--params", "sts3215/m1", "--arm", "so100", "--out", str(out)]) == 2
+    assert "already exists" in capsys.readouterr().err
+    assert main(["export", "--params", "xl330/m6", "--out", str(tmp_path / "x.xml"), "--logs", str(tmp_path / "none")]) == 2
+    assert capsys.readouterr().err.startswith("actuator-sim: error: ")

@@ -1,0 +1,51 @@
+"""``actuator-models evaluate --backend mjwarp``: the 12 shared XL330 logs as 12 MuJoCo Warp worlds
+(Warp on the CPU) give the default backend's table, run with MuJoCo's (semi-implicit) integrator."""
+
+import json
+from dataclasses import replace
+
+import pytest
+
+from actuator_models.cli import main
+from actuator_models.logs import read_log, write_log
+from actuator_models.model import load_model, new_model, save_model
+
+pytest.importorskip("mujoco_warp", reason="the warp extra (make install installs it)")
+#: the acceptance bound of issue 32 on per-log MAE [rad]; measured 3e-4 at most (float32, 2026-11-26)
+BOUND = 2e-3
+
+
+def _table(capsys, *args):
+    assert main(["evaluate", *args, "--json"]) == 0
+    return json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+
+
+def test_mjwarp_backend_equals_the_default_backend_on_the_shared_logs(xl330_processed, tmp_path, capsys):
+    heated = tmp_path / "xl330_m6_heating.json"
+    save_model(load_model("xl330/m6").with_values(heating=0.01), heated)
+    params = ["--params", "xl330/m1", "xl330/m6", str(heated), "--logs", str(xl330_processed)]
+    warp = _table(capsys, *params, "--backend", "mjwarp")
+    default = _table(capsys, *params, "--integrator", "semi-implicit")
+    assert warp.keys() == default.keys() and len(warp) == 3
+    for name in warp:
+        assert len(warp[name]["logs"]) == 12
+        for log, mae in default[name]["logs"].items():
+            assert warp[name]["logs"][log] == pytest.approx(mae, abs=BOUND), (name, log)
+    # heating acts in the Warp step: the heated model's table is not M6's
+    assert abs(warp[str(heated)]["mean"] - warp["xl330/m6"]["mean"]) > 10 * BOUND / 12
+
+
+def test_mjwarp_backend_refuses_what_it_cannot_batch(xl330_processed, tmp_path, capsys):
+    logs = sorted(xl330_processed.glob("*.json"))[:2]
+    write_log(read_log(logs[0]), tmp_path / logs[0].name)
+    write_log(replace(read_log(logs[1]), mass=0.6), tmp_path / logs[1].name)
+    assert main(["evaluate", "--params", "xl330/m1", "--logs", str(tmp_path), "--backend", "mjwarp"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("actuator-models: error: ") and "'mass'" in err and "Traceback" not in err
+    assert main(["evaluate", "--params", "xl330/m1", "--logs", str(xl330_processed), "--backend", "mjwarp",
+                 "--integrator", "bam"]) == 2
+    assert "--integrator" in capsys.readouterr().err
+    dahl = tmp_path / "dahl.json"
+    save_model(new_model("xl330", "dahl"), dahl)
+    assert main(["evaluate", "--params", str(dahl), "--logs", str(xl330_processed), "--backend", "mjwarp"]) == 2
+    assert "'dahl'" in capsys.readouterr().err
