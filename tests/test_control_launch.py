@@ -175,6 +175,70 @@ def test_so100_six_joints_on_the_feetech_emulator_follow_the_goal(tmp_path):
         launch.close()
 
 
+def replay_arm(samples: list, commands: list, joints: tuple) -> tuple:
+    """The six-servo SO-100 MuJoCo arm (``so100.xml``, config/so100_arm.yaml's servos) driven by
+    the commands the control node sent, on bench time, from the first commanded sample: (bench
+    times, measured positions ``(T, 6)``, model positions ``(T, 6)``) [s, rad]. The same
+    ``JointSimulation`` as the bench (no other six-joint reference exists here; its step is
+    checked against MuJoCo Warp in test_warp_servo): what this checks is the path through ROS,
+    the controllers and the control node, and that the launch simulates this arm with these servos."""
+    from actuator_sim.joint_sim import JointSimulation, Servo
+    from actuator_sim.models import read_model
+
+    model, _, _, vin, kp = STS3215
+    order = [list(samples[0].name).index(j) for j in joints]
+    timeline = sorted((stamp(c), [c.goal_position[i] for i in order], [bool(c.torque_enable[i]) for i in order])
+                      for c in commands)
+    first = timeline[0][0]
+    measured = [(stamp(m), [m.position[i] for i in order], [m.velocity[i] for i in order])
+                for m in samples if stamp(m) >= first]
+    sim = JointSimulation.from_xml(read_model("so100.xml"), [Servo(j, load_model(model), kp, vin) for j in joints])
+    t, q, v = measured[0]
+    sim.reset(q, v)
+    k, out = 0, []
+    for time, position, _ in measured:
+        while t < time - 1e-6:
+            while k < len(timeline) and timeline[k][0] <= t + 1e-6:
+                sim.command(timeline[k][1], timeline[k][2])
+                k += 1
+            sim.step()
+            t += sim.timestep
+        out.append((time, position, sim.position.copy()))
+    times, positions, simulated = (np.array(x) for x in zip(*out))
+    return times, positions, simulated
+
+
+def test_so100_six_joints_on_mujoco_follow_the_goal(tmp_path):
+    """The whole arm in MuJoCo (coupled dynamics, joint limits: the gripper stops at its lower
+    limit); after the release the three pitch joints fall back under gravity."""
+    from actuator_sim.so100 import LINKS
+
+    launch = Launch(tmp_path, "robot:=so100", "backend:=mujoco", "recorder:=false")
+    try:
+        assert launch.player.wait_ready(180.0), launch.output
+        plan = goal_plan("lift_and_drop", SO100_JOINTS)
+        played = launch.player.play(plan, 0.0)
+        assert played.error_code == 0, (played.message, launch.output)
+        commands = [c for c in list(launch.commands) if any(c.torque_enable) or c.goal_position]
+        releases = [c for c in commands if not any(c.torque_enable)]
+        assert releases, launch.output
+        times, measured, simulated = replay_arm(list(launch.samples), commands, SO100_JOINTS)
+        held = times <= stamp(releases[0])
+        assert held.sum() > 50
+        error = np.abs(measured - simulated)[held]
+        assert error.max() < 0.1 and np.median(error) < 0.03, error.max(axis=0)
+        for index, link in enumerate(LINKS):
+            reachable = max(plan.positions[:, index].min(), link.limits[0])
+            assert measured[held, index].min() < reachable / 2, link.joint  # it moved (to the goal or its limit)
+        for joint in ("shoulder_lift", "elbow_flex", "wrist_flex"):
+            index = SO100_JOINTS.index(joint)
+            assert measured[~held, index].max() > measured[held, index].min() + 0.3, joint  # released: fell back
+        broadcast = np.array([[m.position[list(m.name).index(j)] for j in SO100_JOINTS] for m in list(launch.states)])
+        np.testing.assert_allclose(broadcast.min(axis=0), measured.min(axis=0), atol=0.02)  # /joint_states
+    finally:
+        launch.close()
+
+
 def test_ctrl_c_with_a_trajectory_playing_leaves_the_servo_torque_off(tmp_path):
     """The emulated XL330 runs in this process (so that it can be read back after the launch is
     gone); the launch drives it with the real driver on its pseudo-terminal (backend dynamixel,
