@@ -20,8 +20,9 @@ import numpy as np
 from . import kernel
 from .logs import Log
 from .model import Model
+from .addition_thermal import TEMPERATURE_WEIGHT
 from .parameters import Parameter
-from .simulation import LogBatch, mean_absolute_errors, rollout
+from .simulation import LogBatch, mean_absolute_errors, rollout_temperatures, temperature_errors
 
 #: Cost given to a parameter set whose simulation is not finite [rad].
 FAILED_COST = 1e3
@@ -170,13 +171,18 @@ class Prior:
 
 class Objective:
     """Batched cost: MAE [rad] of many parameter sets of ``model`` on a fixed set of logs,
-    simulated with the model's integrator, times an optional :class:`Prior`'s factor."""
+    simulated with the model's integrator, times an optional :class:`Prior`'s factor. For a model
+    carrying ``thermal`` the cost adds :data:`~.addition_thermal.TEMPERATURE_WEIGHT` [rad/K] times
+    the case temperature's MAE [K] against the logs' ``temp`` register (a measurement to fit);
+    :attr:`last_mae` and :meth:`per_log` stay the position's."""
 
     def __init__(self, model: Model, logs: Sequence[Log], prior: Optional[Prior] = None) -> None:
         self.model = model
         self.prior = prior
         #: mean MAE [rad] of each parameter set of the last call, without the prior's factor
         self.last_mae = np.empty(0)
+        #: mean temperature MAE [K] of each parameter set of the last call (zeros without ``thermal``)
+        self.last_temperature_mae = np.empty(0)
         self.logs = list(logs)
         self.batch = LogBatch.from_logs(self.logs, model.actuator.default_vin)
         #: why the compiled kernel cannot simulate this model (a sentence naming the part), or None
@@ -196,21 +202,34 @@ class Objective:
 
     def per_log(self, values: Mapping[str, np.ndarray]) -> np.ndarray:
         """MAE per parameter set and log, shape ``(P, L)``; the model's values fill the gaps."""
+        return self.errors(values)[0]
+
+    def errors(self, values: Mapping[str, np.ndarray]) -> Tuple[np.ndarray, np.ndarray]:
+        """``(position MAE [rad], case temperature MAE [K])`` per parameter set and log, shapes
+        ``(P, L)`` (temperature: 0 for a log without ``temp`` or a model without ``thermal``)."""
         size = len(next(iter(values.values())))
         full = {name: np.full(size, value) for name, value in self.model.values.items()}
         full.update({name: np.asarray(v, dtype=float) for name, v in values.items()})
         with np.errstate(all="ignore"):
             if self.compiled:
-                maes, _ = kernel.run(self.model.actuator, self.model.friction, full, self.batch, self.model.integrator)
+                maes, heat, _ = kernel.run_thermal(self.model.actuator, self.model.friction, full, self.batch,
+                                                   self.model.integrator)
             else:
-                simulated = rollout(self.model.actuator, self.model.friction, full, self.batch, self.model.integrator)
+                simulated, temperatures = rollout_temperatures(self.model.actuator, self.model.friction, full,
+                                                               self.batch, self.model.integrator)
                 maes = mean_absolute_errors(simulated, self.batch)
-        return np.where(np.isfinite(maes), maes, FAILED_COST)
+                heat = np.zeros_like(maes) if temperatures is None else temperature_errors(temperatures, self.batch)
+        return (np.where(np.isfinite(maes), maes, FAILED_COST),
+                np.where(np.isfinite(heat), heat, FAILED_COST / TEMPERATURE_WEIGHT))
 
     def __call__(self, values: Mapping[str, np.ndarray]) -> np.ndarray:
-        """Mean MAE over the logs (times the prior's factor), shape ``(P,)``."""
-        self.last_mae = self.per_log(values).mean(axis=1)
-        return self.last_mae if self.prior is None else self.last_mae * self.prior.factor(values)
+        """Mean MAE over the logs plus the weighted temperature MAE (times the prior's factor),
+        shape ``(P,)``."""
+        maes, heat = self.errors(values)
+        self.last_mae = maes.mean(axis=1)
+        self.last_temperature_mae = heat.mean(axis=1)
+        cost = self.last_mae + TEMPERATURE_WEIGHT * self.last_temperature_mae
+        return cost if self.prior is None else cost * self.prior.factor(values)
 
     def of_model(self, model: Model) -> np.ndarray:
         """MAE of one model's values on each log, shape ``(L,)``."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import threading
+import warnings
 from collections import defaultdict
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -22,7 +23,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from .addition_selection import AdditionSelection, select_additions
-from .additions import carried
+from .additions import addition, carried, carried_values
 from .cross_validation import RULES, CrossValidation, cross_validate
 from .figure_process import FigureProcess, draw_mae_bars
 from .friction import FRICTION_MODELS, friction_model, nests
@@ -157,11 +158,24 @@ def switched_off(model: Model, train: Sequence[Log], validation: Sequence[Log]) 
     switched off and every other parameter as fitted: how much the fit leans on it."""
     out: Dict[str, Dict[str, Optional[float]]] = {}
     for name in carried(model.values):
-        off = replace(model, values={k: v for k, v in model.values.items() if k != name},
+        names = addition(name).parameter_names
+        off = replace(model, values={k: v for k, v in model.values.items() if k not in names},
                       additions=tuple(a for a in model.additions if a != name))
         out[name] = {"train_mae": float(Objective(off, train).of_model(off).mean()),
                      "validation_mae": float(Objective(off, validation).of_model(off).mean()) if validation else None}
     return out
+
+
+def without_temperature(model: Model, train: Sequence[Log], validation: Sequence[Log]) -> Dict[str, Optional[float]]:
+    """The training and validation MAE [rad] of ``model`` simulated with the logs' ``temp``
+    column removed: what a simulation that knows no temperature gets (``heating`` then runs at
+    25 degC; ``thermal`` starts at its ``thermal_initial`` setting)."""
+    def mae(logs: Sequence[Log]) -> float:
+        bare = [replace(log, extra={k: v for k, v in log.extra.items() if k != "temp"}) for log in logs]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the warning about heating without a temperature is this number
+            return float(Objective(model, bare).of_model(model).mean())
+    return {"train_mae": mae(train), "validation_mae": mae(validation) if validation else None}
 
 
 def fit_warnings(name: str, result: FitResult, default_validation: Optional[float]) -> List[str]:
@@ -258,8 +272,9 @@ def write_report(
             "phases": [asdict(p) for p in r.phases],
             "fixed": dict(r.space.fixed),
             "starts": [asdict(start) for start in r.starts],
-            "additions": {"carried": {a: r.model.values[a] for a in carried(r.model.values)},
+            "additions": {"carried": carried_values(r.model.values),
                           "switched_off": switched_off(r.model, train, validation),
+                          "without_temperature": without_temperature(r.model, train, validation),
                           "selection": rep.selection.to_dict() if rep.selection else None},
         }
     (folder / "report.json").write_text(json.dumps(content, indent=2) + "\n")
