@@ -59,15 +59,21 @@ SETTINGS = (AMBIENT.name, INITIAL.name)
 TEMPERATURE_WEIGHT = 0.005
 
 
-def heat_step(state: Tuple[Value, Value], current: Value, p: ParamValues, dt: Value) -> Tuple[Value, Value]:
-    """The nodes ``(Tw, Tc)`` [degC] after ``dt`` [s] of motor ``current`` [A] (explicit Euler;
-    ``p["R"]`` is the winding's resistance at ``Tw``)."""
+def heat_rate(state: Tuple[Value, Value], current: Value, p: ParamValues) -> Tuple[Value, Value]:
+    """``(dTw/dt, dTc/dt)`` [K/s] of the nodes ``state`` [degC] at motor ``current`` [A]
+    (``p["R"]``: the winding's resistance at ``Tw``)."""
     winding, case = state
     power = current * current * p["R"]
     flow = (winding - case) / p["thermal_winding_resistance"]
     loss = (case - p["thermal_ambient"]) / p["thermal_case_resistance"]
-    return (winding + dt * (power - flow) / p["thermal_winding_capacity"],
-            case + dt * (flow - loss) / p["thermal_case_capacity"])
+    return (power - flow) / p["thermal_winding_capacity"], (flow - loss) / p["thermal_case_capacity"]
+
+
+def heat_step(state: Tuple[Value, Value], current: Value, p: ParamValues, dt: Value) -> Tuple[Value, Value]:
+    """The nodes ``(Tw, Tc)`` [degC] after ``dt`` [s] of motor ``current`` [A] (explicit Euler
+    of :func:`heat_rate`)."""
+    winding, case = heat_rate(state, current, p)
+    return state[0] + dt * winding, state[1] + dt * case
 
 
 def start_temperature(q: Value, p: ParamValues, reading: Optional[Value]) -> Value:
@@ -102,6 +108,10 @@ class Thermal(Addition):
 
     def on_current(self, state: Any, current: Value, p: ParamValues, dt: Value) -> Any:
         return heat_step(state, current, p, dt)
+
+    def rate(self, state: Any, current: Value, p: ParamValues) -> Tuple[Value, Value]:
+        """The state's time derivative [K/s] (the continuous form, for the stick/slip reference)."""
+        return heat_rate(state, current, p)
 
     def settings(self, inputs: Mapping[str, Sequence[Optional[np.ndarray]]]) -> Dict[str, float]:
         """``thermal_ambient``: the lowest reading of the training logs; ``thermal_initial``: the

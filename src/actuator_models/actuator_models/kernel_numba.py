@@ -136,7 +136,7 @@ def simulate(law: int, c: np.ndarray, kind: int, semi: bool, p: np.ndarray, dela
             power = current * current * r
             flow = (tw - tc) / p[RW]
             loss = (tc - p[AMBIENT]) / p[RC]
-            tw, tc = tw + dt * (power - flow) / p[CW], tc + dt * (flow - loss) / p[CC]
+            tw, tc = tw + dt * ((power - flow) / p[CW]), tc + dt * ((flow - loss) / p[CC])
         te = -(mass + arm_mass / 2) * 9.80665 * length * math.sin(y + offset)
         tfm = budget(kind, tm, te, v, p)
         stopping = inertia * v / dt + tm + te

@@ -28,9 +28,12 @@ shaft's position otherwise (a disabled firmware's target follows the shaft).
 
 The servo is the project's one servo model (:mod:`actuator_models.servo`): its additions act
 through their declared hooks. An addition acting on the motor's values (``heating``: ``R`` at the
-log's temperature, held like the command between samples) is part of the continuous model; one
-acting on the command or the output (``latency``, ``backlash``) has no continuous form here and is
-refused with an error naming it, never ignored.
+log's temperature, held like the command between samples) is part of the continuous model; so is
+one whose state follows the motor current and declares its time derivative (``rate``: ``thermal``,
+whose winding and case temperatures are then two more continuous states ``Tw, Tc`` after ``q, v``,
+started at the log's first ``temp`` reading, else the model's ``thermal_initial``); one acting on
+the command or the output (``latency``, ``backlash``) has no continuous form here and is refused
+with an error naming it, never ignored.
 
 The fixed-step simulators get the same held command: at step time ``t = n dt`` the goal is the
 log sample ``floor(t / dt_log)``; they run through ``actuator_models.simulation.simulate_logs``
@@ -51,7 +54,7 @@ import numpy as np
 from actuator_models.additions import REFERENCE_TEMPERATURE
 from actuator_models.logs import Log
 from actuator_models.model import Model
-from actuator_models.servo import Drive, Servo, motor_torque
+from actuator_models.servo import Drive, Servo, ServoState, motor_torque, motor_values
 from actuator_models.simulation import Pendulum, simulate_logs
 
 from .engine import simulate
@@ -82,13 +85,16 @@ class Command:
 
 #: The hooks an addition may act through in the continuous reference.
 CONTINUOUS_HOOKS = ("on_motor",)
+#: Hooks of an addition whose state follows the motor current: continuous when it declares ``rate``.
+CURRENT_HOOKS = ("on_motor_state", "on_current")
 
 
 def continuous_servo(model: Model) -> Servo:
     """The model's servo, or a ValueError naming an addition with no continuous form here."""
     servo = Servo.of(model)
     for addition in servo.additions:
-        discrete = [h for h in addition.acts_on if h not in CONTINUOUS_HOOKS]
+        continuous = CONTINUOUS_HOOKS + (CURRENT_HOOKS if hasattr(addition, "rate") else ())
+        discrete = [h for h in addition.acts_on if h not in continuous]
         if discrete:
             raise ValueError(f"addition {addition.name!r} acts through {', '.join(discrete)}, which the stick/slip "
                              f"reference has no continuous form of (it honours additions acting on the motor's values)")
@@ -100,16 +106,21 @@ class PendulumStickSlip(HybridModel):
 
     State ``[q, v, goal, enable, k, target]``: q [rad], v [rad/s] continuous; the held goal [rad],
     torque enable (0/1), the command sample index k and the firmware state at command time k
-    (target [rad], see the module docstring) are bookkeeping states.
+    (target [rad], see the module docstring) are bookkeeping states. A model carrying ``thermal``
+    adds the winding and case temperatures [degC] as continuous states after v:
+    ``[q, v, Tw, Tc, goal, enable, k, target]``.
     """
 
-    state_names = ("q", "v", "goal", "enable", "k", "target")
-    n_continuous = 2
     chart_names = CHART_NAMES
 
     def __init__(self, model: Model, bench: Pendulum, kp: float, vin: float, command: Command) -> None:
         self.model, self.bench, self.kp, self.vin, self.command = model, bench, kp, vin, command
         self.servo = continuous_servo(model)
+        #: the additions carrying a continuous state (their index in the servo's additions)
+        self.heated = [i for i, a in enumerate(self.servo.additions) if hasattr(a, "rate")]
+        self.n_continuous = 2 + 2 * len(self.heated)
+        self.state_names = ("q", "v", *(("Tw", "Tc") if self.heated else ()), "goal", "enable", "k", "target")
+        self.G, self.E, self.K, self.T = (self.n_continuous + i for i in range(4))  # bookkeeping indices
         self.p = model.values
         self.inertia = float(bench.inertia(self.p["armature"]))
         self.offset = float(self.p.get("q_offset", 0.0))
@@ -123,17 +134,34 @@ class PendulumStickSlip(HybridModel):
     def firmware(self, t: float, x: np.ndarray) -> Tuple[float, float]:
         """``(firmware state, setpoint)`` [rad] at time ``t``: the actuator's firmware run from
         its state at the last command time over the time since (module docstring)."""
-        elapsed = max(t - float(self.command.t[int(x[4])]), 0.0)
-        state, setpoint = self.model.actuator.firmware(x[5], x[2], x[0], bool(x[3] > 0.5), elapsed, self.p)
+        elapsed = max(t - float(self.command.t[int(x[self.K])]), 0.0)
+        state, setpoint = self.model.actuator.firmware(x[self.T], x[self.G], x[0], bool(x[self.E] > 0.5), elapsed, self.p)
         return float(state), float(setpoint)
+
+    def servo_state(self, x: np.ndarray) -> ServoState:
+        """The additions' states in ``x`` (the thermal nodes; None for stateless additions)."""
+        states: list = [None] * len(self.servo.additions)
+        for n, i in enumerate(self.heated):
+            states[i] = (float(x[2 + 2 * n]), float(x[3 + 2 * n]))
+        return ServoState(None, None, states)
+
+    def drive(self, x: np.ndarray) -> Drive:
+        k = int(x[self.K])
+        return Drive(x[self.G], bool(x[self.E] > 0.5), self.kp, self.vin, 0.0,
+                     {name: float(column[k]) for name, column in self.command.inputs.items()})
+
+    def heat_rates(self, x: np.ndarray, tm: float) -> list:
+        """Time derivatives [K/s] of the thermal states at motor torque ``tm`` [N m]."""
+        state = self.servo_state(x)
+        motor = motor_values(self.servo, self.p, self.drive(x).inputs, state)
+        current = tm / motor["kt"]
+        return [float(r) for i in self.heated for r in self.servo.additions[i].rate(state.additions[i], current, motor)]
 
     def torques(self, t: float, x: np.ndarray, v: float) -> Tuple[float, float, float]:
         """Motor torque, external (gravity) torque and friction budget [N m] at velocity ``v``."""
-        k = int(x[4])
-        drive = Drive(x[2], bool(x[3] > 0.5), self.kp, self.vin, 0.0,
-                      {name: float(column[k]) for name, column in self.command.inputs.items()})
+        drive = self.drive(x)
         control = self.model.actuator.control(self.firmware(t, x)[1], x[0], v, self.kp, self.vin)
-        tm = float(motor_torque(self.servo, control, drive.enable, v, self.p, drive))
+        tm = float(motor_torque(self.servo, control, drive.enable, v, self.p, drive, self.servo_state(x)))
         te = float(self.bench.gravity_torque(x[0] + self.offset))
         return tm, te, float(self.model.friction.budget(tm, te, v, self.p))
 
@@ -147,10 +175,11 @@ class PendulumStickSlip(HybridModel):
     # ----------------------------------------------------------------- hybrid model
     def vector_field(self, t: float, x: np.ndarray, chart: int) -> np.ndarray:
         if chart == STICK:
-            return np.zeros(2)
+            heat = self.heat_rates(x, self.torques(t, x, 0.0)[0]) if self.heated else []
+            return np.array([0.0, 0.0, *heat])
         tm, te, budget = self.torques(t, x, x[1])
         friction = -budget if chart == SLIDE_POS else budget
-        return np.array([x[1], (tm + te + friction) / self.inertia])
+        return np.array([x[1], (tm + te + friction) / self.inertia, *(self.heat_rates(x, tm) if self.heated else [])])
 
     def boundaries(self, chart: int) -> Sequence[Boundary]:
         first = Boundary(B_BREAKAWAY) if chart == STICK else Boundary(B_STOP)
@@ -158,7 +187,7 @@ class PendulumStickSlip(HybridModel):
 
     def boundary(self, t: float, x: np.ndarray, chart: int, index: int) -> float:
         if index == B_COMMAND:
-            k = int(x[4])
+            k = int(x[self.K])
             return self.command.t[k + 1] - t if k + 1 < len(self.command.t) else math.inf
         if index == B_STOP:
             return x[1] if chart == SLIDE_POS else -x[1]
@@ -168,10 +197,10 @@ class PendulumStickSlip(HybridModel):
     def transition(self, t: float, x: np.ndarray, chart: int, index: int) -> Transition:
         new = np.array(x, dtype=float)
         if index == B_COMMAND:
-            k = int(x[4]) + 1
-            stays_on = x[3] > 0.5 and bool(self.command.enable[k])
-            new[5] = self.firmware(t, x)[0] if stays_on else x[0]  # the firmware state at t_k
-            new[2], new[3], new[4] = self.command.goal[k], float(self.command.enable[k]), k
+            k = int(x[self.K]) + 1
+            stays_on = x[self.E] > 0.5 and bool(self.command.enable[k])
+            new[self.T] = self.firmware(t, x)[0] if stays_on else x[0]  # the firmware state at t_k
+            new[self.G], new[self.E], new[self.K] = self.command.goal[k], float(self.command.enable[k]), k
             return Transition(self.at_rest_chart(t, new) if chart == STICK else chart, new)
         new[1] = 0.0  # the velocity reached zero (B_STOP), or the joint breaks away from rest
         return Transition(self.at_rest_chart(t, new), new)
@@ -188,7 +217,7 @@ class PendulumStickSlip(HybridModel):
         return ("t", "q", "v", "goal")
 
     def auxiliary(self, t: float, x: np.ndarray, chart: int) -> np.ndarray:
-        return np.array([t, x[0], x[1], x[2]])
+        return np.array([t, x[0], x[1], x[self.G]])
 
 
 def log_command(log: Log) -> Command:
@@ -211,7 +240,10 @@ def exact_rollout(model: Model, log: Log, record_period: float,
     command = log_command(log)
     vin = model.actuator.default_vin if log.vin is None else float(log.vin)
     hybrid = PendulumStickSlip(model, bench_of(log), float(log.kp), vin, command)
-    x0 = [float(log.position[0]), float(log.speed[0]), command.goal[0], float(command.enable[0]), 0.0,
+    reading = log.extra.get("temp")
+    start = float(reading[0]) if reading is not None and len(reading) else float(model.values.get("thermal_initial", 0.0))
+    x0 = [float(log.position[0]), float(log.speed[0]), *((start, start) if hybrid.heated else ()),
+          command.goal[0], float(command.enable[0]), 0.0,
           float(log.position[0])]  # the firmware state starts at the first position, as in the rollout
     run = replace(settings, final_time=float(command.t[-1]), record_period=record_period)
     return simulate(hybrid, x0, run)
