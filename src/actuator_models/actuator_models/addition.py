@@ -20,7 +20,10 @@ bias, everything the simulators, the compiled kernel and the fit need to know ab
   twin; :mod:`.kernel` then refuses a model carrying it, naming it, and the fit runs the numpy
   step and says so);
 - ``prior_weight``: a hint for the fit's default prior weight (None: no opinion);
-- :meth:`carried_by_default`: whether ``fit --carry auto`` carries it for these logs.
+- :meth:`carried_by_default`: whether ``fit --carry auto`` carries it for these logs;
+- ``continuous_hooks``: the hooks whose ``dt -> 0`` limit the exact stick/slip reference
+  (:mod:`hybrid_sim.pendulum`) runs (:attr:`Addition.continuous_hooks`); it refuses, naming the
+  addition, one acting through any other hook.
 
 Hooks are pure and shape-polymorphic: floats (one servo, the scalar step) or numpy arrays
 (parameter sets x logs, the batched step). Units: rad, rad/s, s, degC.
@@ -48,6 +51,12 @@ class Addition:
     inputs: Tuple[str, ...] = ()
     kernel_columns: Tuple[str, ...] = ()
     prior_weight: Optional[float] = None
+    #: Hooks with a continuous-time form: ``on_motor`` always (a pure function of the step's
+    #: values); ``on_command`` where :meth:`command_delay` is the hook's ``dt -> 0`` limit (a
+    #: transport delay); ``on_output`` where the hook is rate-independent (a hysteresis: one call
+    #: for a monotone move of the drive equals any sequence of calls along it) and its state is
+    #: one float.
+    continuous_hooks: Tuple[str, ...] = ("on_motor",)
 
     def start(self, q: Value, p: ParamValues, dt: Value) -> Any:
         """The state at the start of a simulation from the first position ``q`` [rad] at step
@@ -82,6 +91,17 @@ class Addition:
         """Parameter values fixed from the training logs' inputs (per input name, one array or None
         per log) rather than searched: none unless overridden."""
         return {}
+
+    def command_delay(self, p: ParamValues) -> float:
+        """The delay [s] the :meth:`on_command` hook puts on the commands as the step ``dt -> 0``
+        (its continuous form, declared by listing ``on_command`` in ``continuous_hooks``)."""
+        return 0.0
+
+    def rate(self, state: Any, current: Value, p: ParamValues) -> Any:
+        """The time derivative of the state at motor ``current`` [A] as the step ``dt -> 0`` (the
+        continuous form of :meth:`on_current`, declared by listing ``on_current`` in
+        ``continuous_hooks``; a tuple of the state's entries' derivatives)."""
+        raise NotImplementedError(f"addition {self.name!r} declares no continuous form of on_current")
 
     def output(self, state: Any, q: Value) -> Value:
         """What the encoder reads [rad] when the drive is at ``q`` [rad]."""

@@ -37,6 +37,7 @@ class Backlash(Addition):
     title = "gear backlash"
     parameters = (BACKLASH,)
     kernel_columns = ("backlash",)
+    continuous_hooks = ("on_output",)  # the play is a hysteresis: rate-independent, one float of state
 
     def start(self, q: Value, p: ParamValues, dt: Value) -> Any:
         shape = np.broadcast_shapes(np.shape(q), np.shape(p["backlash"]))

@@ -57,6 +57,7 @@ class Latency(Addition):
     title = "command latency"
     parameters = (LATENCY,)
     kernel_columns = ("latency",)
+    continuous_hooks = ("on_command",)  # dt -> 0: every command reaches the firmware `latency` late
 
     def start(self, q: Value, p: ParamValues, dt: Value) -> Any:
         delay = delay_steps(p["latency"], dt)
@@ -84,6 +85,9 @@ class Latency(Addition):
         if np.ndim(goal) == 0:
             return ring, float(goal), bool(enable)
         return ring, goal, enable
+
+    def command_delay(self, p: ParamValues) -> float:
+        return float(p["latency"])
 
     def describe(self, value: float) -> str:
         return f"latency {1000 * value:.3g} ms"

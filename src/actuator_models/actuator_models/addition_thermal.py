@@ -95,6 +95,7 @@ class Thermal(Addition):
     parameters = (ALPHA, WINDING_RESISTANCE, WINDING_CAPACITY, CASE_RESISTANCE, CASE_CAPACITY, AMBIENT, INITIAL)
     inputs = ("temperature",)
     kernel_columns = tuple(p.name for p in parameters)
+    continuous_hooks = ("on_motor_state", "on_current")  # rate(): the network's time derivative
 
     def initial(self, q: Value, p: ParamValues, dt: Value, inputs: Mapping[str, Optional[Value]]) -> Any:
         t = start_temperature(q, p, inputs.get("temperature"))

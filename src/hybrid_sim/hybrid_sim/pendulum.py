@@ -27,13 +27,26 @@ exactly what the fixed-step rollout's steps add up to. The state at ``t_k`` (boo
 shaft's position otherwise (a disabled firmware's target follows the shaft).
 
 The servo is the project's one servo model (:mod:`actuator_models.servo`): its additions act
-through their declared hooks. An addition acting on the motor's values (``heating``: ``R`` at the
-log's temperature, held like the command between samples) is part of the continuous model; so is
-one whose state follows the motor current and declares its time derivative (``rate``: ``thermal``,
-whose winding and case temperatures are then two more continuous states ``Tw, Tc`` after ``q, v``,
-started at the log's first ``temp`` reading, else the model's ``thermal_initial``); one acting on
-the command or the output (``latency``, ``backlash``) has no continuous form here and is refused
-with an error naming it, never ignored.
+through their declared hooks, each in its ``dt -> 0`` limit (``Addition.continuous_hooks``):
+
+* on the motor's values (``heating``: ``R`` at the log's temperature, the input held between its
+  sample times like the command);
+* on the command as a transport delay ``L`` (``latency``: ``Addition.command_delay``): command
+  ``k`` takes effect at ``t_k + L`` (the first from ``t = 0``), the firmware's elapsed time counts
+  from there, and the command boundary fires at ``t_{k+1} + L``;
+* on the output as a hysteresis (``backlash``): its state (one float, bookkeeping) is stored at
+  every transition; within an epoch the drive moves monotonically (SLIDE+, SLIDE-) or not at all
+  (STICK), so the output is the hook applied once from the stored state to the drive's current
+  position. The control law, the firmware and gravity see that output ``y``; the motor's back-EMF
+  and the friction the drive's ``v``, as in the fixed-step step. The output is recorded as ``y``.
+
+* on its own state, following the motor current (``thermal``: ``Addition.rate``, the state's
+  time derivative): the winding and case temperatures are continuous states after ``q, v``,
+  integrated in every chart (the stalled servo heats too), started at the log's first ``temp``
+  reading, else the model's ``thermal_initial``.
+
+An addition acting through a hook it declares no continuous form of is refused with an error
+naming it, never ignored.
 
 The fixed-step simulators get the same held command: at step time ``t = n dt`` the goal is the
 log sample ``floor(t / dt_log)``; they run through ``actuator_models.simulation.simulate_logs``
@@ -83,32 +96,26 @@ class Command:
     inputs: Mapping[str, np.ndarray] = field(default_factory=dict)
 
 
-#: The hooks an addition may act through in the continuous reference.
-CONTINUOUS_HOOKS = ("on_motor",)
-#: Hooks of an addition whose state follows the motor current: continuous when it declares ``rate``.
-CURRENT_HOOKS = ("on_motor_state", "on_current")
-
-
 def continuous_servo(model: Model) -> Servo:
-    """The model's servo, or a ValueError naming an addition with no continuous form here."""
+    """The model's servo, or a ValueError naming an addition acting through a hook it declares no
+    continuous form of (``Addition.continuous_hooks``)."""
     servo = Servo.of(model)
     for addition in servo.additions:
-        continuous = CONTINUOUS_HOOKS + (CURRENT_HOOKS if hasattr(addition, "rate") else ())
-        discrete = [h for h in addition.acts_on if h not in continuous]
+        discrete = [h for h in addition.acts_on if h not in addition.continuous_hooks]
         if discrete:
-            raise ValueError(f"addition {addition.name!r} acts through {', '.join(discrete)}, which the stick/slip "
-                             f"reference has no continuous form of (it honours additions acting on the motor's values)")
+            raise ValueError(f"addition {addition.name!r} acts through {', '.join(discrete)}, which it declares no "
+                             f"continuous form of: the stick/slip reference cannot run it")
     return servo
 
 
 class PendulumStickSlip(HybridModel):
     """Charts SLIDE+, SLIDE-, STICK of the pendulum bench (module docstring).
 
-    State ``[q, v, goal, enable, k, target]``: q [rad], v [rad/s] continuous; the held goal [rad],
-    torque enable (0/1), the command sample index k and the firmware state at command time k
-    (target [rad], see the module docstring) are bookkeeping states. A model carrying ``thermal``
-    adds the winding and case temperatures [degC] as continuous states after v:
-    ``[q, v, Tw, Tc, goal, enable, k, target]``.
+    State ``[q, v, goal, enable, k, target, *outputs]``: the drive's q [rad], v [rad/s] continuous;
+    the held goal [rad], torque enable (0/1), the command index k, the firmware state at command
+    k's time (target [rad], see the module docstring) and the output additions' states at the last
+    transition are bookkeeping states. A model carrying ``thermal`` adds the winding and case
+    temperatures [degC] as continuous states after v: ``[q, v, Tw, Tc, goal, ...]``.
     """
 
     chart_names = CHART_NAMES
@@ -116,53 +123,75 @@ class PendulumStickSlip(HybridModel):
     def __init__(self, model: Model, bench: Pendulum, kp: float, vin: float, command: Command) -> None:
         self.model, self.bench, self.kp, self.vin, self.command = model, bench, kp, vin, command
         self.servo = continuous_servo(model)
-        #: the additions carrying a continuous state (their index in the servo's additions)
-        self.heated = [i for i, a in enumerate(self.servo.additions) if hasattr(a, "rate")]
-        self.n_continuous = 2 + 2 * len(self.heated)
-        self.state_names = ("q", "v", *(("Tw", "Tc") if self.heated else ()), "goal", "enable", "k", "target")
-        self.G, self.E, self.K, self.T = (self.n_continuous + i for i in range(4))  # bookkeeping indices
         self.p = model.values
         self.inertia = float(bench.inertia(self.p["armature"]))
         self.offset = float(self.p.get("q_offset", 0.0))
+        self.delay = sum(a.command_delay(self.p) for a in self.servo.additions if "on_command" in a.acts_on)
+        self.outputs = tuple(a for a in self.servo.additions if "on_output" in a.acts_on)
+        #: the additions with a continuous state of their own (their index among the servo's additions)
+        self.heated = [i for i, a in enumerate(self.servo.additions) if "on_current" in a.acts_on]
+        self.n_continuous = 2 + 2 * len(self.heated)
+        self.G, self.E, self.K, self.T = (self.n_continuous + i for i in range(4))  # bookkeeping indices
+        self.state_names = ("q", "v", *(("Tw", "Tc") if self.heated else ()), "goal", "enable", "k", "target") + \
+            tuple(a.name for a in self.outputs)
 
     def parameters(self) -> Mapping[str, float]:
         return {**{k: float(v) for k, v in self.p.items()}, "mass": float(self.bench.mass),
                 "length": float(self.bench.length), "arm_mass": float(self.bench.arm_mass),
                 "kp": self.kp, "vin": self.vin}
 
+    # ----------------------------------------------------------------- commands and output
+    def command_time(self, k: int) -> float:
+        """When command ``k`` reaches the firmware [s]: ``t_k`` plus the delay (the first at 0)."""
+        return float(self.command.t[k]) + self.delay if k > 0 else 0.0
+
+    def inputs_at(self, t: float) -> Dict[str, float]:
+        """The additions' inputs at time ``t``: the log's sample in force (not delayed)."""
+        j = int(np.searchsorted(self.command.t, t + 1e-9, side="right")) - 1
+        j = min(max(j, 0), len(self.command.t) - 1)
+        return {name: float(column[j]) for name, column in self.command.inputs.items()}
+
+    def output_states(self, x: np.ndarray) -> Tuple[float, ...]:
+        """The output additions' states with the drive at ``x[0]``: each hook applied once from
+        its state at the last transition (rate-independent, module docstring)."""
+        return tuple(float(a.on_output(s, x[0], self.p)) for a, s in zip(self.outputs, x[self.T + 1:]))
+
+    def output(self, x: np.ndarray) -> float:
+        """What the encoder reads [rad] with the drive at ``x[0]``."""
+        y = float(x[0])
+        for a, s in zip(self.outputs, self.output_states(x)):
+            y = float(a.output(s, y))
+        return y
+
     # ----------------------------------------------------------------- torques
     def firmware(self, t: float, x: np.ndarray) -> Tuple[float, float]:
         """``(firmware state, setpoint)`` [rad] at time ``t``: the actuator's firmware run from
-        its state at the last command time over the time since (module docstring)."""
-        elapsed = max(t - float(self.command.t[int(x[self.K])]), 0.0)
-        state, setpoint = self.model.actuator.firmware(x[self.T], x[self.G], x[0], bool(x[self.E] > 0.5), elapsed, self.p)
+        its state when the command in force reached it over the time since (module docstring)."""
+        elapsed = max(t - self.command_time(int(x[self.K])), 0.0)
+        state, setpoint = self.model.actuator.firmware(x[self.T], x[self.G], self.output(x), bool(x[self.E] > 0.5), elapsed, self.p)
         return float(state), float(setpoint)
 
     def servo_state(self, x: np.ndarray) -> ServoState:
-        """The additions' states in ``x`` (the thermal nodes; None for stateless additions)."""
+        """The additions' states with continuous forms in ``x`` (the thermal nodes; None else)."""
         states: list = [None] * len(self.servo.additions)
         for n, i in enumerate(self.heated):
             states[i] = (float(x[2 + 2 * n]), float(x[3 + 2 * n]))
         return ServoState(None, None, states)
 
-    def drive(self, x: np.ndarray) -> Drive:
-        k = int(x[self.K])
-        return Drive(x[self.G], bool(x[self.E] > 0.5), self.kp, self.vin, 0.0,
-                     {name: float(column[k]) for name, column in self.command.inputs.items()})
-
-    def heat_rates(self, x: np.ndarray, tm: float) -> list:
+    def heat_rates(self, t: float, x: np.ndarray, tm: float) -> list:
         """Time derivatives [K/s] of the thermal states at motor torque ``tm`` [N m]."""
         state = self.servo_state(x)
-        motor = motor_values(self.servo, self.p, self.drive(x).inputs, state)
+        motor = motor_values(self.servo, self.p, self.inputs_at(t), state)
         current = tm / motor["kt"]
         return [float(r) for i in self.heated for r in self.servo.additions[i].rate(state.additions[i], current, motor)]
 
     def torques(self, t: float, x: np.ndarray, v: float) -> Tuple[float, float, float]:
         """Motor torque, external (gravity) torque and friction budget [N m] at velocity ``v``."""
-        drive = self.drive(x)
-        control = self.model.actuator.control(self.firmware(t, x)[1], x[0], v, self.kp, self.vin)
+        y = self.output(x)
+        drive = Drive(x[self.G], bool(x[self.E] > 0.5), self.kp, self.vin, 0.0, self.inputs_at(t))
+        control = self.model.actuator.control(self.firmware(t, x)[1], y, v, self.kp, self.vin)
         tm = float(motor_torque(self.servo, control, drive.enable, v, self.p, drive, self.servo_state(x)))
-        te = float(self.bench.gravity_torque(x[0] + self.offset))
+        te = float(self.bench.gravity_torque(y + self.offset))
         return tm, te, float(self.model.friction.budget(tm, te, v, self.p))
 
     def at_rest_chart(self, t: float, x: np.ndarray) -> int:
@@ -175,11 +204,10 @@ class PendulumStickSlip(HybridModel):
     # ----------------------------------------------------------------- hybrid model
     def vector_field(self, t: float, x: np.ndarray, chart: int) -> np.ndarray:
         if chart == STICK:
-            heat = self.heat_rates(x, self.torques(t, x, 0.0)[0]) if self.heated else []
-            return np.array([0.0, 0.0, *heat])
+            return np.array([0.0, 0.0, *(self.heat_rates(t, x, self.torques(t, x, 0.0)[0]) if self.heated else [])])
         tm, te, budget = self.torques(t, x, x[1])
         friction = -budget if chart == SLIDE_POS else budget
-        return np.array([x[1], (tm + te + friction) / self.inertia, *(self.heat_rates(x, tm) if self.heated else [])])
+        return np.array([x[1], (tm + te + friction) / self.inertia, *(self.heat_rates(t, x, tm) if self.heated else [])])
 
     def boundaries(self, chart: int) -> Sequence[Boundary]:
         first = Boundary(B_BREAKAWAY) if chart == STICK else Boundary(B_STOP)
@@ -188,7 +216,7 @@ class PendulumStickSlip(HybridModel):
     def boundary(self, t: float, x: np.ndarray, chart: int, index: int) -> float:
         if index == B_COMMAND:
             k = int(x[self.K])
-            return self.command.t[k + 1] - t if k + 1 < len(self.command.t) else math.inf
+            return self.command_time(k + 1) - t if k + 1 < len(self.command.t) else math.inf
         if index == B_STOP:
             return x[1] if chart == SLIDE_POS else -x[1]
         tm, te, budget = self.torques(t, x, 0.0)
@@ -196,10 +224,11 @@ class PendulumStickSlip(HybridModel):
 
     def transition(self, t: float, x: np.ndarray, chart: int, index: int) -> Transition:
         new = np.array(x, dtype=float)
+        new[6:] = self.output_states(x)  # the output hysteresis' states at this transition
         if index == B_COMMAND:
             k = int(x[self.K]) + 1
             stays_on = x[self.E] > 0.5 and bool(self.command.enable[k])
-            new[self.T] = self.firmware(t, x)[0] if stays_on else x[0]  # the firmware state at t_k
+            new[self.T] = self.firmware(t, x)[0] if stays_on else self.output(x)  # the firmware state at command k
             new[self.G], new[self.E], new[self.K] = self.command.goal[k], float(self.command.enable[k]), k
             return Transition(self.at_rest_chart(t, new) if chart == STICK else chart, new)
         new[1] = 0.0  # the velocity reached zero (B_STOP), or the joint breaks away from rest
@@ -214,10 +243,10 @@ class PendulumStickSlip(HybridModel):
         return Transition(self.at_rest_chart(t, new), new)
 
     def aux_names(self):
-        return ("t", "q", "v", "goal")
+        return ("t", "q", "v", "goal", "y")
 
     def auxiliary(self, t: float, x: np.ndarray, chart: int) -> np.ndarray:
-        return np.array([t, x[0], x[1], x[self.G]])
+        return np.array([t, x[0], x[1], x[self.G], self.output(x)])
 
 
 def log_command(log: Log) -> Command:
@@ -240,13 +269,20 @@ def exact_rollout(model: Model, log: Log, record_period: float,
     command = log_command(log)
     vin = model.actuator.default_vin if log.vin is None else float(log.vin)
     hybrid = PendulumStickSlip(model, bench_of(log), float(log.kp), vin, command)
+    q0 = float(log.position[0])
+    outputs = [float(a.start(q0, hybrid.p, float(log.dt))) for a in hybrid.outputs]  # e.g. the play centred
     reading = log.extra.get("temp")
     start = float(reading[0]) if reading is not None and len(reading) else float(model.values.get("thermal_initial", 0.0))
-    x0 = [float(log.position[0]), float(log.speed[0]), *((start, start) if hybrid.heated else ()),
-          command.goal[0], float(command.enable[0]), 0.0,
-          float(log.position[0])]  # the firmware state starts at the first position, as in the rollout
+    x0 = [q0, float(log.speed[0]), *((start, start) * len(hybrid.heated)), command.goal[0], float(command.enable[0]), 0.0,
+          q0, *outputs]  # the firmware state starts at the first position, as in the rollout
     run = replace(settings, final_time=float(command.t[-1]), record_period=record_period)
     return simulate(hybrid, x0, run)
+
+
+def reference_output(result: HybridResult) -> np.ndarray:
+    """What the encoder reads [rad] at the reference's recorded samples (the drive's ``q`` unless
+    an output addition such as ``backlash`` stands between)."""
+    return result.aux[result.aux_names.index("y")]
 
 
 def held_log(log: Log, dt: float) -> Log:
@@ -291,7 +327,7 @@ def discretisation_errors(model: Model, log: Log, dts: Sequence[float] = (0.001,
     reference = exact_rollout(model, log, base, settings)
     if not reference.success:
         raise RuntimeError(f"{log.source}: reference run failed: {reference.message}")
-    q_ref = reference.state("q")
+    q_ref = reference_output(reference)
     mae: Dict[Tuple[str, float], float] = {}
     for integrator in integrators:
         for dt in dts:
