@@ -230,6 +230,11 @@ def run_fit(args: argparse.Namespace) -> int:
             flag = f"  ({', '.join(flags)})" if flags else ""
             print(f"    {s.name:<32} {s.value:>11.5g} ± {s.half_width:<9.2g} {s.unit}{flag}")
     content = json.loads((outputs.report / "report.json").read_text())
+    for name, m in content["models"].items():
+        bare = (m.get("additions") or {}).get("without_temperature")
+        if bare and carry and set(carry) & {"heating", "thermal"}:
+            val = "" if bare["validation_mae"] is None else f", validation MAE {bare['validation_mae']:.5f}"
+            print(f"{name.upper()} simulated without the logs' temperature: train MAE {bare['train_mae']:.5f} rad{val}")
     for warning in content["warnings"]:
         print(f"warning: {warning}", file=sys.stderr)
     print(f"best model by {content['chosen_by']}: {content['best_model'].upper()}", end="")
