@@ -195,8 +195,7 @@ class JointSimulation:
         self.kp = np.array([s.kp for s in self.servos], dtype=float)
         #: servo temperatures [degC] for models carrying ``heating`` (NaN: 25 degC, R as identified)
         self.temperature = np.array([np.nan if s.temperature is None else s.temperature for s in self.servos])
-        for s in self.servos:
-            warn_unmeasured(ServoParts.of(s.model), s.temperature is not None)
+        self._unwarned = set(range(n))  # servos not yet warned of heating without a temperature
         self._control = np.zeros(n)
         self._motor_torque = np.zeros(n)
         self._external_torque = np.zeros(n)
@@ -337,6 +336,9 @@ class JointSimulation:
         drives = []
         for i, servo in enumerate(self.servos):
             temperature = None if np.isnan(self.temperature[i]) else float(self.temperature[i])
+            if temperature is None and i in self._unwarned:
+                self._unwarned.discard(i)
+                warn_unmeasured(self._parts[i], False)
             drive = Drive(self.goal_position[i], bool(self.torque_enable[i]), self.kp[i], self._vin[i], self.timestep,
                           {"temperature": temperature})
             target, enable = setpoint(self._parts[i], self._states[i], drive, y[i], servo.model.values)

@@ -224,7 +224,7 @@ class PendulumStickSlip(HybridModel):
 
     def transition(self, t: float, x: np.ndarray, chart: int, index: int) -> Transition:
         new = np.array(x, dtype=float)
-        new[6:] = self.output_states(x)  # the output hysteresis' states at this transition
+        new[self.T + 1:] = self.output_states(x)  # the output hysteresis' states at this transition
         if index == B_COMMAND:
             k = int(x[self.K]) + 1
             stays_on = x[self.E] > 0.5 and bool(self.command.enable[k])
