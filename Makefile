@@ -1,13 +1,14 @@
 # Two commands set everything up on a fresh machine (Python 3.10+, pip, gcc):
 #   make demo   - create .venv, install the packages, run the main job (the no-ROS demo)
-#   make test   - create .venv, install the packages and test tools, run the test suite
+#   make test   - create .venv, install the packages and test tools, run the linters and the test suite
+#   make lint   - ruff (ruff.toml) and mypy (mypy.ini) over src/ only
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PACKAGES := src/actuator_models src/actuator_sim src/actuator_drivers src/actuator_bench src/hybrid_sim
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test install clean
+.PHONY: demo test lint install clean
 
 $(STAMP): Makefile $(wildcard src/*/setup.py) requirements-test.txt
 	$(PYTHON) -m venv $(VENV)
@@ -25,7 +26,13 @@ DEMO_ARGS ?= --quick
 demo: $(STAMP)
 	$(VENV)/bin/actuator-bench demo $(DEMO_ARGS) --out demo-out --force
 
-test: $(STAMP)
+MYPY_PACKAGES := actuator_models actuator_sim actuator_drivers actuator_bench hybrid_sim
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check src
+	$(VENV)/bin/mypy --config-file mypy.ini $(addprefix -p ,$(MYPY_PACKAGES))
+
+test: lint
 	$(PY) -m pytest -q tests $(wildcard src/*/test)
 
 clean:

@@ -4,7 +4,7 @@ validation MAE table, overall and per trajectory.
 Run by hand (minutes per model on 2 cores):
     .venv/bin/python benchmarks/dahl_xl330.py [--logs data/xl330/processed] [--out dahl-xl330/] [--trials 6000]
 
-Uses only the public ``fit()`` API, so it keeps working whatever engine ``fit`` runs on.
+Uses only the public ``fit(FitSpec)`` API, so it keeps working whatever engine ``fit`` runs on.
 """
 
 from __future__ import annotations
@@ -17,7 +17,10 @@ from pathlib import Path
 
 import numpy as np
 
-from actuator_models.identification import fit
+from actuator_models.fit_data import FitSettings
+from actuator_models.fit_outputs import FitOutputs
+from actuator_models.fit_spec import FitSpec
+from actuator_models.fitting import fit
 from actuator_models.logs import read_logs
 
 MODELS = ("m1", "m2", "m3", "m4", "m5", "m6", "dahl", "dahl+viscous")
@@ -37,8 +40,9 @@ def main() -> None:
     rows = {}
     for name in args.models:
         began = time.perf_counter()
-        result = fit(logs, "xl330", name, trials=args.trials, seed=0, progress=False,
-                     out=out / f"{name}.json")
+        spec = FitSpec(logs, "xl330", (name,), FitSettings(trials=args.trials, seed=0), carry=(),
+                       outputs=FitOutputs.in_folder(out, [name]))
+        result = fit(spec).result()
         per_trajectory = defaultdict(list)
         for log, mae in result.validation_logs.items():
             per_trajectory[trajectory[log]].append(mae)

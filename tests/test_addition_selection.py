@@ -13,8 +13,10 @@ import pytest
 from actuator_models.addition_selection import MIN_GAIN
 from actuator_models.additions import carried_by_default
 from actuator_models.fit_data import FitSettings
+from actuator_models.fit_outputs import FitOutputs
+from actuator_models.fit_spec import FitSpec
+from actuator_models.fitting import fit
 from actuator_models.model import new_model
-from actuator_models.report import fit_models
 from actuator_models.splits import Dataset
 from actuator_models.synthesis import BenchConfig, synthesize_logs
 
@@ -31,9 +33,9 @@ def _fit(tmp_path, **truth):
     # one start: each fold's fit gets the whole small budget (of two starts, successive halving
     # would stop one early and leave the fit without an addition less settled than with it)
     settings = FitSettings(trials=600, seed=0, fixed=MOTOR, prior=0.0, starts=1)
-    reports = fit_models(dataset, "xl330", ["m1"], tmp_path, settings, cv_rules=("gain",), cv_trials=400,
-                         additions=("latency", "backlash"))
-    return reports["m1"], json.loads((tmp_path / "report" / "report.json").read_text())
+    report = fit(FitSpec(dataset, "xl330", ("m1",), settings, carry=(), additions=("latency", "backlash"),
+                         cv_rules=("gain",), cv_trials=400, outputs=FitOutputs.in_folder(tmp_path, ["m1"])))
+    return report.models["m1"], json.loads((tmp_path / "report" / "report.json").read_text())
 
 
 def test_known_latency_is_kept_and_recovered(tmp_path):
@@ -84,8 +86,11 @@ def test_known_heating_is_carried_by_default_and_recovered(tmp_path):
     settings = FitSettings(trials=500, seed=0, fixed=dict(MOTOR, R=3.0), prior=0.0, starts=1)
     carry = carried_by_default([log.extra.get("temp") for log in dataset.train])
     assert carry == ("heating",)
-    heated = fit_models(dataset, "xl330", ["m1"], tmp_path / "heated", settings, carry=carry)["m1"].result
-    plain = fit_models(dataset, "xl330", ["m1"], tmp_path / "plain", settings)["m1"].result
+    heated = fit(FitSpec(dataset, "xl330", ("m1",), settings, outputs=FitOutputs.in_folder(tmp_path / "heated", ["m1"])))
+    assert heated.carry == carry  # the fit's own carry rule, as --carry auto
+    plain = fit(FitSpec(dataset, "xl330", ("m1",), settings, carry=(),
+                        outputs=FitOutputs.in_folder(tmp_path / "plain", ["m1"]))).result()
+    heated = heated.result()
     assert heated.model.values["heating"] == pytest.approx(0.02, abs=0.002)
     assert "heating" not in plain.model.values
     assert heated.train_mae < 0.5 * plain.train_mae

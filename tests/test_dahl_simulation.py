@@ -102,7 +102,9 @@ def test_cma_es_fit_starts_from_the_two_stage_estimate():
     of the true Fc, rho: the first trial is that estimate, so the fit reproduces a log simulated
     with the true parameters (MAE ~ 0), where a search from the bounds' centre would not start."""
     from actuator_models.dahl_identification import Record, identify, start_model
-    from actuator_models.identification import fit
+    from actuator_models.fit_spec import FitSpec
+    from actuator_models.fitting import fit
+    from actuator_models.identification import FitSettings
     from actuator_models.simulation import simulate_logs
     from dahl_reference import cosine_record, ramp_record
 
@@ -117,7 +119,8 @@ def test_cma_es_fit_starts_from_the_two_stage_estimate():
     log.position = simulate_logs(truth, [log])[0]
     fixed = {name: truth.values[name] for name in ("kt", "R", "armature", "q_offset", "friction_viscous")}
     start = start_model(estimate, "xl330", **fixed)
-    result = fit([log], "xl330", "dahl+viscous", trials=8, validation_fraction=0.0, fixed=fixed, start=start,
-                 progress=False, polish=False)
+    settings = FitSettings(trials=8, fixed=fixed, polish=False)
+    result = fit(FitSpec([log], "xl330", ("dahl+viscous",), settings, validation_fraction=0.0, carry=(),
+                         start=start)).result()
     assert result.train_mae < 1e-5
     assert result.model.values["dahl_rho"] == pytest.approx(rho, rel=2e-3)

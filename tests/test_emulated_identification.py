@@ -10,7 +10,9 @@ from dataclasses import replace
 
 from actuator_bench.demo import process, record_logs, true_validation_mae
 from actuator_bench.demo_settings import QUICK
-from actuator_models.identification import fit
+from actuator_models.fit_spec import FitSpec
+from actuator_models.fitting import fit
+from actuator_models.identification import FitSettings
 from actuator_models.model import load_model
 
 
@@ -22,7 +24,8 @@ def test_m6_fitted_on_emulated_recordings_matches_the_true_model(tmp_path):
     assert 0 < true_mae < 0.01
     # the budget is a hard cap over search, restarts and polish: 12000 in all stopped at 1.59x
     # the true model's MAE, 24000 reaches 1.04x (15 free parameters on 12 training logs)
-    m6 = fit(logs, "mx64", "m6", trials=24000, seed=0, restarts=1, progress=False, starts=1, prior=0.0)
-    m1 = fit(logs, "mx64", "m1", trials=2000, seed=0, progress=False, starts=1, prior=0.0)
+    m6 = fit(FitSpec(logs, "mx64", ("m6",), FitSettings(trials=24000, seed=0, restarts=1, starts=1, prior=0.0),
+                     carry=())).result()
+    m1 = fit(FitSpec(logs, "mx64", ("m1",), FitSettings(trials=2000, seed=0, starts=1, prior=0.0), carry=())).result()
     assert m6.validation_mae <= 1.1 * true_mae, (m6.validation_mae, true_mae)
     assert m1.validation_mae > 2 * m6.validation_mae

@@ -14,7 +14,9 @@ from actuator_bench.demo import process, true_validation_mae
 from actuator_drivers.ethercat_emulator.emulated import EmulatedJoint, emulated_erob, set_bench
 from actuator_drivers.erob.bench import ErobBench
 from actuator_bench.record_grid import Grid, record_all
-from actuator_models.identification import fit
+from actuator_models.fit_spec import FitSpec
+from actuator_models.fitting import fit
+from actuator_models.identification import FitSettings
 from actuator_models.model import load_model
 
 from test_erob_driver import REASON
@@ -37,10 +39,11 @@ def test_m6_fitted_on_emulated_erob_recordings_matches_the_true_model(tmp_path):
     # the truth), the linear scale (on the log one this 2500-trial M6 fit lands at 1.7x the true
     # model's MAE: see actuator_models.objective.SearchSpace)
     engine = dict(starts=1, prior=0.0, log_scale=False)
-    m1 = fit(logs, "erob80_100", "m1", trials=600, seed=0, progress=False, **engine)
+    m1 = fit(FitSpec(logs, "erob80_100", ("m1",), FitSettings(trials=600, seed=0, **engine), carry=())).result()
     # M6 nests M1: its search starts from the fitted M1 (the project's `start` option)
     # (a small budget, a small population: 2500 trials at 24 are about 100 generations)
-    m6 = fit(logs, "erob80_100", "m6", trials=2500, seed=0, progress=False, start=m1.model, popsize=24, **engine)
+    m6 = fit(FitSpec(logs, "erob80_100", ("m6",), FitSettings(trials=2500, seed=0, popsize=24, **engine), carry=(),
+                     start=m1.model)).result()
     assert m6.validation_mae <= 1.1 * true_mae, (m6.validation_mae, true_mae)
     # clearly worse: with the identification engine's split M1 validates at 1.84x M6 (4.9x before,
     # on another validation set); the true model is M6, so M1 cannot close that gap

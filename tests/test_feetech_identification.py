@@ -12,7 +12,9 @@ Lockstep emulation: the recordings, and the numbers below, do not depend on the 
 
 from actuator_bench.demo import process, record_logs, true_validation_mae
 from actuator_bench.demo_settings import SETTINGS
-from actuator_models.identification import fit
+from actuator_models.fit_spec import FitSpec
+from actuator_models.fitting import fit
+from actuator_models.identification import FitSettings
 from actuator_models.model import load_model
 
 TRIALS = 24000
@@ -25,8 +27,9 @@ def test_m6_fitted_on_emulated_sts_recordings_matches_the_true_model(tmp_path):
     truth = load_model(STS_QUICK.reference)
     true_mae = true_validation_mae(truth, logs)
     assert 0 < true_mae < 0.002
-    m1 = fit(logs, "sts3215", "m1", trials=2000, seed=0, progress=False)
-    m6 = fit(logs, "sts3215", "m6", trials=TRIALS, seed=0, restarts=1, start=m1.model, progress=False)
+    m1 = fit(FitSpec(logs, "sts3215", ("m1",), FitSettings(trials=2000, seed=0), carry=())).result()
+    m6 = fit(FitSpec(logs, "sts3215", ("m6",), FitSettings(trials=TRIALS, seed=0, restarts=1), carry=(),
+                     start=m1.model)).result()
     assert m6.validation_mae <= 1.1 * true_mae, (m6.validation_mae, true_mae)
     assert m1.validation_mae > 3 * m6.validation_mae
     # the firmware law's own parameters are recovered

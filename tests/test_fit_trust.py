@@ -3,6 +3,7 @@ report (no training MAE where validation belongs, warnings when validation is fa
 validation logs chosen by pattern, a prior toward the actuator's defaults, a log-scale search,
 and a made-up servo whose validation log holds an event the training logs lack."""
 
+from dataclasses import replace
 import json
 import subprocess
 import sys
@@ -13,7 +14,9 @@ from optuna.trial import TrialState
 
 from actuator_models import studies
 from actuator_models.cma_run import eliminate, halving_milestones
-from actuator_models.identification import FitSettings, Identification, fit
+from actuator_models.fit_spec import FitSpec
+from actuator_models.fitting import fit
+from actuator_models.identification import FitSettings, Identification
 from actuator_models.logs import read_logs, write_log
 from actuator_models.model import new_model
 from actuator_models.objective import Objective, Prior, SearchSpace
@@ -92,10 +95,12 @@ def test_halving_drops_the_starts_worse_at_the_milestone():
 
 def test_resumed_starts_continue_their_generations(tmp_path, xl330_logs):
     storage = str(tmp_path / "s.journal")
-    options = dict(popsize=8, starts=3, storage=storage, study_name="s", polish=False, validation_logs=1, patience=None)
-    fit(xl330_logs[:4], "xl330", "m1", trials=100, **options)  # a first fit, its last generation cut by the budget
-    second = fit(xl330_logs[:4], "xl330", "m1", trials=196, **options)
-    done = studies.completed(studies.open_study(studies.open_storage(storage), "s"))
+    spec = FitSpec(xl330_logs[:4], "xl330", ("m1",), FitSettings(trials=100, popsize=8, starts=3, polish=False,
+                                                                  patience=None),
+                   validation_logs=1, carry=(), storage=storage, study_prefix="s")
+    fit(spec)  # a first fit, its last generation cut by the budget
+    second = fit(replace(spec, settings=replace(spec.settings, trials=196))).result()
+    done = studies.completed(studies.open_study(studies.open_storage(storage), "s-m1"))
     assert second.trials == len(done) == 196
     cut = []
     for run in range(3):  # each start numbers its generations on; the cut generation stays as it was

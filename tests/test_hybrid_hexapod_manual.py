@@ -8,7 +8,7 @@ import pytest
 
 from hybrid_sim import RunSettings, simulate
 from hybrid_sim.cli import main
-from hybrid_sim.hexapod import CONTROL, Hexapod, HexapodParameters
+from hybrid_sim.hexapod import CONTROL, F, Hexapod, HexapodParameters
 
 SETTINGS = RunSettings(final_time=1.5, record_period=0.01, tolerance=1e-5, max_time_step=1e-3,
                        max_chart_count=100000)
@@ -101,3 +101,24 @@ def test_controller_parameters_change_during_a_run(tmp_path, capsys):
     assert main(["hexapod", "--final-time", "1.0", "--change", "0.505:kp=5"]) == 2
     assert "not a multiple of the record period" in capsys.readouterr().err
     assert main(["hexapod", "--change", "0.5:body_mass=5"]) == 2
+
+
+def test_sloped_terrain_is_continuous_and_carries_a_walk_across_its_crease():
+    # Table 3's sloped terrain, a1 x + a2 y + a3 for y > 0 and a3 elsewhere, jumps by a1 x at y = 0;
+    # until issue 35 a walk with a1 = 0.1 stopped at 0.64 s ("flight toe underground")
+    from hybrid_sim.hexapod_parts import Terrain
+
+    terrain = Terrain("sloped", 0.1, -0.2, 0.01)
+    for x in (-0.3, 0.0, 0.25):
+        # closed form: the plane's value on the line y = 0 from both sides, a1 x + a3
+        assert terrain.height(x, 1e-12) == pytest.approx(0.1 * x + 0.01, abs=1e-12)
+        assert terrain.height(x, -1e-12) == pytest.approx(0.1 * x + 0.01, abs=1e-12)
+        assert terrain.height(x, 0.5) == pytest.approx(0.1 * x - 0.1 + 0.01)
+        np.testing.assert_allclose(terrain.normal(x, -1.0), np.array([-0.1, 0.0, 1.0]) / np.sqrt(1.01))
+    model, result, aux = walk(0.5, terrain_type="sloped", terrain_arg1=0.1, terrain_arg2=0.0, terrain_arg3=0.0)
+    touchdowns = [e for e in result.events if e.boundary < CONTROL and e.boundary % 2]
+    assert touchdowns
+    for e in touchdowns:  # each toe lands on the plane z = 0.1 x (within the contact skin)
+        leg = e.boundary // 2
+        toe = e.state_after[F][[3 * leg, 3 * leg + 2]]
+        assert toe[1] == pytest.approx(0.1 * toe[0], abs=1e-9)

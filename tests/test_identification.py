@@ -1,5 +1,6 @@
 """Identification: splits, the batched CMA-ES loop, resumable and shared studies, reports."""
 
+from dataclasses import replace
 import json
 import signal
 import subprocess
@@ -13,7 +14,9 @@ import pytest
 from optuna.trial import TrialState
 
 from actuator_models import studies
-from actuator_models.identification import FitSettings, Identification, Objective, Progress, SearchSpace, fit
+from actuator_models.fit_spec import FitSpec
+from actuator_models.fitting import fit
+from actuator_models.identification import FitSettings, Identification, Objective, Progress, SearchSpace
 from actuator_models.logs import read_logs
 from actuator_models.model import load_model, new_model
 from actuator_models.splits import Dataset, split_logs, stratified_split
@@ -92,8 +95,8 @@ def test_fit_recovers_a_known_model():
     numpy builds): seed 0 was under 1.1 on one machine, 1.11 on another."""
     true = load_model("mx64/m6")
     logs = synthesize_logs(true, grid([0.5, 1.5], [0.15], [8, 32]))
-    m6 = fit(logs, "mx64", "m6", trials=40000, seed=0, **ENGINE)
-    m1 = fit(logs, "mx64", "m1", trials=2000, seed=0, **ENGINE)
+    m6 = fit(FitSpec(logs, "mx64", ("m6",), FitSettings(trials=40000, seed=0, **ENGINE), carry=())).result()
+    m1 = fit(FitSpec(logs, "mx64", ("m1",), FitSettings(trials=2000, seed=0, **ENGINE), carry=())).result()
     true_mae = Objective(true, m6.dataset.validation)({k: np.array([v]) for k, v in true.values.items()})[0]
     assert 0.0002 < true_mae < 0.0006
     search = m6.phases[0]
@@ -104,11 +107,12 @@ def test_fit_recovers_a_known_model():
 
 def test_resume_continues_the_study(tmp_path, xl330_logs):
     storage = str(tmp_path / "study.journal")
-    options = dict(trials=96, popsize=32, starts=1, storage=storage, study_name="s", polish=False, validation_logs=1)
-    first = fit(xl330_logs[:4], "xl330", "m1", **options)
+    spec = FitSpec(xl330_logs[:4], "xl330", ("m1",), FitSettings(trials=96, popsize=32, starts=1, polish=False),
+                   validation_logs=1, carry=(), storage=storage, study_prefix="s")
+    first = fit(spec).result()
     assert first.trials == 96 and [p.trials for p in first.phases] == [96]
-    second = fit(xl330_logs[:4], "xl330", "m1", **{**options, "trials": 160})
-    complete = load_study(storage, "s").get_trials(states=(TrialState.COMPLETE,))
+    second = fit(replace(spec, settings=replace(spec.settings, trials=160))).result()
+    complete = load_study(storage, "s-m1").get_trials(states=(TrialState.COMPLETE,))
     assert second.trials == len(complete) == 160 and [p.trials for p in second.phases] == [64]
     assert second.train_mae <= first.train_mae
     # the resumed CMA-ES run continued its generations (replayed, not restarted)
@@ -118,9 +122,10 @@ def test_resume_continues_the_study(tmp_path, xl330_logs):
 
 def test_two_workers_share_one_journal(tmp_path, xl330_logs):
     storage = str(tmp_path / "shared.journal")
-    result = fit(xl330_logs[:3], "xl330", "m1", trials=192, popsize=32, starts=1, storage=storage, study_name="w",
-                 workers=2, polish=False, validation_logs=0)
-    complete = load_study(storage, "w").get_trials(states=(TrialState.COMPLETE,))
+    settings = FitSettings(trials=192, popsize=32, starts=1, workers=2, polish=False)
+    result = fit(FitSpec(xl330_logs[:3], "xl330", ("m1",), settings, validation_logs=0, carry=(), storage=storage,
+                         study_prefix="w")).result()
+    complete = load_study(storage, "w-m1").get_trials(states=(TrialState.COMPLETE,))
     # workers count the study's trials together: at most one generation in flight beyond the budget
     assert 192 <= len(complete) <= 192 + 32 and result.trials == len(complete)
     # the helper process may start after worker 0 has spent the budget (no timing is assumed here;
@@ -177,7 +182,8 @@ def test_stop_event_from_another_thread_and_typed_progress(xl330_logs):
 
 
 def test_budget_is_never_exceeded_and_phases_add_up(xl330_logs):
-    result = fit(xl330_logs, "xl330", "m1", trials=50, popsize=12, validation_logs=3, prior=0.0)  # cost = MAE
+    settings = FitSettings(trials=50, popsize=12, prior=0.0)  # cost = MAE
+    result = fit(FitSpec(xl330_logs, "xl330", ("m1",), settings, validation_logs=3, carry=())).result()
     assert result.trials == 50 == sum(p.trials for p in result.phases)
     assert [p.phase for p in result.phases] == ["search", "polish"]
     assert min(p.best for p in result.phases) == pytest.approx(result.train_mae)

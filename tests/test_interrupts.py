@@ -13,7 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from actuator_models.identification import DEFAULT_STARTS, fit
+from actuator_models.fit_outputs import plan_outputs
+from actuator_models.fit_spec import FitSpec
+from actuator_models.fitting import fit
+from actuator_models.identification import DEFAULT_STARTS, FitSettings
 from actuator_models.outputs import OutputExistsError
 
 from test_trustworthy_inputs import error_line, run
@@ -104,9 +107,11 @@ def test_python_fit_refuses_to_overwrite_like_the_command(tmp_path, xl330_proces
     out = tmp_path / "m1.json"
     out.write_text("my own file")
     with pytest.raises(OutputExistsError, match="m1.json"):
-        fit(xl330_processed, "xl330", "m1", trials=20, out=out)
+        fit(FitSpec(xl330_processed, "xl330", ("m1",), FitSettings(trials=20),
+                    outputs=plan_outputs(str(out), "xl330", ["m1"], overwrite=False)))
     assert out.read_text() == "my own file"  # before: replaced
-    fit(xl330_processed, "xl330", "m1", trials=20, popsize=8, out=out, force=True)
+    fit(FitSpec(xl330_processed, "xl330", ("m1",), FitSettings(trials=20, popsize=8),
+                outputs=plan_outputs(str(out), "xl330", ["m1"], overwrite=True)))
     assert json.loads(out.read_text())["model"] == "m1"
 
 
@@ -141,7 +146,8 @@ def test_demo_stops_on_sigterm_and_removes_nothing_of_a_folder_it_did_not_write(
 def test_python_fit_with_workers_writes_nothing_in_the_current_folder(tmp_path, xl330_processed, monkeypatch):
     """Before: fit(..., workers=2) without out left xl330_m1.journal in the current folder."""
     monkeypatch.chdir(tmp_path)
-    result = fit(xl330_processed, "xl330", "m1", trials=64, popsize=8, workers=2, polish=False)
+    settings = FitSettings(trials=64, popsize=8, workers=2, polish=False)
+    result = fit(FitSpec(xl330_processed, "xl330", ("m1",), settings, carry=())).result()
     # the other worker's generation in flight may pass the budget: all its starts, DEFAULT_STARTS x popsize
     # (the bound was one population before the starts ran in lockstep; 96 trials, main's code too, on busy cores)
     assert 64 <= result.trials <= 64 + DEFAULT_STARTS * 8 and not any(tmp_path.iterdir())

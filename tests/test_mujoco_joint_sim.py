@@ -147,3 +147,23 @@ def test_friction_constraint_is_made_hard_for_the_timestep():
     assert sim.model.dof_solref[0].tolist() == [0.004, 1.0]
     assert sim.model.dof_solimp[0, 0] == pytest.approx(0.9999)
     assert int(sim.model.opt.integrator) == int(mujoco.mjtIntegrator.mjINT_EULER)
+
+
+def test_the_callers_mjmodel_is_left_as_it_was():
+    """JointSimulation sets armature, friction loss, damping, solref and the timestep of the
+    model it simulates: on its own copy, so a model compiled once can seed several simulations."""
+    compiled = mujoco.MjModel.from_xml_string(pendulum_mjcf(BENCH))
+    before = {name: np.array(getattr(compiled, name)) for name in
+              ("dof_armature", "dof_frictionloss", "dof_damping", "dof_solref")}
+    timestep = compiled.opt.timestep
+    sim = JointSimulation(compiled, [Servo("pendulum", load_model("mx64/m6"), 8.0)])
+    sim.set_goal(1.0)
+    sim.step(20)
+    assert sim.model.dof_armature[0] != before["dof_armature"][0]  # the simulation's copy was changed
+    for name, values in before.items():
+        np.testing.assert_array_equal(getattr(compiled, name), values)
+    assert compiled.opt.timestep == timestep
+    again = JointSimulation(compiled, [Servo("pendulum", load_model("mx64/m6"), 8.0)])
+    again.set_goal(1.0)
+    again.step(20)
+    assert again.position[0] == sim.position[0]  # a second simulation from it starts where the first did

@@ -12,7 +12,7 @@ import pytest
 from actuator_bench.comparison import StateComparison
 from actuator_models.bench import BenchParams, JointSample
 from actuator_drivers.dynamixel_emulator.bench import open_emulated
-from actuator_bench.identify import FitJob, FitRequest, request_from_fields
+from actuator_bench.fit_job import FitJob, FitRequest, request_from_fields
 from actuator_models.identification import DEFAULT_TRIALS
 from actuator_models.logs import read_logs
 from actuator_models.splits import Dataset
@@ -218,7 +218,7 @@ def test_a_fit_that_never_moved_off_its_start_is_flagged():
     from it; M2 does not nest in M3."""
     from types import SimpleNamespace
 
-    from actuator_bench.identify import unmoved_fits
+    from actuator_bench.fit_job import unmoved_fits
     from actuator_models.friction import friction_model
 
     def report(name, mae):

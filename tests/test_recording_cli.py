@@ -62,10 +62,10 @@ def test_dead_servo_at_start_is_a_one_line_error(tmp_path, capsys):
 
 
 def test_subcommand_registry_is_extensible():
-    from actuator_drivers.cli import Command, DYNAMIXEL_COMMANDS
+    from actuator_drivers.cli import Command, EMULATOR_COMMANDS
     from actuator_drivers.cli import main as drivers_main
 
     extra = Command("hello", "say hello", lambda p: p.add_argument("--name", default="bench"), lambda a: 0)
-    parser = build_parser(DYNAMIXEL_COMMANDS + (extra,))
+    parser = build_parser(EMULATOR_COMMANDS + (extra,))
     assert parser.parse_args(["hello"]).name == "bench"
-    assert drivers_main(["hello"], commands=DYNAMIXEL_COMMANDS + (extra,)) == 0
+    assert drivers_main(["hello"], commands=EMULATOR_COMMANDS + (extra,)) == 0

@@ -121,7 +121,7 @@ def _log_folder(tmp_path, xl330_processed, count=4):
 
 
 def test_toy_addition_is_searched_and_reported_by_the_fit_and_the_fit_job(toy, tmp_path, xl330_processed):
-    from actuator_bench.identify import FitJob, FitRequest
+    from actuator_bench.fit_job import FitJob, FitRequest
     from actuator_models.cli import main
 
     logs = _log_folder(tmp_path, xl330_processed)
@@ -141,7 +141,7 @@ def test_toy_addition_is_searched_and_reported_by_the_fit_and_the_fit_job(toy, t
 
 
 def test_m7_defined_in_one_module_is_fitted_by_the_cli_and_the_fit_job(m7, tmp_path, xl330_processed):
-    from actuator_bench.identify import FitJob, FitRequest
+    from actuator_bench.fit_job import FitJob, FitRequest
     from actuator_models.cli import main
 
     logs = _log_folder(tmp_path, xl330_processed)

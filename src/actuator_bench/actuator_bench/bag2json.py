@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
-from actuator_models.logs import Log, resample, write_log
+from actuator_models.logs import PROCESSED_DT, Log, resample, write_log
 from actuator_models.outputs import refuse_existing
 from rosbags.highlevel import AnyReader
 
@@ -41,7 +41,7 @@ from .interfaces import ACTUATOR_COMMAND, ACTUATOR_STATE, BENCH_INFO, JOINT_STAT
 from .messages import NS_PER_S, BenchInfo
 
 #: Resampling period of processed logs [s] (that of the published logs).
-DEFAULT_DT = 0.005
+DEFAULT_DT = PROCESSED_DT
 
 
 @dataclass

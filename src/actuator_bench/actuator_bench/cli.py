@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Callable, List, Optional, Tuple
 
-from actuator_drivers.cli import DYNAMIXEL_COMMANDS, Command
+from actuator_drivers.cli import EMULATOR_COMMANDS, Command
 from actuator_drivers.cli import main as run_commands
 
 from actuator_models.actuators import ACTUATORS
@@ -135,13 +135,12 @@ def _run_play(registry: BackendRegistry) -> Callable[[argparse.Namespace], int]:
 def commands(registry: Optional[BackendRegistry] = None) -> Tuple[Command, ...]:
     """Every subcommand; ``play`` offers the backends of ``registry`` (default: the installed ones)."""
     registry = registry if registry is not None else installed_backends()
-    """Every subcommand, ``play`` offering the backends of ``registry``."""
     play = Command("play", "play a trajectory on a bench of any backend (no ROS) into JSON logs and an MCAP bag",
                    _configure_play(registry), _run_play(registry),
                    ("actuator-bench play --backend dynamixel_emulator --trajectory sin_sin --kp 400 --out logs/play",
                     "actuator-bench play --backend mujoco --trajectory lift_and_drop --kp 400 --out logs/sim "
                     "--bag bags/sim"))
-    return DYNAMIXEL_COMMANDS + RECORD_COMMANDS + BENCH_COMMANDS + (play,)
+    return EMULATOR_COMMANDS + RECORD_COMMANDS + BENCH_COMMANDS + (play,)
 
 
 BENCH_COMMANDS = (

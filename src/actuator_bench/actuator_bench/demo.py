@@ -26,11 +26,14 @@ from actuator_drivers.serial_bus.family import family_of
 from actuator_drivers.serial_bus_emulator.emulated import emulated_servo
 from actuator_models.actuators import actuator
 from actuator_models.fit_cli import ProgressPrinter
-from actuator_models.identification import FitSettings, Objective
-from actuator_models.logs import Log, read_log, resample, write_log
+from actuator_models.fit_data import FitSettings
+from actuator_models.fit_outputs import FitOutputs
+from actuator_models.fit_spec import ALL_MODELS, FitSpec
+from actuator_models.fitting import ModelReport, fit
+from actuator_models.objective import Objective
+from actuator_models.logs import PROCESSED_DT, Log, read_log, resample, write_log
 from actuator_models.recording_quality import RecordingQuality
 from actuator_models.model import Model, load_model
-from actuator_models.report import ModelReport, fit_models
 from actuator_models.splits import Dataset
 from actuator_models.simulation import simulate_logs
 
@@ -84,7 +87,7 @@ def record_logs(settings: DemoSettings, raw_dir: Path) -> List[Path]:
     return done
 
 
-def process(raw: Sequence[Path], out_dir: Path, dt: float = 0.005) -> List[Log]:
+def process(raw: Sequence[Path], out_dir: Path, dt: float = PROCESSED_DT) -> List[Log]:
     """Resample raw logs at ``dt`` [s] into ``out_dir``."""
     from actuator_models.logs import read_log
 
@@ -171,6 +174,13 @@ def _pace(time_scale: Optional[float]) -> str:
     return "in lockstep with the driver's cycle" if time_scale is None else f"at {time_scale:g}x real time"
 
 
+def fit_spec(settings: DemoSettings, logs: Sequence[Log], folder: Path) -> FitSpec:
+    """The demo's fit: every model of ``settings.actuator`` on the processed ``logs``, seed 0,
+    ``settings.trials`` each, params and report into ``folder``; all else as ``actuator-models fit``."""
+    return FitSpec(logs, settings.actuator, ALL_MODELS, FitSettings(settings.trials, seed=0),
+                   outputs=FitOutputs.in_folder(folder, ALL_MODELS))
+
+
 def run_demo(out: Path, quick: bool = False, actuator: str = "mx64") -> int:
     """Run the demo into ``out`` with an emulated ``actuator`` (``mx64``, or ``erob80_100``: root
     for its veth pair); returns an exit status."""
@@ -183,23 +193,19 @@ def run_demo(out: Path, quick: bool = False, actuator: str = "mx64") -> int:
     raw = record_logs(settings, out / "logs" / "raw")
     logs = process(raw, out / "logs" / "processed")
     say(f"processed {len(logs)} logs at 5 ms ({time.perf_counter() - start:.0f} s so far); identifying M1-M6")
-    dataset = Dataset.split(logs, seed=0)
-    reports = fit_models(dataset, settings.actuator, out_dir=out / "params", settings=FitSettings(settings.trials, seed=0),
-                         progress=ProgressPrinter(settings.actuator, every=5.0, prefix="[demo] "))
+    report = fit(fit_spec(settings, logs, out / "params"), progress=ProgressPrinter(settings.actuator, every=5.0, prefix="[demo] "))
     reference = load_model(settings.reference)
-    floor = true_validation_mae(reference, dataset)
+    floor = true_validation_mae(reference, report.dataset)
     say("drawing figures")
-    plots = figures(reports, logs, settings, out / "plots")
-    content = json.loads((out / "params" / "report" / "report.json").read_text())
+    plots = figures(report.models, logs, settings, out / "plots")
     print()
-    print(f"Validation MAE [rad] on {len(content['validation_logs'])} held-out logs "
-          f"({len(content['train_logs'])} used for fitting):")
+    print(f"Validation MAE [rad] on {len(report.dataset.validation)} held-out logs "
+          f"({len(report.dataset.train)} used for fitting):")
     print(f"  {'model':<8}{'train':>10}{'validation':>12}")
-    for name, row in content["models"].items():
-        print(f"  {name.upper():<8}{row['train_mae']:>10.4f}{row['validation_mae']:>12.4f}")
+    for name, rep in report.models.items():
+        print(f"  {name.upper():<8}{rep.result.train_mae:>10.4f}{rep.result.validation_mae:>12.4f}")
     print(f"  {'true':<8}{'':>10}{floor:>12.4f}   (the emulator's own model: the recording noise floor)")
-    best = content["best_model"]
-    print(f"best model: {best.upper()}, {content['improvement_over_m1']:.2f}x lower validation MAE than M1")
+    print(f"best model: {report.best_model.upper()}, {report.improvement_over_m1:.2f}x lower validation MAE than M1")
     quality = [RecordingQuality.from_dict(read_log(path).recording) for path in raw]
     print(f"recordings: {len(quality)}, {min(q.achieved_rate for q in quality):.0f}-{max(q.achieved_rate for q in quality):.0f} Hz "
           f"achieved ({quality[0].requested_rate:.0f} Hz asked), {sum(q.gaps for q in quality)} gaps > "

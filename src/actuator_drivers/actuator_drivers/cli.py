@@ -2,7 +2,7 @@
 a driver is opened with.
 
 Each subcommand is a :class:`Command` (name, help, an argument configurator, a runner); a program
-combines command tuples: ``main(argv, commands=DYNAMIXEL_COMMANDS + other_commands)`` (this is
+combines command tuples: ``main(argv, commands=EMULATOR_COMMANDS + other_commands)`` (this is
 how ``actuator-bench`` of package actuator_bench includes them; stand-alone script:
 ``actuator-drivers``).
 
@@ -32,6 +32,7 @@ from actuator_models.actuator_file import ActuatorFileError
 from actuator_models.exit_codes import ArgumentParser, run_command
 from actuator_models.logs import LogError
 from actuator_models.model import ParamsError, load_model
+from actuator_models.simulation import BENCH_DT
 from actuator_models.outputs import OutputExistsError
 
 from actuator_drivers import erob_cli
@@ -135,7 +136,7 @@ def _configure_emulate(p: argparse.ArgumentParser) -> None:
     p.add_argument("--length", type=positive, help="pendulum length, m (required, except with --chain)")
     p.add_argument("--arm-mass", type=non_negative, default=0.0, help="mass of the arm itself, kg [0]")
     p.add_argument("--vin", type=positive, help="supply voltage, V [model default]")
-    p.add_argument("--physics-dt", type=positive, default=0.005, help="simulation step, s [0.005]")
+    p.add_argument("--physics-dt", type=positive, default=BENCH_DT, help=f"simulation step, s [{BENCH_DT:g}]")
     add_fault_options(p)
     erob_cli.add_emulate_options(p)
 
@@ -174,7 +175,7 @@ def _run_emulate(args: argparse.Namespace) -> int:
     return 0
 
 
-DYNAMIXEL_COMMANDS = (
+EMULATOR_COMMANDS = (
     Command("emulate", "emulated serial-bus servo on a pseudo-terminal (prints the device path)", _configure_emulate,
             _run_emulate,
             ("actuator-bench emulate --actuator mx64 --params mx64/m6 --mass 1.0 --length 0.15 --protocol 2",
@@ -185,7 +186,7 @@ DYNAMIXEL_COMMANDS = (
             ("actuator-bench veth create ecm0 ecs0      # master end, emulator end",
              "actuator-bench veth remove ecm0")),
 )
-COMMANDS = DYNAMIXEL_COMMANDS
+COMMANDS = EMULATOR_COMMANDS
 
 #: Errors that mean bad input (exit status 2); the others of a recording are runtime faults (1).
 BAD_INPUT_ERRORS = (ValueError, LogError, ParamsError, ActuatorFileError, OutputExistsError)

@@ -19,7 +19,6 @@ driver's port knows, without waiting on the wall clock, when no status packet is
 from __future__ import annotations
 
 import threading
-import time
 from contextlib import ExitStack
 from typing import Any, Sequence, Tuple
 

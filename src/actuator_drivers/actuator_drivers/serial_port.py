@@ -35,7 +35,7 @@ class LockstepSerialPort:
     """
 
     def __init__(self, port_name: str, latency_ms: float = 16.0, clock: Optional[LockstepClock] = None) -> None:
-        super().__init__(port_name)  # type: ignore[call-arg]  (the SDK PortHandler)
+        super().__init__(port_name)  # type: ignore[call-arg]  # the SDK PortHandler
         self.latency_ms = latency_ms
         self.clock = clock if clock is not None and clock.lockstep else None
         self._tx_ms = 0.0  # bench time of the last transmission [ms] (lockstep)

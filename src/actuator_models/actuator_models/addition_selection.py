@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, replace
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -27,6 +27,9 @@ from .cross_validation import Fold, folds
 from .fit_data import FitInterrupted, FitSettings, ProgressCallback
 from .logs import Log
 from .model import Model, new_model
+
+if TYPE_CHECKING:
+    from .fit_spec import FitSpec
 
 #: Initial CMA-ES step (fraction of each range) of the fits with a candidate, from the fit without.
 LOCAL_SIGMA = 0.05
@@ -97,24 +100,23 @@ def _fit(model: Model, fold: Fold, settings: FitSettings, start: Optional[Model]
 
 def select_additions(
     logs: Sequence[Log],
-    actuator: str,
+    spec: "FitSpec",
     model: str,
-    additions: Sequence[str],
     rules: Sequence[str],
-    settings: FitSettings,
-    integrator: str = "bam",
     stop: Optional[threading.Event] = None,
     progress: Optional[ProgressCallback] = None,
     carry: Sequence[str] = (),
 ) -> AdditionSelection:
-    """Try each of ``additions`` on ``model`` by cross-validation on ``logs`` (the training
-    logs) with ``rules`` (``gain``, ``trajectory``) at ``settings`` (one worker, in memory), on
-    top of ``carry`` (additions carried from the start, not tried).
+    """Try each of ``spec.additions`` on ``model`` (of ``spec.actuator``, ``spec.integrator``)
+    by cross-validation on ``logs`` (the training logs) with ``rules`` (``gain``, ``trajectory``)
+    at ``spec.cv_settings`` (one worker, in memory), on top of ``carry`` (additions carried from
+    the start, not tried).
 
     Raises:
         ValueError: when the logs give no fold (one gain and one trajectory).
         FitInterrupted: when ``stop`` is set during a fit.
     """
+    actuator, additions, integrator, settings = spec.actuator, spec.additions, spec.integrator, spec.cv_settings
     stop = stop or threading.Event()
     settings = replace(settings, workers=1, worker=0, force=True)
     every: List[Fold] = [f for rule in rules for f in folds(logs, rule)]
@@ -152,13 +154,13 @@ def select_additions(
 
 
 def _values(value: object) -> str:
-    """``0.0123`` (one parameter) or ``a 0.1, b 2`` (several)."""
+    """``0.0123`` (one parameter) or ``(a 0.1, b 2)`` (several)."""
     if isinstance(value, Mapping):
         return "(" + ", ".join(f"{k} {v:.4g}" for k, v in value.items()) + ")"
     return f"{value:.4g}"
 
 
-def markdown(models: Mapping[str, Mapping[str, object]]) -> List[str]:
+def markdown(models: Mapping[str, Mapping[str, Any]]) -> List[str]:
     """The report's section on additions: per model, what it carries and, for each candidate,
     the held-out MAE per fold without and with it."""
     lines = ["## Model additions", "",
@@ -166,22 +168,22 @@ def markdown(models: Mapping[str, Mapping[str, object]]) -> List[str]:
              "record the servo temperature, `--carry`; thermal: `--carry thermal`; latency, backlash: tried by `actuator-models fit --additions`), "
              "and what cross-validation said of each candidate.", ""]
     for name, m in models.items():
-        info: Mapping[str, object] = m.get("additions") or {}  # type: ignore[assignment]
-        carried: Mapping[str, object] = info.get("carried", {})  # type: ignore[assignment]
+        info: Mapping[str, Any] = m.get("additions") or {}
+        carried: Mapping[str, Any] = info.get("carried", {})
         text = ", ".join(f"{a} = {_values(v)}" for a, v in carried.items()) or "none"
-        selection: Mapping[str, object] = info.get("selection") or {}  # type: ignore[assignment]
+        selection: Mapping[str, Any] = info.get("selection") or {}
         lines.append(f"**{name.upper()}** carries: {text}" + ("" if selection else " (none was tried by cross-validation)") + ".")
         lines.append("")
-        for addition, off in (info.get("switched_off") or {}).items():  # type: ignore[union-attr]
+        for addition, off in (info.get("switched_off") or {}).items():
             val = "" if off["validation_mae"] is None else f", validation MAE {off['validation_mae']:.4f}"
             lines += [f"With {addition} switched off (every other parameter as fitted): training MAE "
                       f"{off['train_mae']:.4f} rad{val}.", ""]
         bare = info.get("without_temperature")
         if bare:
-            val = "" if bare["validation_mae"] is None else f", validation MAE {bare['validation_mae']:.4f}"  # type: ignore[index]
+            val = "" if bare["validation_mae"] is None else f", validation MAE {bare['validation_mae']:.4f}"
             lines += [f"Simulated without the logs' temperature (what a simulation with no `temp` input gets): training "
-                      f"MAE {bare['train_mae']:.4f} rad{val}.", ""]  # type: ignore[index]
-        for addition, c in (selection.get("candidates") or {}).items():  # type: ignore[union-attr]
+                      f"MAE {bare['train_mae']:.4f} rad{val}.", ""]
+        for addition, c in (selection.get("candidates") or {}).items():
             verdict = "kept" if c["kept"] else "not kept"
             top = f" on top of {', '.join(c['on_top_of'])}" if c["on_top_of"] else ""
             lines += [f"{addition}{top}: mean held-out MAE {c['mean_without']:.4f} rad without, {c['mean_with']:.4f} with "

@@ -16,7 +16,7 @@ found by every command, by an entry point of group :data:`ENTRY_POINT_GROUP`
 from __future__ import annotations
 
 from importlib.metadata import entry_points
-from typing import Dict, Mapping, Optional, Sequence, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -31,7 +31,7 @@ ENTRY_POINT_GROUP = "actuator_models.additions"
 #: The additions by name, in the order they are listed everywhere (shipped ones first).
 ADDITIONS: Dict[str, Addition] = {a.name: a for a in (LATENCY_ADDITION, BACKLASH_ADDITION, HEATING_ADDITION,
                                                              THERMAL_ADDITION)}
-_LOADED = []
+_LOADED: List[bool] = []
 
 
 def register_addition(addition: Addition) -> Addition:

@@ -28,6 +28,7 @@ from typing import Callable, Dict, Mapping, Optional, Protocol, Sequence, Tuple,
 
 from .actuators import actuator
 from .model import published_model
+from .simulation import BENCH_DT
 
 
 @dataclass(frozen=True)
@@ -322,7 +323,7 @@ class BenchParams:
     latency_ms: float = 16.0
     command_timeout: float = 0.5
     mjcf: str = "pendulum"
-    timestep: float = 0.005
+    timestep: float = BENCH_DT
     mass: float = 1.0
     length: float = 0.15
     arm_mass: float = 0.0

@@ -22,7 +22,7 @@ from .dahl_identification import DahlDataError
 from .evaluation import evaluate_model
 from .exit_codes import ArgumentParser, run_command, whole_process
 from .fit_cli import FitUsageError, add_fit_command
-from .logs import LogError, check_motor, log_files, read_log, read_logs, require_processed, resample, write_log
+from .logs import PROCESSED_DT, LogError, check_motor, log_files, read_log, read_logs, require_processed, resample, write_log
 from .model import ParamsError, library_names, load_model
 from .recording_quality import processing_warning
 from .residuals_cli import add_residuals_command
@@ -182,7 +182,7 @@ def _add_core_commands(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--out", metavar="DIR", help="folder for the processed logs (created; not inside --logs)")
     p.add_argument("raw_dir", nargs="?", metavar="RAW_DIR", help="the same as --logs RAW_DIR")
     p.add_argument("out_dir", nargs="?", metavar="OUT_DIR", help="the same as --out OUT_DIR")
-    p.add_argument("--dt", type=float, default=0.005, help="time step in seconds (default 0.005)")
+    p.add_argument("--dt", type=float, default=PROCESSED_DT, help=f"time step in seconds (default {PROCESSED_DT:g})")
     p.add_argument("--force", action="store_true", help=FORCE_HELP)
     p.set_defaults(run=_cmd_process)
 
@@ -192,7 +192,8 @@ def _add_core_commands(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--params", required=True, metavar="P", help=PARAMS_HELP)
     p.add_argument("--log", required=True, metavar="L", help="a processed (or raw, resampled at --dt) JSON log")
     p.add_argument("--out", metavar="SIM_JSON", help="write the simulated trajectory as a log file")
-    p.add_argument("--dt", type=float, default=0.005, help="resampling step for a raw log (default 0.005 s)")
+    p.add_argument("--dt", type=float, default=PROCESSED_DT,
+                   help=f"resampling step for a raw log (default {PROCESSED_DT:g} s)")
     p.add_argument("--integrator", choices=("bam", "semi-implicit"),
                    help="override the params file's integrator")
     p.add_argument("--allow-mismatch", action="store_true", help=ALLOW_MISMATCH_HELP)

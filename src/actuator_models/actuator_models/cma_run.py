@@ -164,7 +164,10 @@ def cma_runs(
         active = [r for r in runs if r.active(patience)]
         if remaining <= 0 or not active:
             break
-        units, points, attrs, owners = [], [], [], []
+        units: List[List[np.ndarray]] = []
+        points: List[Dict[str, float]] = []
+        attrs: List[Dict[str, object]] = []
+        owners: List[_Run] = []
         for r in active:
             if len(points) >= remaining:  # a budget is a budget: the last generation may be cut
                 break
@@ -175,7 +178,7 @@ def cma_runs(
                     studies.GENERATION: r.generation}
             attrs += [{**base, studies.MEMBER: member} for member in range(len(asked))]
             owners.append(r)
-        costs = objective(space.batch(points))
+        costs, maes = objective.evaluate(space.batch(points))
         studies.record(study, space, points, costs, attrs)
         counter.done += len(points)
         first = 0
@@ -187,6 +190,6 @@ def cma_runs(
             r.history.append(float(np.min(mine)))
             r.generation += 1
         lowest = int(np.argmin(costs))
-        after_generation(float(costs[lowest]), float(objective.last_mae[lowest]))
+        after_generation(float(costs[lowest]), float(maes[lowest]))
     return {r.spec.run: r.history for r in runs}
 

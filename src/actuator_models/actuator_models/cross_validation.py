@@ -12,14 +12,17 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, replace
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .fit_data import FitInterrupted, FitSettings, ProgressCallback
+from .fit_data import FitInterrupted, ProgressCallback
 from .logs import Log
 from .model import new_model
 from .splits import Dataset
+
+if TYPE_CHECKING:
+    from .fit_spec import FitSpec
 
 RULES = ("gain", "trajectory")
 
@@ -94,17 +97,15 @@ class CrossValidation:
 
 def cross_validate(
     logs: Sequence[Log],
-    actuator: str,
+    spec: "FitSpec",
     models: Sequence[str],
-    rules: Sequence[str],
-    settings: FitSettings,
-    integrator: str = "bam",
     stop: Optional[threading.Event] = None,
     progress: Optional[ProgressCallback] = None,
     additions: Optional[Mapping[str, Sequence[str]]] = None,
 ) -> CrossValidation:
-    """Fit each model on each fold of each rule (in memory, ``settings`` with one worker),
-    carrying ``additions[model]`` (:mod:`.additions`) where given.
+    """Fit each model of ``spec.actuator`` (``spec.integrator``) on each fold of each of
+    ``spec.cv_rules`` (in memory, ``spec.cv_settings`` with one worker), carrying
+    ``additions[model]`` (:mod:`.additions`) where given.
 
     Raises:
         FitInterrupted: when ``stop`` is set during a fold's fit.
@@ -112,7 +113,8 @@ def cross_validate(
     from .identification import Identification
 
     stop = stop or threading.Event()
-    settings = replace(settings, workers=1, worker=0, force=True)
+    actuator, rules, integrator = spec.actuator, spec.cv_rules, spec.integrator
+    settings = replace(spec.cv_settings, workers=1, worker=0, force=True)
     errors: Dict[str, Dict[str, Dict[str, Tuple[float, float]]]] = {}
     for rule in rules:
         for fold in folds(logs, rule):
@@ -126,15 +128,15 @@ def cross_validate(
     return CrossValidation(errors, settings.trials)
 
 
-def markdown(content: Mapping[str, object]) -> List[str]:
+def markdown(content: Mapping[str, Any]) -> List[str]:
     """The report's cross-validation section (empty without cross-validation)."""
     if not content:
         return []
     lines = ["## Cross-validation", "",
              f"Each fold fits the model on the other training logs ({content['trials_per_fit']} trials) and measures "
              "it on the held-out group [rad, MAE].", ""]
-    means: Mapping[str, Optional[float]] = content["mean_validation_mae"]  # type: ignore[assignment]
-    for rule, models in content["rules"].items():  # type: ignore[union-attr]
+    means: Mapping[str, Optional[float]] = content["mean_validation_mae"]
+    for rule, models in content["rules"].items():
         names = list(next(iter(models.values())))
         lines += [f"Leave one {rule} out:", "", "| model | " + " | ".join(names) + " | mean |",
                   "|---" * (len(names) + 2) + "|"]
@@ -144,5 +146,5 @@ def markdown(content: Mapping[str, object]) -> List[str]:
                          + f" | {np.mean([by_fold[n]['validation_mae'] for n in names]):.4f} |")
         lines.append("")
     best = content["best_model"]
-    lines += [f"Lowest mean over all folds: **{str(best).upper()}** ({means[best]:.4f} rad)." if best else "", ""]  # type: ignore[index]
+    lines += [f"Lowest mean over all folds: **{str(best).upper()}** ({means[best]:.4f} rad)." if best else "", ""]
     return lines

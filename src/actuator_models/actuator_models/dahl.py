@@ -49,11 +49,6 @@ def euler_update(w: Value, dx: Value, rho: Value) -> Value:
     return w + rho * (dx - np.abs(dx) * w)
 
 
-def dahl_force(w: Value, fc: Value) -> Value:
-    """Friction force ``F = Fc w`` (eq. 9) [N m], positive when opposing a positive motion."""
-    return fc * w
-
-
 def dahl_torque(w: Value, fc: Value) -> Value:
     """Torque the friction applies to the joint [N m]: ``-Fc w`` (it opposes the motion)."""
     return -fc * w

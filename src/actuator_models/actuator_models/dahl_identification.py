@@ -341,8 +341,8 @@ def start_model(
 ) -> Model:
     """A model carrying the two-stage estimate (``Fc`` -> ``friction_base`` [N m], ``rho`` ->
     ``dahl_rho`` [1/rad]; other parameters from ``values`` or defaults), to start a CMA-ES
-    identification there: ``fit(logs, actuator, friction, start=start_model(...))``."""
-    model = new_model(actuator, friction, integrator, **values)
+    identification there: ``fit(FitSpec(logs, actuator, (friction,), start=start_model(...)))``."""
+    model = new_model(actuator, friction, integrator, (), **values)
     if model.friction.state is None:
         raise ValueError(f"friction model {friction!r} has no Dahl state; use dahl or dahl+viscous")
     return model.with_values(friction_base=result.fc, dahl_rho=result.rho)

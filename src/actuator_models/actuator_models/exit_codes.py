@@ -30,7 +30,7 @@ class ArgumentParser(argparse.ArgumentParser):
     --help')``, exit status 2, instead of the whole usage block before it. Subparsers made by
     ``add_subparsers`` inherit the class."""
 
-    def error(self, message: str) -> "NoReturn":  # type: ignore[override]
+    def error(self, message: str) -> "NoReturn":
         self.exit(BAD_INPUT, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
 

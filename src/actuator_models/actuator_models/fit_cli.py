@@ -5,27 +5,27 @@ from __future__ import annotations
 import argparse
 import contextlib
 import difflib
-import json
 import math
 import sys
 import threading
 import time
 from pathlib import Path
+from dataclasses import replace
 from typing import TYPE_CHECKING, Callable, Dict, Iterable, Optional, Sequence, Tuple
 
 from .actuators import actuator, actuator_names
-from .friction import FRICTION_MODELS, installed_friction_models
-from .identification import DEFAULT_PRIOR, DEFAULT_PRIOR_HEATED, DEFAULT_STARTS, DEFAULT_TRIALS, PATIENCE  # light: optuna and numba load when a fit runs
-from .logs import check_motor, read_logs, require_processed
+from .additions import ADDITIONS
+from .fit_data import DEFAULT_PRIOR, DEFAULT_PRIOR_HEATED, DEFAULT_STARTS, DEFAULT_TRIALS, PATIENCE, FitSettings
+from .fit_spec import ALL_MODELS, FitSpec
+from .friction import installed_friction_models
+from .logs import LogError
 from .model import new_model
 from .figure_process import start_figure_process
 from .fit_outputs import budget_warning, interrupted_message, plan_outputs, resume_command
 
-ALL_MODELS = tuple(FRICTION_MODELS)  # m1..m6 (report.ALL_MODELS; report imports all the fitting code, so not here)
-
 if TYPE_CHECKING:
+    from .fitting import PreparedFit
     from .identification import FitResult, Progress
-    from .logs import Log
 
 
 class FitUsageError(ValueError):
@@ -102,19 +102,19 @@ def parse_cv(text: Optional[str]) -> Tuple[str, ...]:
 
 
 def parse_additions(text: Optional[str]) -> Tuple[str, ...]:
-    """``--additions latency,backlash`` -> ``("latency", "backlash")``."""
+    """``--additions latency,backlash`` -> ``("latency", "backlash")`` (any of :data:`.additions.ADDITIONS`)."""
     from .additions import check_additions
 
     return check_additions(tuple(a.strip() for a in (text or "").split(",") if a.strip()))
 
 
-def parse_carry(text: str, logs: Sequence["Log"]) -> Tuple[str, ...]:
+def parse_carry(text: str) -> Optional[Tuple[str, ...]]:
     """``--carry auto|none|NAMES`` -> the additions every model carries from the start; ``auto``:
-    :func:`.additions.carried_by_default` of the training ``logs``."""
-    from .additions import carried_by_default, check_additions
+    None, the fit's carry rule (:func:`.additions.carried_by_default` of the training logs)."""
+    from .additions import check_additions
 
     if text == "auto":
-        return carried_by_default([log.extra.get("temp") for log in logs])
+        return None
     if text == "none":
         return ()
     return check_additions(tuple(a.strip() for a in text.split(",") if a.strip()), "--carry")
@@ -155,40 +155,52 @@ def _actuator_arg(text: str) -> str:
     return text
 
 
-def _warn_small_budget(args: argparse.Namespace, models: Sequence[str], fixed: Dict[str, float],
-                       carry: Sequence[str]) -> None:
-    for name in models:
-        free = [p for p in new_model(args.actuator, name, additions=carry).parameters if p.name not in fixed]
+def _warn_small_budget(args: argparse.Namespace, prepared: "PreparedFit") -> None:
+    for name in prepared.spec.models:
+        free = [p for p in prepared.model(name).parameters if p.name not in prepared.spec.settings.fixed]
         warning = budget_warning(name, args.trials, len(free), args.popsize, args.patience)
         if warning:
             print(f"warning: {warning}", file=sys.stderr)
             return  # one line: the simplest model has the fewest parameters
 
 
-def run_fit(args: argparse.Namespace) -> int:
-    from .identification import FitInterrupted, FitSettings, stop_on_sigint
-    from .report import fit_models
-    from .splits import Dataset
-
-    models = list(ALL_MODELS) if args.model == "all" else [args.model]
+def spec_of(args: argparse.Namespace) -> FitSpec:
+    """The :class:`~.fit_spec.FitSpec` of ``actuator-models fit``'s arguments (checked here: what
+    names a flag; the fit checks the rest); its outputs are planned (and refused when they exist)."""
+    models = ALL_MODELS if args.model == "all" else (args.model,)
     fixed, bounds = parse_set(args.set), read_bounds(args.bounds)
     check_parameter_names(fixed, "--set", args.actuator, models)
     check_parameter_names(bounds, f"--bounds {args.bounds}", args.actuator, models)
-    logs = require_processed(read_logs(args.logs), args.logs)
-    check_motor(logs, actuator(args.actuator).name, f"--actuator {args.actuator}", args.allow_mismatch)
     try:
-        dataset = Dataset.split(logs, args.validation_fraction, args.validation_logs, args.validation_kp, args.seed,
-                                args.validation_logs_match)
         settings = FitSettings(
             trials=args.trials, seed=args.seed, popsize=args.popsize, patience=args.patience or None,
             restarts=args.restarts, starts=args.starts, prior=args.prior, polish=not args.no_polish,
             workers=args.workers, worker=args.worker, fixed=fixed, bounds=bounds, force=args.force,
         )
-        cv_rules = parse_cv(args.cv)
-        additions = parse_additions(args.additions)
-        carry = parse_carry(args.carry, dataset.train)
+        spec = FitSpec(
+            args.logs, args.actuator, models, settings, args.integrator, args.validation_fraction, args.validation_logs,
+            args.validation_kp, args.validation_logs_match, args.allow_mismatch, parse_carry(args.carry),
+            parse_additions(args.additions), parse_cv(args.cv), args.cv_trials, args.storage, args.study,
+        )
     except ValueError as error:
         raise FitUsageError(str(error)) from None
+    return spec
+
+
+def run_fit(args: argparse.Namespace) -> int:
+    from .fitting import fit, prepare
+    from .identification import FitInterrupted, stop_on_sigint
+
+    spec = spec_of(args)
+    if args.workers > 1 and not args.storage:
+        raise FitUsageError("several workers need a storage they share (--storage FILE.journal or an RDB URL)")
+    try:
+        prepared = prepare(spec)
+    except LogError:
+        raise
+    except ValueError as error:
+        raise FitUsageError(str(error)) from None
+    models = list(spec.models)
     outputs = plan_outputs(args.out, actuator(args.actuator).name, models, args.force or bool(args.storage))
     if args.storage:
         from .studies import StorageError, open_storage
@@ -197,17 +209,15 @@ def run_fit(args: argparse.Namespace) -> int:
             open_storage(args.storage)  # a URL nothing can open is one error line, before any warning
         except StorageError as error:
             raise FitUsageError(str(error)) from None
-    for warning in dataset.warnings:
+    for warning in prepared.warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    _warn_small_budget(args, models, fixed, carry)
+    _warn_small_budget(args, prepared)
+    prepared = replace(prepared, spec=replace(spec, outputs=outputs))
     stop = threading.Event()
     try:  # the report's figure is drawn by a child process that imports matplotlib while numba loads here
         with stop_on_sigint(stop), start_figure_process() or contextlib.nullcontext() as figures:
-            reports = fit_models(dataset, args.actuator, models, outputs.folder, settings, args.integrator, args.storage,
-                                 args.study, stop, None if args.quiet else ProgressPrinter(args.actuator),
-                                 params_files=outputs.params, report_dir=outputs.report,
-                                 cv_rules=cv_rules, cv_trials=args.cv_trials, additions=additions, carry=carry,
-                                 figures=figures)
+            report = fit(prepared, stop=stop, progress=None if args.quiet else ProgressPrinter(args.actuator),
+                         figures=figures)
     except FitInterrupted as stopped:
         r = stopped.result
         name = r.model.friction.name
@@ -217,9 +227,9 @@ def run_fit(args: argparse.Namespace) -> int:
         return 130
     except ValueError as error:
         raise FitUsageError(str(error)) from None
-    for name, rep in reports.items():
+    for name, rep in report.models.items():
         print(_summary(name, rep.result))
-        if rep.selection is not None or carry:
+        if rep.selection is not None or report.carry:
             from .additions import describe
 
             how = "kept by cross-validation" if rep.selection is not None else "carried (--carry)"
@@ -229,17 +239,16 @@ def run_fit(args: argparse.Namespace) -> int:
                                      ("at a search bound", s.name in rep.result.at_bounds)) if on]
             flag = f"  ({', '.join(flags)})" if flags else ""
             print(f"    {s.name:<32} {s.value:>11.5g} ± {s.half_width:<9.2g} {s.unit}{flag}")
-    content = json.loads((outputs.report / "report.json").read_text())
-    for name, m in content["models"].items():
-        bare = (m.get("additions") or {}).get("without_temperature")
-        if bare and carry and set(carry) & {"heating", "thermal"}:
+    for name, rep in report.models.items():
+        if rep.without_temperature and set(report.carry) & {"heating", "thermal"}:
+            bare = rep.without_temperature
             val = "" if bare["validation_mae"] is None else f", validation MAE {bare['validation_mae']:.5f}"
             print(f"{name.upper()} simulated without the logs' temperature: train MAE {bare['train_mae']:.5f} rad{val}")
-    for warning in content["warnings"]:
+    for warning in report.warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    print(f"best model by {content['chosen_by']}: {content['best_model'].upper()}", end="")
-    if content["improvement_over_m1"] and content["best_model"] != "m1":
-        print(f" ({content['improvement_over_m1']:.2f}x better than M1)")
+    print(f"best model by {report.chosen_by}: {report.best_model.upper()}", end="")
+    if report.improvement_over_m1 and report.best_model != "m1":
+        print(f" ({report.improvement_over_m1:.2f}x better than M1)")
     else:
         print()
     params = ", ".join(str(path) for path in outputs.params.values()) if len(models) == 1 else f"{outputs.folder}/"
@@ -332,7 +341,8 @@ def add_fit_command(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--cv-trials", type=int, metavar="N",
                    help="trial budget of each cross-validation fit (default: a quarter of --trials, for speed)")
     p.add_argument("--additions", metavar="NAMES",
-                   help="try model additions on every model (latency, backlash or latency,backlash): each is fitted by "
+                   help=f"try model additions on every model (one or more of {', '.join(ADDITIONS)}, comma-separated, "
+                        "e.g. latency,backlash): each is fitted by "
                         "cross-validation on the training logs (the --cv rules, default gain and trajectory, --cv-trials "
                         "each) with and without it, and kept only if it lowers the held-out error; the report says what "
                         "each model carries and what each addition gained")

@@ -14,7 +14,7 @@ import math
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Union
 
 from .outputs import new_run_folder, refuse_existing
 
@@ -29,6 +29,11 @@ class FitOutputs:
     @property
     def folder(self) -> Path:
         return self.report.parent
+
+    @classmethod
+    def in_folder(cls, folder: Union[str, Path], models: Sequence[str]) -> "FitOutputs":
+        """``<folder>/<model>.json`` for each model and ``<folder>/report`` (nothing is checked)."""
+        return cls({m: Path(folder) / f"{m}.json" for m in models}, Path(folder) / "report")
 
 
 def plan_outputs(out: Optional[str], actuator_name: str, models: Sequence[str], overwrite: bool) -> FitOutputs:

@@ -25,27 +25,27 @@ the best trial of any worker. Re-running a worker with its index resumes its CMA
 
 from __future__ import annotations
 
+import functools
 import math
 import multiprocessing
 import os
 import signal
-import tempfile
 import threading
 import time
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
+from multiprocessing.process import BaseProcess
 
 from . import studies
 from .additions import settings_from_logs
 from .cma_run import CONVERGED, Counter, RunSpec, cma_runs, converged, default_popsize  # noqa: F401 (re-exported)
 from .friction import embed, nests
-from .logs import Log, read_logs
-from .model import Model, new_model, save_model
-from .outputs import refuse_existing
+from .logs import Log
+from .model import Model
 from .objective import FAILED_COST, Objective, Prior, SearchSpace  # noqa: F401 (re-exported)
 from .fit_data import (  # noqa: F401 (re-exported: the fit's data lives there)
     DEFAULT_PRIOR, DEFAULT_PRIOR_HEATED, DEFAULT_STARTS, DEFAULT_TRIALS, PATIENCE, FitInterrupted, FitResult, FitSettings,
@@ -160,12 +160,13 @@ class Identification:
         def run(spec: RunSpec, after: Callable[[float, float], None]) -> None:
             cma_runs([spec], study, counter, space, self.objective, stop, s.patience, after)
 
-        if self.x0 is not None and counter.refresh() == 0 and s.worker == 0:
+        x0 = self.x0
+        if x0 is not None and counter.refresh() == 0 and s.worker == 0:
             def start(after: Callable[[float, float], None]) -> None:
-                cost = self.objective(space.batch([self.x0]))
-                studies.record(study, space, [self.x0], cost, {studies.PHASE: "start", studies.WORKER: s.worker})
+                cost, mae = self.objective.evaluate(space.batch([x0]))
+                studies.record(study, space, [x0], cost, {studies.PHASE: "start", studies.WORKER: s.worker})
                 counter.done += 1
-                after(float(cost[0]), float(self.objective.last_mae[0]))
+                after(float(cost[0]), float(mae[0]))
             phase("start", start)
         rng = np.random.default_rng(s.seed + s.worker)
         if not stop.is_set() and counter.refresh() < search_limit:
@@ -187,7 +188,7 @@ class Identification:
             spec = RunSpec("search", s.starts - 1 + attempt, s.worker, rng.uniform(0.0, 1.0, len(space.free)),
                            SEARCH_SIGMA, self.popsize * 2**attempt, s.seed + s.worker + 1000 * (s.starts - 1 + attempt),
                            search_limit)
-            phase(f"restart {attempt}", lambda after, spec=spec: run(spec, after))
+            phase(f"restart {attempt}", functools.partial(run, spec))
         if s.polish and not stop.is_set() and counter.refresh() < s.trials:
             best = studies.best(studies.completed(study))
             if best is not None:
@@ -247,9 +248,9 @@ class Identification:
         return tuple(StartFigures(w, r, counts[(w, r)], float(cost), None if v is None else float(v))
                      for (w, r), cost, v in zip(keys, train, validation))
 
-    def _start_helpers(self, study_name: str) -> List[multiprocessing.Process]:
+    def _start_helpers(self, study_name: str) -> List[BaseProcess]:
         context = multiprocessing.get_context("spawn")
-        helpers = []
+        helpers: List[BaseProcess] = []
         for index in range(1, self.settings.workers):
             settings = replace(self.settings, workers=1, worker=self.settings.worker + index)
             args = (self.model, self.dataset, settings, self.storage, study_name)
@@ -285,70 +286,3 @@ def stop_on_sigint(stop: threading.Event) -> Iterator[threading.Event]:
         yield stop
     finally:
         signal.signal(signal.SIGINT, previous)
-
-
-def fit(
-    logs: Union[str, Path, Sequence[Log], Dataset],
-    actuator: str,
-    model: str = "m6",
-    trials: int = DEFAULT_TRIALS,
-    validation_fraction: Optional[float] = None,
-    validation_kp: Optional[float] = None,
-    seed: int = 0,
-    validation_logs: Optional[int] = None,
-    fixed: Optional[Mapping[str, float]] = None,
-    bounds: Optional[Mapping[str, Tuple[float, float]]] = None,
-    storage: Optional[str] = None,
-    study_name: Optional[str] = None,
-    workers: int = 1,
-    integrator: str = "bam",
-    popsize: Optional[int] = None,
-    out: Optional[Union[str, Path]] = None,
-    progress: Optional[ProgressCallback] = None,
-    patience: Optional[int] = PATIENCE,
-    start: Optional[Model] = None,
-    restarts: int = 0,
-    starts: int = DEFAULT_STARTS,
-    prior: Optional[float] = None,
-    log_scale: bool = True,
-    polish: bool = True,
-    force: bool = False,
-) -> FitResult:
-    """Identify ``model`` (m1..m6) of ``actuator`` on processed logs: a convenience over
-    :class:`Identification` (see it and :class:`FitSettings` for the arguments). ``logs``: a
-    folder, loaded logs (split here, see :class:`~actuator_models.splits.Dataset`) or a
-    dataset; ``out``: params file written with the best parameters (also when stopped); an
-    existing one is refused (:class:`~.outputs.OutputExistsError`) unless ``force``, as by the
-    command line.
-
-    Raises:
-        FitInterrupted: on Ctrl-C, after saving the best parameters so far.
-    """
-    if out is not None:
-        refuse_existing([out], force)
-    if isinstance(logs, Dataset):
-        dataset = logs
-    else:
-        loaded = read_logs(logs) if isinstance(logs, (str, Path)) else list(logs)
-        dataset = Dataset.split(loaded, validation_fraction, validation_logs, validation_kp, seed)
-    # workers share a study through a storage: beside `out`, else a scratch one (nothing lands in the current folder)
-    scratch = tempfile.TemporaryDirectory() if workers > 1 and storage is None and out is None else None
-    if workers > 1 and storage is None:
-        storage = str(Path(out).with_suffix(".journal") if out else Path(scratch.name) / "fit.journal")
-        study_name = study_name or f"{Path(actuator).stem}-{model}-{integrator}"
-    settings = FitSettings(trials=trials, seed=seed, popsize=popsize, patience=patience, restarts=restarts,
-                           starts=starts, prior=prior, log_scale=log_scale, polish=polish, workers=workers, worker=0, fixed=dict(fixed or {}),
-                           bounds=dict(bounds or {}), force=force)
-    identification = Identification(new_model(actuator, model, integrator), dataset, settings, storage, study_name, start)
-    stop = threading.Event()
-    try:
-        with stop_on_sigint(stop):
-            result = identification.run(stop, progress)
-    finally:
-        if scratch is not None:
-            scratch.cleanup()
-    if out is not None:
-        save_model(result.model, out)
-    if result.stopped:
-        raise FitInterrupted(result)
-    return result

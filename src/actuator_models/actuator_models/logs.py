@@ -48,6 +48,11 @@ def check_range(name: str, value: float, where: str) -> float:
     return value
 
 
+#: Resampling period of processed logs [s] (that of the published logs): the one default of
+#: ``process --dt``, ``simulate --dt``, ``bag2json --dt``, the demo and the ROS fit job.
+PROCESSED_DT = 0.005
+
+
 class LogError(ValueError):
     """A malformed log. The message is one line: ``file: entry N: field 'x': problem``."""
 
@@ -315,7 +320,7 @@ def _interpolate(t: np.ndarray, stamps: np.ndarray, values: np.ndarray) -> np.nd
     return out
 
 
-def resample(log: Log, dt: float = 0.005) -> Log:
+def resample(log: Log, dt: float = PROCESSED_DT) -> Log:
     """Resample a raw log at a fixed ``dt`` [s].
 
     Samples lie at ``k dt`` for ``k = 0 .. floor(t_last / dt)``; every column is linearly

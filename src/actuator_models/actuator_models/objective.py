@@ -20,8 +20,8 @@ import numpy as np
 from . import kernel
 from .logs import Log
 from .model import Model
-from .addition_thermal import TEMPERATURE_WEIGHT
 from .parameters import Parameter
+from .addition_thermal import TEMPERATURE_WEIGHT
 from .simulation import LogBatch, mean_absolute_errors, rollout_temperatures, temperature_errors
 
 #: Cost given to a parameter set whose simulation is not finite [rad].
@@ -174,15 +174,11 @@ class Objective:
     simulated with the model's integrator, times an optional :class:`Prior`'s factor. For a model
     carrying ``thermal`` the cost adds :data:`~.addition_thermal.TEMPERATURE_WEIGHT` [rad/K] times
     the case temperature's MAE [K] against the logs' ``temp`` register (a measurement to fit);
-    :attr:`last_mae` and :meth:`per_log` stay the position's."""
+    :meth:`per_log` and the MAE of :meth:`evaluate` stay the position's."""
 
     def __init__(self, model: Model, logs: Sequence[Log], prior: Optional[Prior] = None) -> None:
         self.model = model
         self.prior = prior
-        #: mean MAE [rad] of each parameter set of the last call, without the prior's factor
-        self.last_mae = np.empty(0)
-        #: mean temperature MAE [K] of each parameter set of the last call (zeros without ``thermal``)
-        self.last_temperature_mae = np.empty(0)
         self.logs = list(logs)
         self.batch = LogBatch.from_logs(self.logs, model.actuator.default_vin)
         #: why the compiled kernel cannot simulate this model (a sentence naming the part), or None
@@ -222,14 +218,17 @@ class Objective:
         return (np.where(np.isfinite(maes), maes, FAILED_COST),
                 np.where(np.isfinite(heat), heat, FAILED_COST / TEMPERATURE_WEIGHT))
 
-    def __call__(self, values: Mapping[str, np.ndarray]) -> np.ndarray:
-        """Mean MAE over the logs plus the weighted temperature MAE (times the prior's factor),
-        shape ``(P,)``."""
+    def evaluate(self, values: Mapping[str, np.ndarray]) -> Tuple[np.ndarray, np.ndarray]:
+        """(cost, mean MAE [rad] over the logs) of each parameter set, both shape ``(P,)``: the
+        cost is the MAE plus the weighted temperature MAE (``thermal``), times the prior's factor."""
         maes, heat = self.errors(values)
-        self.last_mae = maes.mean(axis=1)
-        self.last_temperature_mae = heat.mean(axis=1)
-        cost = self.last_mae + TEMPERATURE_WEIGHT * self.last_temperature_mae
-        return cost if self.prior is None else cost * self.prior.factor(values)
+        mae = maes.mean(axis=1)
+        cost = mae + TEMPERATURE_WEIGHT * heat.mean(axis=1)
+        return (cost if self.prior is None else cost * self.prior.factor(values)), mae
+
+    def __call__(self, values: Mapping[str, np.ndarray]) -> np.ndarray:
+        """The cost of each parameter set, shape ``(P,)`` (see :meth:`evaluate`)."""
+        return self.evaluate(values)[0]
 
     def of_model(self, model: Model) -> np.ndarray:
         """MAE of one model's values on each log, shape ``(L,)``."""

@@ -75,8 +75,8 @@ def plot_mae_bars(
         ax = fig.subplots()
         x = np.arange(len(groups))
         for i, model in enumerate(models):
-            values = np.array([maes[g].get(model, np.nan) for g in groups], dtype=float)
-            bars = ax.bar(x + (i - (len(models) - 1) / 2) * width, values, width, label=model)
+            heights = np.array([maes[g].get(model, np.nan) for g in groups], dtype=float)
+            bars = ax.bar(x + (i - (len(models) - 1) / 2) * width, heights, width, label=model)
             if len(groups) * len(models) <= 24:
                 ax.bar_label(bars, fmt="%.3g", fontsize=7, rotation=90, padding=2)
         rotate = len(groups) > 4

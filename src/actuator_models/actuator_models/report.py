@@ -1,56 +1,32 @@
-"""Fit several friction models on the same logs and write an honest validation report.
-
-Models are fitted in order, each starting from the best already-fitted model it nests (M1 in
-M2, M3; M2 and M3 in M4; all in M5 and M6), so a richer model never fits worse than a simpler
-one on the training logs.
+"""The validation report of a fit, written from its :class:`~.fitting.FitReport`.
 
 The report folder holds ``report.md`` and ``report.json`` (train and validation MAE per model,
 the unfitted defaults for comparison, the model chosen by validation MAE and its improvement
 factor over M1, per-parameter uncertainty from loss slices, validation MAE per trajectory and
-per gain) and ``mae.png`` (bars in the style of the paper's Fig. 5).
+per gain) and ``mae.png`` (bars in the style of the paper's Fig. 5). The helpers here are the
+report's figures of merit, pure functions of a fit's results.
 """
 
 from __future__ import annotations
 
 import json
-import threading
 import warnings
 from collections import defaultdict
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, replace
 from pathlib import Path
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from .addition_selection import AdditionSelection, select_additions
 from .additions import addition, carried, carried_values
-from .cross_validation import RULES, CrossValidation, cross_validate
-from .figure_process import FigureProcess, draw_mae_bars
-from .friction import FRICTION_MODELS, friction_model, nests
-from .identification import FitInterrupted, FitResult, FitSettings, Identification, ProgressCallback
+from .fit_data import FitResult
 from .logs import Log
-from .model import Model, new_model, save_model
+from .model import Model
 from .objective import Objective
 from .report_markdown import markdown
-from .splits import Dataset
-from .uncertainty import ParameterSpread, loss_slices
 
-#: The models fitted by default (``--model all``, an empty FitModels list): the registry's static
-#: budgets M1-M6; any registered model (:func:`.friction.installed_friction_models`) may be asked for.
-ALL_MODELS = tuple(FRICTION_MODELS)
-
-
-@dataclass
-class ModelReport:
-    """One model's fit, its slices and its validation errors grouped by trajectory and gain."""
-
-    result: FitResult
-    params_file: Optional[Path]
-    spreads: List[ParameterSpread]
-    by_trajectory: Dict[str, float]
-    by_gain: Dict[str, float]
-    #: the additions tried by cross-validation (``--additions``), None when none was
-    selection: Optional[AdditionSelection] = None
+if TYPE_CHECKING:
+    from .fitting import FitReport, ModelReport
 
 
 def grouped_mae(per_log: Mapping[str, float], logs: Sequence[Log], key: str) -> Dict[str, float]:
@@ -62,95 +38,6 @@ def grouped_mae(per_log: Mapping[str, float], logs: Sequence[Log], key: str) -> 
             value = getattr(log, key)
             groups[f"{value:g}" if isinstance(value, float) else str(value)].append(per_log[name])
     return {group: float(np.mean(values)) for group, values in sorted(groups.items())}
-
-
-def study_name(prefix: Optional[str], model: str, storage: Optional[str]) -> Optional[str]:
-    """The study of ``model`` in a storage: ``<prefix>-<model>`` (prefix ``fit`` by default);
-    None in memory."""
-    if storage is None and prefix is None:
-        return None
-    return f"{prefix or 'fit'}-{model}"
-
-
-def fit_models(
-    dataset: Dataset,
-    actuator: str,
-    models: Sequence[str] = ALL_MODELS,
-    out_dir: Union[str, Path] = "fit",
-    settings: FitSettings = FitSettings(),
-    integrator: str = "bam",
-    storage: Optional[str] = None,
-    study_prefix: Optional[str] = None,
-    stop: Optional[threading.Event] = None,
-    progress: Optional[ProgressCallback] = None,
-    params_files: Optional[Mapping[str, Path]] = None,
-    report_dir: Optional[Path] = None,
-    cv_rules: Sequence[str] = (),
-    cv_trials: Optional[int] = None,
-    additions: Sequence[str] = (),
-    carry: Sequence[str] = (),
-    figures: Optional[FigureProcess] = None,
-) -> Dict[str, ModelReport]:
-    """Fit each model on ``dataset`` (one split for all), save ``<out_dir>/<model>.json`` (or
-    ``params_files[model]``) and the report under ``<out_dir>/report`` (or ``report_dir``).
-    Returns the reports by model name. With ``cv_rules`` (``gain``, ``trajectory``), each model
-    is also cross-validated on the training logs (:mod:`.cross_validation`, ``cv_trials`` per
-    fit, default a quarter of the budget) and the report chooses by the cross-validated error.
-    With ``additions`` (``latency``, ``backlash``), each model first tries each one by
-    cross-validation on the training logs (:mod:`.addition_selection`, ``cv_rules`` or both
-    rules) and carries the ones that lower the held-out error. Every model carries ``carry``
-    (e.g. ``heating``) from the start, without a selection. ``figures``: a child process that
-    draws the report's figure (:mod:`.figure_process`), else it is drawn here.
-
-    Raises:
-        FitInterrupted: when ``stop`` is set, once the model being fitted has its best
-        parameters so far saved and the models finished before it their report.
-    """
-    out_dir = Path(out_dir)
-    stop = stop or threading.Event()
-    reports: Dict[str, ModelReport] = {}
-    cv_settings = replace(settings, trials=cv_trials or max(settings.trials // 4, 1))
-    for name in models:
-        params_file = Path((params_files or {}).get(name, out_dir / f"{name}.json"))
-        selection = select_additions(dataset.train, actuator, name, additions, cv_rules or RULES, cv_settings, integrator,
-                                     stop, progress, carry) if additions else None
-        identification = Identification(new_model(actuator, name, integrator, selection.kept if selection else carry), dataset,
-                                        settings, storage, study_name(study_prefix, name, storage), nested_start(reports, name))
-        result = identification.run(stop, progress)
-        save_model(result.model, params_file)
-        if result.stopped:
-            if reports:  # the finished models keep their report
-                write_report(reports, dataset, actuator, integrator, report_dir or out_dir / "report", figures=figures)
-            raise FitInterrupted(result)
-        spreads = loss_slices(result.model, identification.objective, result.space)
-        reports[name] = ModelReport(
-            result,
-            params_file,
-            spreads,
-            grouped_mae(result.validation_logs, dataset.validation, "trajectory"),
-            grouped_mae(result.validation_logs, dataset.validation, "kp"),
-            selection,
-        )
-    cv = None
-    if cv_rules:
-        cv = cross_validate(dataset.train, actuator, list(models), cv_rules, cv_settings, integrator, stop, progress,
-                            {name: rep.result.model.additions for name, rep in reports.items()})
-    write_report(reports, dataset, actuator, integrator, report_dir or out_dir / "report", cv, figures)
-    return reports
-
-
-def nested_start(reports: Mapping[str, ModelReport], name: str) -> Optional[Model]:
-    """Among the models fitted so far, the best (training MAE) that ``name`` nests, if any."""
-    target = friction_model(name)
-    nested = [r.result for r in reports.values() if nests(r.result.model.friction, target)]
-    return min(nested, key=lambda r: r.train_mae).model if nested else None
-
-
-def _default_errors(actuator: str, model: str, integrator: str, train: Sequence[Log], validation: Sequence[Log]) -> Tuple[float, Optional[float]]:
-    default = new_model(actuator, model, integrator)
-    train_mae = float(Objective(default, train).of_model(default).mean())
-    val_mae = float(Objective(default, validation).of_model(default).mean()) if validation else None
-    return train_mae, val_mae
 
 
 def switched_off(model: Model, train: Sequence[Log], validation: Sequence[Log]) -> Dict[str, Dict[str, Optional[float]]]:
@@ -205,59 +92,39 @@ def best_model(reports: Mapping[str, ModelReport]) -> str:
     return min(reports, key=score)
 
 
-def write_report(
-    reports: Mapping[str, ModelReport],
-    dataset: Dataset,
-    actuator: str,
-    integrator: str,
-    folder: Union[str, Path],
-    cv: Optional[CrossValidation] = None,
-    figures: Optional[FigureProcess] = None,
-) -> Dict[str, object]:
-    """Write report.json, report.md and mae.png into ``folder``; returns the JSON content. The
-    model is chosen by cross-validated error when ``cv`` is given, else by validation MAE.
-    ``figures`` draws mae.png while the rest is computed (else it is drawn here, last); it is
-    written when this returns either way."""
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    train, validation = dataset.train, dataset.validation
-    groups = {"train": {m.upper(): r.result.train_mae for m, r in reports.items()}}
+def mae_figure(reports: Mapping[str, "ModelReport"], validation: bool, folder: Path, actuator: str,
+               integrator: str) -> Tuple[Dict[str, Dict[str, float]], str, str]:
+    """The arguments of :func:`~.figure_process.draw_mae_bars` for ``folder/mae.png``: training
+    (and ``validation``) MAE per model."""
+    groups: Dict[str, Dict[str, float]] = {"train": {m.upper(): r.result.train_mae for m, r in reports.items()}}
     if validation:
-        groups["validation"] = {m.upper(): r.result.validation_mae for m, r in reports.items()}  # type: ignore[misc]
-    figure = (groups, str(folder / "mae.png"), f"{actuator}: MAE per friction model ({integrator} step)")
-    if figures is not None:
-        figures.draw("mae_bars", *figure)
-    chosen = (cv.best() if cv else None) or best_model(reports)
-    reference = "m1" if "m1" in reports else None
+        groups["validation"] = {m.upper(): r.result.validation_mae for m, r in reports.items()
+                                if r.result.validation_mae is not None}
+    return groups, str(folder / "mae.png"), f"{actuator}: MAE per friction model ({integrator} step)"
 
-    def key_mae(name: str) -> float:
-        r = reports[name].result
-        return r.validation_mae if r.validation_mae is not None else r.train_mae
 
-    factor = key_mae(reference) / key_mae(chosen) if reference else None
-    warnings: List[str] = cv.warnings() if cv else []
-    content: Dict[str, object] = {
-        "actuator": actuator,
-        "integrator": integrator,
+def report_content(report: "FitReport") -> Dict[str, Any]:
+    """report.json's content: the :class:`~.fitting.FitReport` as plain data."""
+    dataset, cv = report.dataset, report.cv
+    content: Dict[str, Any] = {
+        "actuator": report.spec.actuator,
+        "integrator": report.spec.integrator,
         "logs": len(dataset.logs),
         "train_logs": dataset.train_names,
         "validation_logs": dataset.validation_names,
         "split": dataset.to_dict(),
-        "best_model": chosen,
-        "chosen_by": (f"cross-validation (leave one {' / '.join(cv.errors)} out)" if cv and cv.best() else
-                      "validation MAE" if validation else "training MAE (no validation logs)"),
+        "best_model": report.best_model,
+        "chosen_by": report.chosen_by,
         "cross_validation": cv.to_dict() if cv else {},
-        "warnings": warnings,
-        "improvement_over_m1": factor,
+        "warnings": list(report.warnings),
+        "improvement_over_m1": report.improvement_over_m1,
         "models": {},
         "defaults": {},
     }
-    for name, rep in reports.items():
+    for name, rep in report.models.items():
         r = rep.result
-        default_train, default_val = _default_errors(actuator, name, integrator, train, validation)
-        content["defaults"][name] = {"train_mae": default_train, "validation_mae": default_val}  # type: ignore[index]
-        warnings += fit_warnings(name, r, default_val)
-        content["models"][name] = {  # type: ignore[index]
+        content["defaults"][name] = {"train_mae": rep.default_train_mae, "validation_mae": rep.default_validation_mae}
+        content["models"][name] = {
             "train_mae": r.train_mae,
             "validation_mae": r.validation_mae,
             "trials": r.trials,
@@ -273,14 +140,19 @@ def write_report(
             "fixed": dict(r.space.fixed),
             "starts": [asdict(start) for start in r.starts],
             "additions": {"carried": carried_values(r.model.values),
-                          "switched_off": switched_off(r.model, train, validation),
-                          "without_temperature": without_temperature(r.model, train, validation),
+                          "switched_off": rep.switched_off,
+                          "without_temperature": rep.without_temperature,
                           "selection": rep.selection.to_dict() if rep.selection else None},
         }
+    return content
+
+
+def write_report(report: "FitReport", folder: Union[str, Path]) -> Dict[str, Any]:
+    """Write report.json and report.md into ``folder`` (the figure is the caller's, see
+    :func:`mae_figure`); returns the JSON content."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    content = report_content(report)
     (folder / "report.json").write_text(json.dumps(content, indent=2) + "\n")
     (folder / "report.md").write_text(markdown(content))
-    if figures is not None:
-        figures.result()
-    else:
-        draw_mae_bars(*figure)
     return content

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import List, Mapping, Optional
+from typing import Any, List, Mapping, Optional
 
 from .addition_selection import markdown as additions_markdown
 from .cross_validation import markdown as cv_markdown
@@ -12,16 +12,16 @@ def _fmt(value: Optional[float]) -> str:
     return "—" if value is None else f"{value:.4f}"
 
 
-def markdown(content: Mapping[str, object]) -> str:
+def markdown(content: Mapping[str, Any]) -> str:
     """The report as Markdown."""
-    models: Mapping[str, Mapping[str, object]] = content["models"]  # type: ignore[assignment]
-    defaults: Mapping[str, Mapping[str, object]] = content["defaults"]  # type: ignore[assignment]
+    models: Mapping[str, Mapping[str, Any]] = content["models"]
+    defaults: Mapping[str, Mapping[str, Any]] = content["defaults"]
     lines = [
         f"# Identification report: {content['actuator']} ({content['integrator']} step)",
         "",
-        f"{content['logs']} logs: {len(content['train_logs'])} to fit, {len(content['validation_logs'])} to validate"  # type: ignore[arg-type]
-        f" ({', '.join(content['validation_logs']) or 'none'}): {content['split']['rule']}.",  # type: ignore[index]
-        *(f"**Warning:** {w}." for w in content["split"]["warnings"]),  # type: ignore[index]
+        f"{content['logs']} logs: {len(content['train_logs'])} to fit, {len(content['validation_logs'])} to validate"
+        f" ({', '.join(content['validation_logs']) or 'none'}): {content['split']['rule']}.",
+        *(f"**Warning:** {w}." for w in content["split"]["warnings"]),
         "",
         "| model | train MAE [rad] | validation MAE [rad] | unfitted defaults: train MAE | unfitted defaults: "
         "validation MAE | additions | trials | time [s] |",
@@ -29,33 +29,33 @@ def markdown(content: Mapping[str, object]) -> str:
     ]
     for name, m in models.items():
         d = defaults[name]
-        carried = (m.get("additions") or {}).get("carried") or {}  # type: ignore[union-attr]
+        carried = (m.get("additions") or {}).get("carried") or {}
         lines.append(
-            f"| {name.upper()} | {_fmt(m['train_mae'])} | {_fmt(m['validation_mae'])} "  # type: ignore[arg-type]
+            f"| {name.upper()} | {_fmt(m['train_mae'])} | {_fmt(m['validation_mae'])} "
             f"| {_fmt(d['train_mae'])} | {_fmt(d['validation_mae'])} | {', '.join(carried) or 'none'} "
-            f"| {m['trials']} | {m['seconds']:.1f} |"  # type: ignore[arg-type]
+            f"| {m['trials']} | {m['seconds']:.1f} |"
         )
     factor = content["improvement_over_m1"]
     lines += [
         "",
         f"Chosen by {content['chosen_by']}: **{str(content['best_model']).upper()}**"
         + (f", {factor:.2f}x lower MAE than M1." if factor and content["best_model"] != "m1" else "."),
-        *(f"\n**Warning:** {w}." for w in content["warnings"]),  # type: ignore[union-attr]
+        *(f"\n**Warning:** {w}." for w in content["warnings"]),
         "",
-        *cv_markdown(content.get("cross_validation") or {}),  # type: ignore[arg-type]
+        *cv_markdown(content.get("cross_validation") or {}),
         *additions_markdown(models),
         *starts_section(models),
         "## Validation MAE per trajectory and per gain",
         "",
     ]
-    groups = sorted({g for m in models.values() for g in m["validation_by_trajectory"]})  # type: ignore[union-attr]
-    gains = sorted({g for m in models.values() for g in m["validation_by_gain"]}, key=float)  # type: ignore[union-attr]
+    groups = sorted({g for m in models.values() for g in m["validation_by_trajectory"]})
+    gains = sorted({g for m in models.values() for g in m["validation_by_gain"]}, key=float)
     if groups or gains:
         lines.append("| model | " + " | ".join([*groups, *(f"kp {g}" for g in gains)]) + " |")
         lines.append("|---" * (1 + len(groups) + len(gains)) + "|")
         for name, m in models.items():
-            cells = [_fmt(m["validation_by_trajectory"].get(g)) for g in groups]  # type: ignore[union-attr]
-            cells += [_fmt(m["validation_by_gain"].get(g)) for g in gains]  # type: ignore[union-attr]
+            cells = [_fmt(m["validation_by_trajectory"].get(g)) for g in groups]
+            cells += [_fmt(m["validation_by_gain"].get(g)) for g in gains]
             lines.append(f"| {name.upper()} | " + " | ".join(cells) + " |")
     else:
         lines.append("No validation logs.")
@@ -72,23 +72,23 @@ def markdown(content: Mapping[str, object]) -> str:
     ]
     for name, m in models.items():
         lines += [f"### {name.upper()}", "", "| parameter | value | interval | ± | unit | cost sensitivity | |", "|---|---|---|---|---|---|---|"]
-        for p in m["parameters"]:  # type: ignore[union-attr]
+        for p in m["parameters"]:
             flag = ", ".join(f for f, on in (("undetermined", not p["determined"]), ("at bound", p["at_bound"])) if on)
             lines.append(
                 f"| {p['name']} | {p['value']:.4g} | [{p['lower']:.4g}, {p['upper']:.4g}] | {p['half_width']:.2g} | {p['unit']} "
                 f"| {100 * p['sensitivity']:.1f} % | {flag} |"
             )
-        for fixed, value in m["fixed"].items():  # type: ignore[union-attr]
+        for fixed, value in m["fixed"].items():
             lines.append(f"| {fixed} | {value:.4g} | fixed | | | | |")
         lines.append("")
     lines.append("![MAE per model](mae.png)")
     return "\n".join(lines) + "\n"
 
 
-def starts_section(models: Mapping[str, Mapping[str, object]]) -> List[str]:
+def starts_section(models: Mapping[str, Mapping[str, Any]]) -> List[str]:
     """Each model's independent CMA-ES starts: where each one's search ended. Starts that end
     apart (in training or validation MAE) mean the cost has several basins on these logs."""
-    rows = [(name, s) for name, m in models.items() for s in m.get("starts", [])]  # type: ignore[union-attr]
+    rows = [(name, s) for name, m in models.items() for s in m.get("starts", [])]
     if not rows:
         return []
     lines = ["## Independent starts of the search", "",

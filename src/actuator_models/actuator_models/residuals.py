@@ -24,13 +24,13 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from .logs import Log
 from .model import Model
-from .simulation import GRAVITY, simulate_logs
+from .simulation import simulate_logs
 
 PHASES = ("torque release", "reversal", "hold under load", "high speed", "other")
 #: Bin edges of |measured speed| [rad/s] and of gravity load (fraction of the bench's largest).
@@ -184,11 +184,6 @@ def to_dict(residuals: Sequence[LogResiduals]) -> Dict[str, object]:
     }
 
 
-def gravity_torque_max(log: Log) -> float:
-    """The bench's largest gravity torque [N m] (arm horizontal)."""
-    return (log.mass + log.arm_mass / 2) * GRAVITY * log.length
-
-
 def summary_rows(residuals: Sequence[LogResiduals]) -> List[str]:
     """One text line per log (for the terminal)."""
     rows = [f"{'log':<28} {'kp':>5} {'trajectory':<16} {'degC':>5} {'MAE':>7} {'bias':>8} {'lag ms':>6} {'hyst':>7}  "
@@ -198,11 +193,3 @@ def summary_rows(residuals: Sequence[LogResiduals]) -> List[str]:
         rows.append(f"{r.name:<28} {r.kp:5g} {r.trajectory:<16} {'-' if r.temperature is None else f'{r.temperature:.1f}':>5} {r.mae:7.4f} {r.bias:+8.4f} {1000 * r.latency:6.0f} "
                     f"{r.hysteresis:+7.4f}  {cells}")
     return rows
-
-
-def mean_by(residuals: Sequence[LogResiduals], attribute: str) -> Mapping[str, float]:
-    """Mean of a per-log figure (``"mae"``, ``"latency"``, ...) by gain."""
-    groups: Dict[str, List[float]] = {}
-    for r in residuals:
-        groups.setdefault(f"kp {r.kp:g}", []).append(getattr(r, attribute))
-    return {g: float(np.mean(v)) for g, v in groups.items()}

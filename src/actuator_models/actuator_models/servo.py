@@ -28,7 +28,7 @@ Units: rad, rad/s, N m, V or A (control), s.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, List, Mapping, Optional, Sequence, Tuple, cast
 
 import numpy as np
 
@@ -147,7 +147,7 @@ def forces(servo: Servo, state: ServoState, tm: Value, te: Value, v: Value, p: P
     sees the external torque ``te`` alone; the dynamic friction's torque acts like an external one."""
     budget = servo.friction.budget(tm, te, v, p)
     dynamic = servo.friction.state
-    return (te if dynamic is None else te + dynamic.torque(state.friction, p)), budget
+    return (te if dynamic is None else te + dynamic.torque(cast(Value, state.friction), p)), budget
 
 
 def settle(servo: Servo, state: ServoState, moved: Sequence[Value], p: ParamValues, dt: Value) -> None:
@@ -156,6 +156,6 @@ def settle(servo: Servo, state: ServoState, moved: Sequence[Value], p: ParamValu
     q0, q1, v0, v1 = moved
     dynamic = servo.friction.state
     if dynamic is not None:
-        state.friction = dynamic.advance(state.friction, q1 - q0, v0, v1, dt, p)
+        state.friction = dynamic.advance(cast(Value, state.friction), q1 - q0, v0, v1, dt, p)
     for i, a in enumerate(servo.additions):
         state.additions[i] = a.on_output(state.additions[i], q1, p)

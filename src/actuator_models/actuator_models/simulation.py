@@ -53,6 +53,11 @@ GRAVITY = 9.80665  # m/s^2
 MAX_SPEED = 100.0  # rad/s, velocity clip of the published step
 
 
+#: Physics step of a simulated bench [s] (the emulators' pendulum, MuJoCo's bench, the bench
+#: parameters' default): that of the processed logs, so a log replays step for step.
+BENCH_DT = 0.005
+
+
 @dataclass(frozen=True)
 class Pendulum:
     """A pendulum test bench: a point ``mass`` [kg] at ``length`` [m] on an arm of ``arm_mass``

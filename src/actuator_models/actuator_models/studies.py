@@ -17,9 +17,12 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Union
 
 from .objective import SearchSpace
+
+if TYPE_CHECKING:
+    import numpy as np
 
 class StorageError(ValueError):
     """A ``--storage`` that names no storage optuna can open (bad input)."""
@@ -38,8 +41,9 @@ def open_storage(url: Optional[str]) -> Any:
     if url.startswith("journal:") or url.endswith(".journal"):
         path = Path(url[len("journal:"):] if url.startswith("journal:") else url)
         path.parent.mkdir(parents=True, exist_ok=True)
-        backend = optuna.storages.journal.JournalFileBackend(str(path))
-        return optuna.storages.journal.JournalStorage(backend)
+        from optuna.storages.journal import JournalFileBackend, JournalStorage
+
+        return JournalStorage(JournalFileBackend(str(path)))
     import sqlalchemy.exc
 
     try:
@@ -67,7 +71,7 @@ def completed(study: Any) -> List[Any]:
     return study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
 
 
-def record(study: Any, space: SearchSpace, points: Sequence[Mapping[str, float]], costs: Sequence[float],
+def record(study: Any, space: SearchSpace, points: Sequence[Mapping[str, float]], costs: Union[Sequence[float], np.ndarray],
            attrs: Union[Mapping[str, object], Sequence[Mapping[str, object]]]) -> None:
     """Add evaluated parameter sets as completed trials, all in one ``add_trials``: ``attrs``
     are each trial's user attributes (plain values: strings, numbers), or attributes shared by

@@ -13,7 +13,7 @@ from typing import Iterable, List, Optional, Sequence
 
 import numpy as np
 
-from .logs import Log, check_range
+from .logs import PROCESSED_DT, Log, check_range
 from .model import Model
 from .simulation import LogBatch, rollout
 from .trajectories import TRAJECTORIES, trajectory
@@ -48,7 +48,7 @@ def synthesize_logs(
     model: Model,
     configs: Sequence[BenchConfig],
     trajectories: Sequence[str] = tuple(TRAJECTORIES),
-    dt: float = 0.005,
+    dt: float = PROCESSED_DT,
     vin: Optional[float] = None,
     encoder_step: float = ENCODER_STEP,
 ) -> List[Log]:

@@ -65,7 +65,7 @@ def loss_slices(
 ) -> List[ParameterSpread]:
     """Slice the cost of ``objective`` through ``model``'s values along each free parameter."""
     grids = []
-    sets = []
+    sets: List[Dict[str, float]] = []
     for p in space.free:
         grid = np.unique(np.append(np.linspace(p.lower, p.upper, points), model.values[p.name]))
         grids.append(grid)

@@ -51,7 +51,7 @@ def cmd_arm(args: argparse.Namespace) -> int:
 
 def _candidates(args: argparse.Namespace) -> List[Tuple[str, str, str]]:
     if args.candidate:
-        return [tuple(c) for c in args.candidate]  # type: ignore[misc]
+        return [tuple(c) for c in args.candidate]
     return [(f"M{i}", f"m{i}", f"m{i}") for i in range(1, 7)]
 
 

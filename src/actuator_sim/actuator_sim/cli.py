@@ -17,6 +17,7 @@ import numpy as np
 from actuator_models.exit_codes import ArgumentParser, run_command
 from actuator_models.logs import read_log, read_logs
 from actuator_models.model import load_model
+from actuator_models.simulation import BENCH_DT
 from actuator_models.outputs import refuse_existing
 
 from .arm_commands import cmd_arm, cmd_arm_compare, cmd_transfer
@@ -298,7 +299,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--length", type=_positive, default=0.15, help="pendulum length [m]")
     p.add_argument("--arm-mass", type=_non_negative, default=0.0, help="pendulum arm mass [kg]")
     p.add_argument("--q-offset", type=float, default=0.0, help="encoder offset [rad]")
-    p.add_argument("--dt", type=float, default=0.005, help="MuJoCo timestep [s]")
+    p.add_argument("--dt", type=float, default=BENCH_DT, help="MuJoCo timestep [s]")
     p.set_defaults(run=_cmd_export_models)
     return parser
 

@@ -40,6 +40,7 @@ axis [N m], positive in its positive direction. Use an MJCF with ``integrator="E
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from typing import Mapping, Optional, Sequence, Union
 
@@ -151,8 +152,9 @@ class JointSimulation:
     ``timestep``; :attr:`state` reads the joints.
 
     Args:
-        model: compiled MuJoCo model (its ``dof_armature``, ``dof_frictionloss``,
-            ``dof_damping`` and friction ``solref``/``solimp`` of actuated DoFs are modified).
+        model: compiled MuJoCo model; the simulation works on its own copy (whose
+            ``dof_armature``, ``dof_frictionloss``, ``dof_damping``, friction ``solref``/``solimp``
+            of actuated DoFs and timestep it sets), the caller's is left as it was.
         servos: the actuated joints.
         viscous: where the viscous part of the budget goes (:mod:`actuator_sim.friction_split`).
         update_friction: False sets frictionloss/damping once from the budget at rest
@@ -172,6 +174,7 @@ class JointSimulation:
             raise ValueError(f"unknown viscous mode {viscous!r}; expected one of {', '.join(VISCOUS_MODES)}")
         if not servos:
             raise ValueError("no servo to simulate")
+        model = copy.copy(model)  # MjModel's copy is a deep one (mj_copyModel)
         self.model = model
         self.data = mujoco.MjData(model)
         self.servos = tuple(servos)
@@ -250,7 +253,7 @@ class JointSimulation:
 
     def set_torque_enable(self, enable: Union[bool, Sequence[bool], Mapping[str, bool]]) -> None:
         """Torque enable; disabled = H-bridge released / zero current, as the real servos."""
-        self.torque_enable = self._per_joint(enable, self.torque_enable)  # type: ignore[arg-type]
+        self.torque_enable = self._per_joint(enable, self.torque_enable)
 
     def set_kp(self, kp: PerJoint) -> None:
         """Firmware proportional gains (actuator units), as the drivers' ``set_kp``."""

@@ -21,7 +21,7 @@ from typing import Tuple
 
 import mujoco
 
-from actuator_models.simulation import GRAVITY
+from actuator_models.simulation import BENCH_DT, GRAVITY
 
 from .urdf import mjcf_to_urdf
 
@@ -43,7 +43,7 @@ class PendulumBench:
     length: float = 0.15
     arm_mass: float = 0.0
     q_offset: float = 0.0
-    timestep: float = 0.005
+    timestep: float = BENCH_DT
 
     def inertial(self) -> Tuple[float, float, float]:
         """``(total mass [kg], centre of mass depth [m], inertia about the COM [kg m^2])``."""

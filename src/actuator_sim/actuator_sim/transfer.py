@@ -7,7 +7,7 @@ The virtual experiment: the "real" actuators are the published M6 of each joint 
    four identification trajectories over a grid of masses, lengths and gains (paper Table I).
 2. M1 and M6 are identified on those logs twice, with ``integrator="bam"`` and
    ``"semi-implicit"`` (same logs, same seed, same number of trials), by
-   ``actuator_models.identification.fit``.
+   the fit front end ``actuator_models.fitting.fit``.
 3. The "real" arm (MuJoCo, real actuators) and the arm with each fitted pair run every path;
    the joint MAE [rad] against the real arm scores each pair (:mod:`actuator_sim.experiment`).
 """
@@ -64,9 +64,12 @@ class Identified:
 def identify(logs: Sequence[Log], actuator: str, friction: str, integrator: str, trials: int,
              seed: int = 0) -> Identified:
     """Fit ``friction`` (m1..m6) of ``actuator`` on ``logs`` with the given integrator."""
-    from actuator_models.identification import fit  # written alongside; imported when used
+    from actuator_models.fit_data import FitSettings  # imported when used: the fit loads optuna and numba
+    from actuator_models.fit_spec import FitSpec
+    from actuator_models.fitting import fit
 
-    result = fit(list(logs), actuator, friction, trials=trials, seed=seed, integrator=integrator, progress=False)
+    result = fit(FitSpec(list(logs), actuator, (friction,), FitSettings(trials=trials, seed=seed), integrator,
+                         carry=())).result()
     return Identified(result.model, result.validation_mae)
 
 

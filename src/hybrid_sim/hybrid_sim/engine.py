@@ -9,8 +9,14 @@ rules of SimSect can be kept exactly (``solve_ivp``'s own events cannot express 
   bracketing root finder (Illinois false position, bisection fallback) until the boundary value
   is within ``stop_precision`` of zero on the boundary's side (``Side``); the earliest located
   crossing wins (ties: the boundary listed first);
-* a boundary that is at or below ``stop_precision`` when its chart is entered is disarmed until it
-  has risen above ``stop_precision``, so a transition never re-fires at once. Hence when several
+* a boundary positive at both ends of a step but falling at its start and rising at its end (its
+  derivative, by one-sided differences on the dense output) holds a minimum inside the step: it is
+  found with a bounded minimiser and, at or below zero, located like a crossing, so a dip shorter
+  than a step is never missed (manual 3.3's limit of sign-change detection);
+* a boundary below ``-stop_precision`` when its chart is entered (the initial state included) and
+  not rising along the flow is armed by its sign: it fires at once, at the entry time;
+* a boundary within ``stop_precision`` of zero when its chart is entered, or below it and rising, is
+  disarmed until it has risen above ``stop_precision``, so a transition never re-fires at once. Hence when several
   boundaries cross at the same instant only the first listed fires: a model whose boundaries
   cross together handles them all in that one transition (the hexapod's tripods do);
 * recorded samples are evaluated on the dense output at exact multiples ``k * record_period``
@@ -19,11 +25,13 @@ rules of SimSect can be kept exactly (``solve_ivp``'s own events cannot express 
   spanning an event is ever built, which is how solve_ivp gets duplicate times (scipy #15262,
   #17066);
 * a boundary disarmed on entry is never integrated past: if it falls below ``-stop_precision``
-  before it was re-armed, the flow left the patch again without re-entering it (the transitions
-  accumulate: a Zeno point such as a bouncing ball coming to rest, or chattering between charts
-  whose vector fields point at each other, manual section 6). That fall is located like a
-  crossing (to within ``stop_precision`` of ``-stop_precision``); so is a transition sooner than
-  ``min_event_interval`` after the previous one. There the model's ``rest`` map may move the
+  (or below its entry value) before it was re-armed, the flow left the patch again without
+  re-entering it. That fall is located like a crossing (to within ``stop_precision`` of
+  ``-stop_precision``) and its transition taken, unless it leads back into a chart entered since
+  the last located crossing: then the transitions accumulate (a Zeno point such as a bouncing
+  ball coming to rest, or chattering between charts whose vector fields point at each other,
+  manual section 6); the same for a boundary firing at once on entry, and for a transition sooner
+  than ``min_event_interval`` after the previous one. There the model's ``rest`` map may move the
   state into a resting chart and the run goes on; when it declares none the run stops with
   ``status = -2`` (``ZENO``), a message saying where, and ``zeno_time``, the accumulation time
   extrapolated from the last three event times (exact for geometrically shrinking intervals);
@@ -40,6 +48,7 @@ from typing import Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
 import scipy.integrate
+import scipy.optimize
 
 from .errors import SimulationError
 from .model import Boundary, HybridModel, Side, Transition
@@ -54,6 +63,12 @@ class _Crossing:
     position: int  # position of the boundary in the chart's list
     boundary: Boundary
     fell_through: bool = False  # a disarmed boundary fell below -stop_precision (Zeno, chattering)
+    entry_value: Optional[float] = None  # set when the boundary was below -stop_precision on entry
+
+    @property
+    def immediate(self) -> bool:
+        """Taken without the flow re-entering the patch: a fall through, or outside it on entry."""
+        return self.fell_through or self.entry_value is not None
 
 
 class _Zeno(Exception):
@@ -151,6 +166,7 @@ class _Epoch:
 
     def __init__(self, model: HybridModel, settings: RunSettings, t: float, x: np.ndarray, chart: int,
                  nfev: List[int], on_step: Optional[Callable[[float], None]] = None) -> None:
+        """``nfev``: [vector-field evaluations, integrator steps] of the run so far (updated)."""
         self.model, self.settings, self.chart = model, settings, chart
         self.on_step = on_step
         self.book = np.array(x[model.n_continuous:], dtype=float)
@@ -177,9 +193,15 @@ class _Epoch:
             recorder.flow(lambda _t: self.y0, self.book, self.chart, self.t0, True)
             return None
         values = [self.value(i, self.t0, self.y0) for i in range(len(self.bounds))]
+        outside = [i for i, v in enumerate(values) if v < -s.stop_precision and not self._rising(i, v)]
+        if outside:
+            return self._on_entry(outside[0], values[outside[0]])
         armed = [v > s.stop_precision for v in values]
-        # disarmed on entry but on the patch boundary (within the precision band): watched for a fall
-        watched = [not a and v >= -s.stop_precision for a, v in zip(armed, values)]
+        # disarmed on entry (on the patch boundary, or outside it and rising): watched for a fall below
+        # the precision band, or below the entry value
+        floor = [min(v - s.stop_precision, -s.stop_precision) for v in values]
+        # per boundary: falling at the end of the last step (None: not known), the start of the next
+        falling: List[Optional[bool]] = [None] * len(values)
         solver_class = getattr(scipy.integrate, s.method)
         solver = solver_class(self.fun, self.t0, self.y0, s.final_time, max_step=s.max_time_step,
                               rtol=s.tolerance, atol=s.tolerance)
@@ -192,14 +214,27 @@ class _Epoch:
                 raise SimulationError(f"time step {t_new - t_old:g} s at t = {t_old!r} s is below "
                                       f"min_time_step {s.min_time_step:g} s")
             y_new = solver.y.copy()
+            self.nfev[1] += 1
+            if self.nfev[1] > s.max_steps:
+                raise SimulationError(f"step budget exhausted: {s.max_steps} integrator steps by t = {float(t_new)!r} s "
+                                      f"of {s.final_time:g} s (last step {t_new - t_old:g} s): the model is too "
+                                      f"stiff for these settings or its parameters are out of scale; raise "
+                                      f"max_steps (--max-steps) to go on")
             if self.on_step is not None:
                 self.on_step(t_new)
             new_values = [self.value(i, t_new, y_new) for i in range(len(self.bounds))]
-            crossed = [i for i, v in enumerate(new_values) if armed[i] and v <= 0.0]
-            fell = [i for i, v in enumerate(new_values) if watched[i] and not armed[i] and v < -s.stop_precision]
             dense = solver.dense_output()
-            if crossed or fell:
-                crossing = self._earliest(dense, t_old, values, t_new, new_values, crossed, fell)
+            ends: List[Optional[Tuple[float, float]]] = [None] * len(new_values)
+            for i, v in enumerate(new_values):
+                if armed[i] and v <= 0.0:
+                    ends[i] = (t_new, v)
+                elif armed[i]:
+                    ends[i], falling[i] = self._dip(i, dense, t_old, values[i], t_new, v, falling[i])
+            candidates = [(i, end[0], end[1], 0.0) for i, end in enumerate(ends) if end is not None]
+            candidates += [(i, t_new, v, -floor[i]) for i, v in enumerate(new_values)
+                           if not armed[i] and v < floor[i]]
+            if candidates:
+                crossing = self._earliest(dense, t_old, values, candidates)
                 recorder.flow(dense, self.book, self.chart, crossing.t, include_end=False)
                 return crossing
             recorder.flow(dense, self.book, self.chart, t_new, include_end=True)
@@ -211,36 +246,73 @@ class _Epoch:
             if solver.status == "finished":
                 return None
 
-    def _earliest(self, dense, ta: float, values: Sequence[float], tb: float, new_values: Sequence[float],
-                  crossed: Sequence[int], fell: Sequence[int]) -> _Crossing:
-        """The earliest crossing in ``[ta, tb]`` (ties: the boundary listed first).
+    def _on_entry(self, position: int, value: float) -> _Crossing:
+        """A boundary below ``-stop_precision`` on entry and not rising: armed by its sign, it fires at once."""
+        return _Crossing(self.t0, self.y0.copy(), position, self.bounds[position], entry_value=value)
 
-        Boundaries are located in list order, each only up to the earliest crossing found so far:
-        one that has not crossed by then is not located at all, so a boundary that is
-        discontinuous only beyond an earlier crossing (the wheel's slip release at liftoff)
+    def _rising(self, position: int, value: float) -> bool:
+        """Whether a boundary outside its patch on entry moves towards it (the flow re-enters the patch).
+
+        Evaluated at a short explicit-Euler step along the vector field.
+        """
+        h = 1e-6 * self.settings.max_time_step
+        y = self.y0 + h * self.fun(self.t0, self.y0)
+        return self.value(position, self.t0 + h, y) > value
+
+    def _dip(self, position: int, dense, ta: float, ga: float, tb: float, gb: float,
+             falling_at_start: Optional[bool]) -> Tuple[Optional[Tuple[float, float]], bool]:
+        """``(t, g(t))`` with ``g(t) <= 0`` where a boundary positive at both step ends dips below zero.
+
+        A dip shorter than the step leaves no sign change at the ends (manual 3.3's limit of
+        event detection); the guard's derivative does: falling at the step start and rising at its
+        end (one-sided differences on the step's dense output), the step holds a minimum, found
+        with a bounded scalar minimiser. ``None``: no minimum inside, or one above zero.
+
+        ``falling_at_start``: known from the previous step's end (``None``: evaluate it). Returns
+        the dip (or ``None``) and whether the boundary is falling at the step's end.
+        """
+        h = 1e-3 * (tb - ta)
+        if falling_at_start is None:
+            falling_at_start = self.value(position, ta + h, dense(ta + h)) < ga
+        rising_at_end = self.value(position, tb - h, dense(tb - h)) < gb
+        if not (falling_at_start and rising_at_end):
+            return None, not rising_at_end
+        found = scipy.optimize.minimize_scalar(lambda tc: self.value(position, tc, dense(tc)), bounds=(ta, tb),
+                                               method="bounded", options={"xatol": 1e-6 * (tb - ta)})
+        t_min = float(found.x)
+        g_min = self.value(position, t_min, dense(t_min))
+        return ((t_min, g_min) if g_min <= 0.0 else None), False
+
+    def _earliest(self, dense, ta: float, values: Sequence[float],
+                  candidates: Sequence[Tuple[int, float, float, float]]) -> _Crossing:
+        """The earliest crossing in ``[ta, t_end]`` (ties: the boundary listed first).
+
+        ``candidates``: (position, end time, boundary value there, shift): a crossing of zero by the
+        value plus the shift (> 0 for a disarmed boundary falling through its floor). Boundaries are located in list order, each only up to the earliest crossing
+        found so far: one that has not crossed by then is not located at all, so a boundary that
+        is discontinuous only beyond an earlier crossing (the wheel's slip release at liftoff)
         never stops the run.
         """
         best: Optional[_Crossing] = None
-        for i, fell_through in sorted([(i, False) for i in crossed] + [(i, True) for i in fell]):
-            shift = self.settings.stop_precision if fell_through else 0.0
-            end, g_end = tb, new_values[i]
-            if best is not None:
+        for i, end, g_end, shift in sorted(candidates):
+            if best is not None and best.t < end:
                 g_end = self.value(i, best.t, best.y)
                 if g_end + shift > 0.0:
                     continue
                 end = best.t
-            found = self._locate(i, dense, ta, values[i], end, g_end, fell_through)
+            found = self._locate(i, dense, ta, values[i], end, g_end, shift)
             if best is None or found.t < best.t:
                 best = found
         assert best is not None
         return best
 
     def _locate(self, position: int, dense, ta: float, ga: float, tb: float, gb: float,
-                fell_through: bool = False) -> _Crossing:
-        """The crossing of zero (or, for a fall, of ``-stop_precision``, located before it)."""
+                shift: float = 0.0) -> _Crossing:
+        """The crossing of zero (or, for a fall, ``shift`` > 0, of ``-shift``, located before it)."""
         s = self.settings
         bound = self.bounds[position]
-        shift, side = (s.stop_precision, Side.LEFT) if fell_through else (0.0, bound.side)
+        fell_through = shift > 0.0
+        side = Side.LEFT if fell_through else bound.side
         t = locate_crossing(lambda tc: self.value(position, tc, dense(tc)) + shift, ta, ga + shift, tb,
                             gb + shift, side, s.stop_precision, s.max_stop_iterations)
         return _Crossing(t, dense(t), position, bound, fell_through)
@@ -265,11 +337,12 @@ def simulate(model: HybridModel, x0: Sequence[float], settings: RunSettings = Ru
         raise ValueError(f"initial state: not finite: {x0.tolist()}")
     recorder = _Recorder(settings.record_period, settings.final_time)
     events: List[Event] = []
-    nfev = [0]
+    nfev = [0, 0]
     status, message, zeno_time = REACHED_FINAL_TIME, "reached final time", None
     on_step = _measure(settings.measure_period, progress, events, t0)
     start = model.initial_chart(t0, x0)
     t, x, chart = t0, np.asarray(start.state, dtype=float), start.chart
+    chain = [chart]
     try:
         _check_valid(model, t, x, chart)
         while True:
@@ -284,7 +357,7 @@ def simulate(model: HybridModel, x0: Sequence[float], settings: RunSettings = Ru
                 raise SimulationError(f"chart count limit {settings.max_chart_count} exceeded at "
                                       f"t = {crossing.t!r} s in chart {model.chart_name(chart)}")
             try:
-                new = _next_chart(model, settings, crossing, before, chart, events)
+                new = _next_chart(model, settings, crossing, before, chart, events, chain)
             except _Zeno as zeno:
                 if settings.record_period == 0.0:
                     recorder.add(crossing.t, before, chart)
@@ -294,6 +367,7 @@ def simulate(model: HybridModel, x0: Sequence[float], settings: RunSettings = Ru
                     f"Zeno/chattering at t = {crossing.t!r} s: {zeno.why} (boundary {crossing.boundary.index} "
                     f"of chart {model.chart_name(chart)}){at}; the model declares no resting chart (rest)")
                 break
+            chain[:] = chain + [new.chart] if crossing.immediate else [chart, new.chart]
             after = np.asarray(new.state, dtype=float)
             events.append(Event(crossing.t, chart, new.chart, crossing.boundary.index, before, after))
             t, x, chart = crossing.t, after, new.chart
@@ -318,17 +392,26 @@ def _measure(period: float, progress: Optional[Callable[[float, int], None]], ev
 
 
 def _next_chart(model: HybridModel, settings: RunSettings, crossing: _Crossing, before: np.ndarray,
-                chart: int, events: List[Event]) -> "Transition":
-    """The transition at ``crossing``: the model's own, or its resting chart where transitions accumulate."""
+                chart: int, events: List[Event], chain: List[int]) -> "Transition":
+    """The transition at ``crossing``: the model's own, or its resting chart where transitions accumulate.
+
+    ``chain``: the charts entered since the last located crossing (its source chart first). An
+    immediate crossing (a boundary outside its patch on entry, or fallen through it) whose transition
+    leads back into one of them would loop at one instant: chattering (or a Zeno point).
+    """
     why = ""
-    if crossing.fell_through:
+    new = model.transition(crossing.t, before, chart, crossing.boundary.index)
+    if crossing.immediate and new.chart in chain:
         why = (f"the boundary fell below -stop_precision {settings.stop_precision:g} before the flow "
-               f"re-entered its patch after the last transition")
+               f"re-entered its patch after the last transition" if crossing.fell_through else
+               f"the boundary was {crossing.entry_value:g} on entry, outside the patch")
+        why += (f", and its transition leads back to chart {model.chart_name(new.chart)}, entered "
+                f"since the last located crossing (charts {' -> '.join(map(model.chart_name, chain))})")
     elif events and crossing.t - events[-1].t < settings.min_event_interval:
         why = (f"{crossing.t - events[-1].t:g} s since the previous transition, below min_event_interval "
                f"{settings.min_event_interval:g} s")
     if not why:
-        return model.transition(crossing.t, before, chart, crossing.boundary.index)
+        return new
     rest = model.rest(crossing.t, before, chart, crossing.boundary.index)
     if rest is None:
         raise _Zeno(why)

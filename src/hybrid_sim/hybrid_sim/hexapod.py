@@ -66,7 +66,7 @@ Choices where the manual is ambiguous or incomplete (each is tested):
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Mapping, Optional, Sequence, Tuple
 
 import numpy as np
@@ -324,12 +324,17 @@ class Hexapod(HybridModel):
         """Legs whose toe is on or below the ground start in stance (manual 5.4.3); a tripod at
         reference 0 (mod 2 pi) starts its slow phase, one at pi the second half of its fast phase."""
         phases = []
-        for ref in np.asarray(x[REF]) - self.offsets:
+        new = np.array(x, dtype=float)
+        for leg, ref in enumerate(np.asarray(x[REF]) - self.offsets):
             angle = ref % (2 * math.pi)
             # a reference within PHASE_TOLERANCE of a phase end starts the next phase, as the
             # transition would (a run resumed at a phase end, --change, must not sit on its boundary)
-            phases.append(int(np.searchsorted(self.phase_ends, angle + PHASE_TOLERANCE, side="right")) % 4)
-        return Transition(chart_of(self.toe_heights(x) <= 1e-12, phases), np.asarray(x, dtype=float))
+            phase = int(np.searchsorted(self.phase_ends, angle + PHASE_TOLERANCE, side="right")) % 4
+            phases.append(phase)
+            # the phase boundaries read the unwrapped reference: bring it into this phase's interval
+            # (the hip law reads it modulo 2 pi), else a resumed run starts outside its chart's patch
+            new[REF.start + leg] = self.offsets[leg] + (angle - 2 * math.pi if phase == 0 and angle > math.pi else angle)
+        return Transition(chart_of(self.toe_heights(x) <= 1e-12, phases), new)
 
     def toe_heights(self, x: np.ndarray) -> np.ndarray:
         """Toe heights above the terrain [m], shape (6,)."""

@@ -155,7 +155,7 @@ def _run(args: argparse.Namespace) -> int:
         if settings.record_period > 0 and abs(k - round(k)) > 1e-9:
             raise ValueError(f"--change: time {when:g} s is not a multiple of the record period "
                              f"{settings.record_period:g} s")
-    check_outputs(args)
+    check_outputs(args, settings)
     model, result = run_schedule(params, settings, changes, progress_printer(settings))
     first = Hexapod(params)  # the .param file holds the parameters the run started with
     x0 = first.standing_state()

@@ -26,7 +26,13 @@ LEFT_LEGS = (3, 4, 5)  # legs on the -x_B side
 
 @dataclass(frozen=True)
 class Terrain:
-    """Ground height h(x, y) [m] and unit normal of manual Table 3 (a1..a3 = terrain_arg1..3)."""
+    """Ground height h(x, y) [m] and unit normal of manual Table 3 (a1..a3 = terrain_arg1..3).
+
+    Sloped: Table 3's ``a1 x + a2 y + a3`` for y > 0, ``a3`` elsewhere, jumps by ``a1 x`` at y = 0
+    (a toe crossing it was underground at once: "flight toe underground" at 0.64 s with a1 = 0.1).
+    Here y <= 0 is the plane's trace continued, ``a1 x + a3``: Table 3 where y > 0, continuous,
+    with a crease (the slope a2 starts) at y = 0; with a1 = 0 it is Table 3 exactly.
+    """
 
     kind: str = "flat"
     a1: float = 0.0
@@ -37,7 +43,7 @@ class Terrain:
         if self.kind == "sinusoid":
             return self.a1 * math.sin(self.a2 * x) * math.cos(self.a3 * y)
         if self.kind == "sloped":
-            return self.a1 * x + self.a2 * y + self.a3 if y > 0.0 else self.a3
+            return self.a1 * x + self.a2 * max(y, 0.0) + self.a3
         return 0.0
 
     def normal(self, x: float, y: float) -> np.ndarray:
@@ -45,8 +51,8 @@ class Terrain:
         if self.kind == "sinusoid":
             hx = self.a1 * self.a2 * math.cos(self.a2 * x) * math.cos(self.a3 * y)
             hy = -self.a1 * self.a3 * math.sin(self.a2 * x) * math.sin(self.a3 * y)
-        elif self.kind == "sloped" and y > 0.0:
-            hx, hy = self.a1, self.a2
+        elif self.kind == "sloped":
+            hx, hy = self.a1, (self.a2 if y > 0.0 else 0.0)
         else:
             return np.array([0.0, 0.0, 1.0])
         n = np.array([-hx, -hy, 1.0])
@@ -95,6 +101,25 @@ class HexapodParameters:
         for name in ("body_mass", "leg_mass", "g", "cycle_time", "sweep_angle", "flight_time", "max_torque"):
             if not getattr(self, name) > 0.0:
                 raise ValueError(f"hexapod parameter {name} = {getattr(self, name)!r} must be > 0")
+        for name in ("q_rl", "max_speed", "gear_ratio"):
+            if not getattr(self, name) > 0.0:
+                raise ValueError(f"hexapod parameter {name} = {getattr(self, name)!r} must be > 0")
+        for name in ("friction_coeff", "saturation", "toe_slip_damping", "kp", "kd"):
+            if not getattr(self, name) >= 0.0:
+                raise ValueError(f"hexapod parameter {name} = {getattr(self, name)!r} must be >= 0")
+        for name in ("rho_k", "rho_r0", "theta_k"):
+            if not min(getattr(self, name)) > 0.0:
+                raise ValueError(f"hexapod parameter {name} = {list(getattr(self, name))} must be > 0")
+        for name in ("rho_d", "theta_d"):
+            if not min(getattr(self, name)) >= 0.0:
+                raise ValueError(f"hexapod parameter {name} = {list(getattr(self, name))} must be >= 0")
+        # scale: a tripod carries the body; its weakest leg's static compression under a third of the
+        # weight must leave the leg at least half its rest length (body_mass = 1e6 kg sank 6.7 km)
+        sag = self.body_mass * self.g / (3.0 * min(self.rho_k))
+        if not sag < 0.5 * min(self.rho_r0):
+            raise ValueError(f"hexapod: body_mass {self.body_mass:g} kg sags a tripod's legs (rho_k {min(self.rho_k):g} "
+                             f"N/m) by {sag:.3g} m under g = {self.g:g}, more than half their rest length "
+                             f"{min(self.rho_r0):g} m")
         if not self.flight_time < self.cycle_time:
             raise ValueError(f"hexapod: flight_time {self.flight_time} must be below cycle_time {self.cycle_time}")
         if not 0.0 < self.sweep_angle < 2 * math.pi:
@@ -166,7 +191,7 @@ class HexapodParameters:
                 values[field_name] = slot
         for name in ("attach", "inertia"):
             if name in values:
-                values[name] = tuple(tuple(row) for row in values[name])  # type: ignore[union-attr]
+                values[name] = tuple(tuple(row) for row in values[name])
         values.update({k: tuple(v) for k, v in values.items() if isinstance(v, list)})
         return replace(base, **values)
 

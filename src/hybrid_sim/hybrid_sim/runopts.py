@@ -72,6 +72,8 @@ def add_run_arguments(p: argparse.ArgumentParser, defaults: RunSettings) -> None
                         "with status -2 (default 0: off; a boundary falling through is caught regardless)")
     g.add_argument("--measure-period", type=float, metavar="S",
                    help="print progress every S of simulated time (default 0: none)")
+    g.add_argument("--max-steps", type=int, metavar="N",
+                   help=f"step budget: a run taking more integrator steps stops with an error (default {defaults.max_steps})")
     g.add_argument("--method", help=f"scipy OdeSolver (default {defaults.method})")
     g.add_argument("--config", metavar="RC", help="a SimSect initialization file (name = value; lines); "
                    "command-line options given explicitly win")
@@ -112,15 +114,31 @@ def settings_from_args(args: argparse.Namespace, defaults: RunSettings,
     return replace(settings, **changes)
 
 
-def check_outputs(args: argparse.Namespace) -> None:
-    """Refuse existing output files before a run rather than after it (unless ``--force``)."""
+#: the most animation frames a run may ask for (10 minutes at 25 fps)
+MAX_FRAMES = 15_000
+
+
+def check_outputs(args: argparse.Namespace, settings: Optional[RunSettings] = None) -> None:
+    """Refuse existing output files before a run rather than after it (unless ``--force``), and an
+    animation of more than ``MAX_FRAMES`` frames for ``settings.final_time``."""
     for path in (output_paths(args.out) if args.out else ()):
         refuse_overwrite(path, args.force)
     if args.plot:
         refuse_overwrite(args.plot, args.force)
     check_animation_path(getattr(args, "animate", None), args.force)
-    if getattr(args, "animate", None) and not args.animate_fps > 0.0:
+    check_animation_frames(args, settings)
+
+
+def check_animation_frames(args: argparse.Namespace, settings: Optional[RunSettings]) -> None:
+    """Refuse ``--animate-fps`` <= 0, or more than ``MAX_FRAMES`` frames over ``settings.final_time``."""
+    if not getattr(args, "animate", None):
+        return
+    if not args.animate_fps > 0.0:
         raise ValueError(f"--animate-fps: must be > 0, got {args.animate_fps!r}")
+    frames = settings.final_time * args.animate_fps if settings is not None else 0.0
+    if frames > MAX_FRAMES:
+        raise ValueError(f"--animate-fps: {args.animate_fps:g} fps over {settings.final_time:g} s is {frames:.3g} "
+                         f"frames, more than {MAX_FRAMES}; lower --animate-fps or --final-time")
 
 
 def finish(result: HybridResult, model: HybridModel, initial: Sequence[float], args: argparse.Namespace,

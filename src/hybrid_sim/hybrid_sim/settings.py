@@ -21,6 +21,7 @@ SYMBOLS: Dict[str, str] = {
     "maxChartCount": "max_chart_count",
     "minEventInterval": "min_event_interval",
     "measurePeriod": "measure_period",
+    "maxSteps": "max_steps",
 }
 
 
@@ -47,6 +48,10 @@ class RunSettings:
             chattering (the model's resting chart, or status -2); 0 (default) disables the check
             (a boundary that falls through its precision band is caught regardless). Not a
             symbol of the manual: ``minEventInterval`` here.
+        max_steps: the step budget: the most integrator steps a run may take (all epochs
+            together); the next one stops it with status -1 and a message (a model too stiff for
+            its settings, e.g. a 1 mg wheel on a 5e4 N/m tire, would otherwise run for hours).
+            Not a symbol of the manual: ``maxSteps`` here.
         measure_period: a progress message every this much simulated time [s] (manual 2.4.2's
             ``measurePeriod``, through ``simulate``'s ``progress``); 0 (default): none.
     """
@@ -62,6 +67,7 @@ class RunSettings:
     method: str = "RK45"
     min_event_interval: float = 0.0
     measure_period: float = 0.0
+    max_steps: int = 200_000
 
     def __post_init__(self) -> None:
         checks = (
@@ -76,6 +82,7 @@ class RunSettings:
             ("method", self.method in METHODS),
             ("min_event_interval", self.min_event_interval >= 0.0),
             ("measure_period", self.measure_period >= 0.0),
+            ("max_steps", self.max_steps >= 1),
         )
         for name, ok in checks:
             if not ok:

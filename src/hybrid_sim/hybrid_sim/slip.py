@@ -60,7 +60,7 @@ class SlipParameters:
         for name, value in asdict(self).items():
             if not math.isfinite(value):
                 raise ValueError(f"slip parameter {name} = {value!r} is not finite")
-        for name in ("body_mass", "q_rt", "q_rl", "q_0", "k"):
+        for name in ("body_mass", "q_rt", "q_rl", "q_0", "k", "g_stance", "g_flight"):
             if getattr(self, name) <= 0.0:
                 raise ValueError(f"slip parameter {name} = {getattr(self, name)!r} must be > 0")
         if self.spri == 0.0 or self.sprj == 0.0:
@@ -163,6 +163,8 @@ def initial_state(overrides: Mapping[str, float]) -> np.ndarray:
         if key not in state:
             raise ValueError(f"--initial: unknown state {name!r}; states: {', '.join(STATE_NAMES)}")
         state[key] = float(value)
+    if not state["y"] > 0.0:
+        raise ValueError(f"--initial: y = {state['y']!r} m: the body must be above the ground (y > 0)")
     return np.array([state[n] for n in STATE_NAMES])
 
 

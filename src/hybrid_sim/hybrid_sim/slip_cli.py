@@ -59,11 +59,12 @@ def _run(args: argparse.Namespace) -> int:
     overrides.update(parse_assignments(args.initial, "--initial"))
     model = Slip(params)
     x0 = initial_state(overrides)
-    check_outputs(args)
+    check_outputs(args, settings)
     result = simulate(model, x0, settings, progress=progress_printer(settings))
     info = summary(model, result, model.initial_chart(0.0, x0).state)
+    drift = "n/a" if info["energy_drift"] is None else f"{info['energy_drift']:.3g} J"
     print(f"SLIP {settings.final_time:g} s: {result.message}; {len(result.events)} transitions "
-          f"({info['transitions_1s']} up to 1 s); energy drift {info['energy_drift']:.3g} J")
+          f"({info['transitions_1s']} up to 1 s); energy drift {drift}")
     for e in info["events"][:8]:
         s = e["state"]
         print(f"  t = {e['t']:.6f} s -> {e['chart']:<13} x {s['x']:.6f} y {s['y']:.6f} "

@@ -26,9 +26,25 @@ def _dts(text: str):
     return values
 
 
+#: at least this many steps of the largest dt over the log, at most MAX_STEPS of the smallest
+MIN_STEPS, MAX_STEPS = 100, 1_000_000
+
+
+def check_dts(dts, duration: float) -> None:
+    """Refuse steps that do not resolve the log (fewer than ``MIN_STEPS`` over ``duration`` [s]) or
+    that exceed the step budget (more than ``MAX_STEPS``): ``--dts 10`` on a 6 s log gave a reference
+    "0.000 s stuck" and both integrators at 0.0000, exit 0."""
+    if max(dts) > duration / MIN_STEPS:
+        raise ValueError(f"--dts: step {max(dts):g} s is more than 1/{MIN_STEPS} of the log's {duration:g} s")
+    if duration / min(dts) > MAX_STEPS:
+        raise ValueError(f"--dts: step {min(dts):g} s takes {duration / min(dts):.3g} steps over the log's "
+                         f"{duration:g} s, more than the budget of {MAX_STEPS}")
+
+
 def _run(args: argparse.Namespace) -> int:
     model = load_model(args.params)
     log = read_log(args.log)
+    check_dts(args.dts, float(log.timestamp[-1] - log.timestamp[0]))
     check_outputs(args)
     row = discretisation_errors(model, log, args.dts)
     print(f"{Path(args.log).name} ({log.trajectory}, kp {log.kp:g}), {model.name}: reference with "

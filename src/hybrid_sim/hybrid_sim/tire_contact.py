@@ -6,7 +6,10 @@ the spring state q on SE(2) x T(1):
 1. hinge points and normals in the common frame (normals rotated only), the average frame
    Psi_c (``tire_frame``, eqs. 1-3);
 2. the relative twist in Psi_c, split by P into xi (charges the spring) and the rolling part
-   (``tire_twist``);
+   (``tire_twist``); the rolling rotation's share of xi is taken at the tire's hinge (offset from
+   Psi_c's origin by the tangential deflection), where the spring's tire end is, and the wrench's
+   rolling moment at the same lever (power continuous): taken at Psi_c's origin, a tyre spinning
+   over the ground pumped its normal spring and jumped (issue 35);
 3. the wrench W = -dV of the spring plus the damper (``tire_spring``, ``tire_damper``), limited
    by the slip rule while slipping (``tire_slip``);
 4. the rates: q' on the subgroup, hinge coordinates by Montana's kinematics (``tire_rolling``).
@@ -28,7 +31,7 @@ from .tire_rolling import coordinate_rates, rolling_velocity
 from .tire_slip import SlipRule
 from .tire_spring import Stiffness, rate_map
 from .tire_surfaces import Surface
-from .tire_twist import P, body_wrench, relative_twist
+from .tire_twist import ROLLING, P, body_wrench, relative_twist, rolling_lever
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,7 @@ class ContactState:
     hinge_rate: np.ndarray     # (u1', v1', u2', v2')
     dissipation: float         # power lost in damper and slip [W], >= 0
     energy: float              # spring energy V(q) [J]
+    lever: np.ndarray = field(default_factory=lambda: np.zeros(3))  # Psi_c origin -> tire hinge [m], Psi_c axes
 
 
 @dataclass(frozen=True)
@@ -111,8 +115,11 @@ class TireContact:
         """The contact at one instant; ``slipping`` selects the slip chart's spring rate."""
         q = np.asarray(q, float)
         frame = self.frame(body1, body2, hinge)
-        twist = relative_twist(frame, body1.origin, body1.omega, body1.velocity, body2.origin, body2.omega,
-                               body2.velocity)
+        # the tire hinge's offset from Psi_c's origin along the contact plane (its depth along the
+        # normal is the compression: the rolling radius stays R - delta, ``hinge_rate``)
+        lever = frame.rotation.T @ (self.hinges(body1, body2, hinge)[2] - frame.origin) * ROLLING
+        twist = rolling_lever(relative_twist(frame, body1.origin, body1.omega, body1.velocity, body2.origin,
+                                             body2.omega, body2.velocity), lever)
         xi = P @ twist
         stick_rate = rate_map(q) @ xi
         stiffness = self.stiffness
@@ -129,7 +136,7 @@ class TireContact:
         # power balance: the bodies receive <W, xi>, the spring stores grad V . q'
         dissipation = -float(wrench @ xi) - float(stiffness.gradient(q) @ rate)
         return ContactState(frame, twist, wrench, rate, self.hinge_rate(body1, body2, hinge, frame, twist[:2], slide),
-                            dissipation, stiffness.energy(q))
+                            dissipation, stiffness.energy(q), lever)
 
     def hinge_rate(self, body1: Body, body2: Body, hinge: np.ndarray, frame: ContactFrame,
                    omega_roll: np.ndarray, slide: np.ndarray = np.zeros(2)) -> np.ndarray:
@@ -163,4 +170,4 @@ class TireContact:
 
     def body_wrench(self, state: ContactState, point: np.ndarray) -> np.ndarray:
         """(tau, F) on body 2 in the common frame, moment about ``point`` (e.g. its centre of mass)."""
-        return body_wrench(state.frame, state.wrench, point)
+        return body_wrench(state.frame, state.wrench, point, state.lever)

@@ -57,13 +57,35 @@ def relative_twist(frame: ContactFrame, origin1: np.ndarray, omega1: np.ndarray,
     return np.concatenate((e.T @ (omega2 - omega1), e.T @ (v2 - v1)))
 
 
-def body_wrench(frame: ContactFrame, wrench4: np.ndarray, point: np.ndarray) -> np.ndarray:
+#: the rolling axes (x_c, y_c) of Psi_c
+ROLLING = np.array([1.0, 1.0, 0.0])
+
+
+def rolling_lever(twist: np.ndarray, lever: np.ndarray) -> np.ndarray:
+    """The twist (Psi_c) with the rolling rotation's share of its linear part taken at ``lever``.
+
+    ``lever`` [m, Psi_c axes]: from the origin of Psi_c to body 2's hinge point, where the spring's
+    tire end is. Rolling (omega_x, omega_y) turns the tire about its hinge, which the hinge
+    coordinates follow: it does not move the spring's end. Taken at Psi_c's origin, which lies at the
+    stiff ground's hinge, a spinning tire with a tangential deformation moved that end along the
+    normal by omega x lever: a sliding, fast-spinning wheel pumped its normal spring up and jumped
+    (issue 35; 1 m at 1000 N m). The spin about the normal keeps its lever (the SE(2) spring's).
+    """
+    out = np.array(twist, float)
+    out[3:] += cross(out[:3] * ROLLING, lever)
+    return out
+
+
+def body_wrench(frame: ContactFrame, wrench4: np.ndarray, point: np.ndarray,
+                lever: np.ndarray = np.zeros(3)) -> np.ndarray:
     """The 6-D wrench (tau, F) on body 2, in the common frame with the moment about ``point``.
 
-    ``wrench4`` = (m_z, f_x, f_y, f_z) in Psi_c acts on body 2 at the origin of Psi_c; body 1
-    receives the opposite wrench at the same origin.
+    ``wrench4`` = (m_z, f_x, f_y, f_z) in Psi_c acts on body 2 at the origin of Psi_c, plus the
+    rolling components of ``lever`` x F (the dual of ``rolling_lever``: power continuous with the
+    twist it maps); body 1 receives the opposite wrench at the same origin.
     """
     w6 = P.T @ np.asarray(wrench4, float)
+    w6[:3] += ROLLING * cross(np.asarray(lever, float), w6[3:])
     e = frame.rotation
     tau_c, force = e @ w6[:3], e @ w6[3:]
     return np.concatenate((tau_c + cross(frame.origin - point, force), force))

@@ -36,8 +36,8 @@ def _run(args: argparse.Namespace) -> int:
     params = WheelParameters(**given)
     course = None if np.isnan(initial["course"]) else initial["course"]
     x0 = initial_state_3d(initial["height"], initial["speed"], initial["spin"], params, steering, course)
-    check_outputs(args)
     settings = settings_from_args(args, DEFAULTS, symbols)
+    check_outputs(args, settings)
     model = SteeredWheel(params, steering)
     result = simulate(model, x0, settings, progress=progress_printer(settings))
     aux = dict(zip(result.aux_names, result.aux))

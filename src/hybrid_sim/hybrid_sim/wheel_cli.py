@@ -13,7 +13,7 @@ import numpy as np
 from .engine import simulate
 from .result import HybridResult
 from .animate import check_animation_path
-from .runopts import (add_animate_arguments, add_run_arguments, progress_printer, finish, parse_assignments, read_config,
+from .runopts import (add_animate_arguments, add_run_arguments, check_animation_frames, progress_printer, finish, parse_assignments, read_config,
                       settings_from_args)
 from .settings import RunSettings
 from .wheel import FLIGHT, Wheel, WheelParameters, initial_state
@@ -70,8 +70,9 @@ def _run(args: argparse.Namespace) -> int:
         raise FileExistsError(f"{args.plot}: exists (use --force to overwrite)")
     if args.mujoco and importlib.util.find_spec("mujoco") is None:  # before a long hybrid run, not after
         raise ValueError(f"--mujoco: MuJoCo is not installed; {INSTALL_HINT}")
-    check_animation_path(args.animate, args.force)
     settings = settings_from_args(args, DEFAULTS, symbols)
+    check_animation_path(args.animate, args.force)
+    check_animation_frames(args, settings)
     model = Wheel(params)
     x0 = initial_state(params=params, **initial)
     result = simulate(model, x0, settings, progress=progress_printer(settings))

@@ -6,7 +6,7 @@ trials and its best training MAE as feedback every ``feedback_period`` s; servic
 Fits run in background threads, so the executor keeps serving. Cancelling a goal stops its fit
 after the current generation (the best parameters so far are kept); sending the same goal again
 with the same ``output_dir`` continues the fit. The logic is
-:class:`actuator_bench.identify.FitJob`.
+:class:`actuator_bench.fit_job.FitJob`.
 
 At shutdown (:func:`~actuator_bench.nodes.common.spin`), :meth:`IdentificationNode.stop_work`
 cancels every fit: a goal in flight is aborted (``message`` says why) while the context is still
@@ -29,7 +29,7 @@ from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.executors import MultiThreadedExecutor
 from rclpy.node import Node
 
-from ..identify import FitJob, FitOutcome, FitProgress, request_from_fields
+from ..fit_job import FitJob, FitOutcome, FitProgress, request_from_fields
 from .common import STOP_GRACE, Activity, read_only, spin
 
 #: Polling period [s] of a running fit (cancel requests, shutdown).

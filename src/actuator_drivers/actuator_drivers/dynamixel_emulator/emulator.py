@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import List, Optional, Tuple
 
 from actuator_models.model import Model, load_model
-from actuator_models.simulation import Pendulum
+from actuator_models.simulation import BENCH_DT, Pendulum
 
 from actuator_drivers.dynamixel.tables import control_table
 from actuator_drivers.dynamixel_emulator import packets as pk
@@ -46,7 +46,7 @@ class DynamixelEmulator(SerialBusEmulator):
         protocol: int = 2,
         servo_id: int = 1,
         vin: Optional[float] = None,
-        physics_dt: float = 0.005,
+        physics_dt: float = BENCH_DT,
         **kwargs,
     ) -> "DynamixelEmulator":
         """One servo of ``actuator`` driven by ``model`` (a library name such as ``mx64/m6`` or a

@@ -3,7 +3,7 @@ torque released where possible)."""
 
 from __future__ import annotations
 
-from actuator_drivers.common import CommandTimeout, DriverError, LimitError
+from actuator_drivers.common import DriverError, LimitError
 
 
 class ErobError(DriverError):
@@ -37,6 +37,3 @@ class LostFramesError(ErobError):
 class ErobLimitError(ErobError, LimitError):
     """A goal outside the joint limits; nothing was sent."""
 
-
-class ErobWatchdogError(ErobError, CommandTimeout):
-    """Torque released: no command within the command timeout."""

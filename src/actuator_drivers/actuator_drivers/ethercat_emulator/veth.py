@@ -33,11 +33,6 @@ def unique_names(prefix: str = "ec") -> Tuple[str, str]:
     return f"{prefix}{tag}m", f"{prefix}{tag}s"
 
 
-def privileged() -> bool:
-    """Whether this process can create links and raw sockets (effective root; capabilities not probed)."""
-    return os.geteuid() == 0
-
-
 def _no_privilege(action: str, error: Exception) -> VethError:
     return VethError(f"{action}: {error}. Creating a veth pair needs root or CAP_NET_ADMIN "
                      "(run `sudo actuator-bench veth create ...`); the EtherCAT master and the emulator "

@@ -22,7 +22,7 @@ def open_emulated(params: BenchParams) -> FeetechBench:
     emulator shares the host's CPUs)."""
     pendulum = Pendulum(params.mass, params.length, params.arm_mass)
     emulator = FeetechEmulator([
-        StsServo(control_table(a), load_model(m), pendulum, servo_id=i)  # type: ignore[list-item]
+        StsServo(control_table(a), load_model(m), pendulum, servo_id=i)
         for i, a, m in zip(params.ids, params.actuators, params.models)
     ], time_scale=params.time_scale, seed=params.seed).start()
     try:

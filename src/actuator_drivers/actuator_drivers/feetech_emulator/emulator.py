@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import List, Optional, Tuple, Union
 
 from actuator_models.model import Model, load_model
-from actuator_models.simulation import Pendulum
+from actuator_models.simulation import BENCH_DT, Pendulum
 
 from ..feetech.tables import control_table
 from ..serial_bus_emulator import framing as pk
@@ -48,7 +48,7 @@ class FeetechEmulator(SerialBusEmulator):
         arm_mass: float = 0.0,
         servo_id: int = 1,
         vin: Optional[float] = None,
-        physics_dt: float = 0.005,
+        physics_dt: float = BENCH_DT,
         actuator: str = "sts3215",
         **kwargs,
     ) -> "FeetechEmulator":
@@ -83,7 +83,7 @@ class FeetechEmulator(SerialBusEmulator):
             return []
         if packet.servo_id == pk.BROADCAST_ID:
             for servo in self.servos:
-                self._unicast(servo, code, params)  # type: ignore[arg-type]
+                self._unicast(servo, code, params)
             return []
         target = self._find(packet.servo_id)
-        return self._unicast(target, code, params) if target is not None else []  # type: ignore[arg-type,return-value]
+        return self._unicast(target, code, params) if target is not None else []

@@ -40,7 +40,7 @@ class SerialBusBench(OneDriverBench):
         super().__init__(driver, models, [driver.configs[i].joint for i in driver.ids])
 
     @classmethod
-    def of(cls, driver: SerialBusDriver, actuator: str) -> "SerialBusBench":  # type: ignore[override]
+    def of(cls, driver: SerialBusDriver, actuator: str) -> "SerialBusBench":
         """The bench of an open driver whose joints are all ``actuator``; the motor torque of its
         samples is estimated by :func:`~actuator_drivers.serial_bus.family.estimate_model`."""
         return cls(driver, [estimate_model(actuator)] * len(driver.ids))

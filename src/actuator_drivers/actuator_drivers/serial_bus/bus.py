@@ -186,7 +186,7 @@ class SerialBus:
         except self.failure as error:
             raise self.failure(failed_id, error.operation, error.result, error.attempts) from None
         out: Dict[int, bytes] = {}
-        for servo_id, data, error in replies:  # type: ignore[union-attr]
+        for servo_id, data, error in replies:
             self.check_status(servo_id, operation, error)
             out[servo_id] = bytes(data[:length])
         return out

@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from typing import Iterator, Optional, Tuple, Union
 
 from actuator_models.model import Model
+from actuator_models.simulation import BENCH_DT
 
 from actuator_drivers.serial_bus.driver import SerialBusDriver
 from actuator_drivers.serial_bus.family import family_of
@@ -40,7 +41,7 @@ def emulated_servo(
     time_scale: Optional[float] = 1.0,
     faults: Faults = Faults(),
     seed: Optional[int] = 0,
-    physics_dt: float = 0.005,
+    physics_dt: float = BENCH_DT,
     command_timeout: Optional[float] = 0.5,
     retries: int = 10,
     latency_ms: float = 16.0,

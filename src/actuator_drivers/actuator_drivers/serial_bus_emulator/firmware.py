@@ -19,7 +19,7 @@ import math
 from typing import Optional, Tuple
 
 from actuator_models.model import Model
-from actuator_models.simulation import Pendulum, PendulumSimulator
+from actuator_models.simulation import BENCH_DT, Pendulum, PendulumSimulator
 
 from actuator_drivers.serial_bus.tables import ControlTable, Register
 
@@ -48,7 +48,7 @@ class SerialServo:
         vin: Optional[float] = None,
         temperature: float = 30.0,
         q: float = 0.0,
-        physics_dt: float = 0.005,
+        physics_dt: float = BENCH_DT,
     ) -> None:
         if model.actuator.name != table.actuator:
             raise ValueError(f"model {model.actuator.name!r} does not drive a {table.title} (actuator {table.actuator!r})")

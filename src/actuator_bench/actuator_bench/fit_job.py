@@ -1,8 +1,10 @@
 """Friction-model identification jobs (ROS-free core of the identification node).
 
-A :class:`FitJob` fits the requested models with ``actuator_models.report.fit_models`` (params
-files ``<output_dir>/<model>.json`` and the report under ``<output_dir>/report``), on a folder of
-processed JSON logs or on a bench bag (converted first into ``<output_dir>/logs``).
+A :class:`FitJob` fits the requested models with the one fit front end,
+``actuator_models.fitting.fit`` (params files ``<output_dir>/<model>.json`` and the report under
+``<output_dir>/report``), on a folder of processed JSON logs or on a bench bag (converted first
+into ``<output_dir>/logs``). The log checks, the carry rule and the model order are the fit's, as
+for ``actuator-models fit``.
 
 :meth:`FitJob.start` runs it in a background thread. The studies are kept in the journal file
 ``<output_dir>/studies.journal`` (one study per model, ``fit-<model>``), so re-running a job with
@@ -25,15 +27,14 @@ from pathlib import Path
 from typing import Mapping, Optional, Sequence, Tuple
 
 from actuator_models.actuators import actuator as find_actuator
-from actuator_models.additions import carried_by_default
+from actuator_models.fit_data import DEFAULT_TRIALS, FitInterrupted, FitSettings, Progress
+from actuator_models.fit_outputs import FitOutputs
+from actuator_models.fit_spec import ALL_MODELS, FitSpec
+from actuator_models.fitting import ModelReport, TooFewTrainingLogs, fit, prepare
 from actuator_models.friction import friction_model, nests
-from actuator_models.identification import DEFAULT_TRIALS, FitInterrupted, FitSettings, Progress
-from actuator_models.logs import LogError, read_logs
-from actuator_models.model import ParamsError, new_model
-from actuator_models.objective import SearchSpace
+from actuator_models.logs import PROCESSED_DT, LogError
+from actuator_models.model import ParamsError
 from actuator_models.friction import installed_friction_models
-from actuator_models.report import ALL_MODELS, ModelReport, best_model, fit_models
-from actuator_models.splits import Dataset, minimum_train_logs
 
 from .bag2json import convert, is_bag
 
@@ -123,7 +124,7 @@ class FitJob:
         none. seed: CMA-ES and split seed. dt: resampling period [s] when converting a bag.
     """
 
-    def __init__(self, request: FitRequest, output_root: Path, seed: int = 0, dt: float = 0.005) -> None:
+    def __init__(self, request: FitRequest, output_root: Path, seed: int = 0, dt: float = PROCESSED_DT) -> None:
         self.request = request
         self.models: Tuple[str, ...] = tuple(request.models) or ALL_MODELS
         stamp = time.strftime("%Y%m%d-%H%M%S")
@@ -134,6 +135,15 @@ class FitJob:
         self._journal = self.output_dir / JOURNAL
         self._cancel = threading.Event()
         self._progress: Optional[Progress] = None
+
+    def spec(self, logs: Path) -> FitSpec:
+        """The fit of this job's request on the processed logs in ``logs``."""
+        request = self.request
+        outputs = FitOutputs.in_folder(self.output_dir, self.models)
+        return FitSpec(str(logs), request.actuator, self.models,
+                       FitSettings(trials=request.trials, seed=self.seed, force=request.force),
+                       validation_fraction=request.validation_fraction, storage=str(self._journal),
+                       study_prefix=STUDY_PREFIX, outputs=outputs)
 
     def run(self) -> FitOutcome:
         """Fit every model (blocking). Everything is checked before anything is fitted or written
@@ -147,15 +157,16 @@ class FitJob:
                 if is_bag(logs):  # converted aside first: kept only once the request is accepted
                     logs = Path(scratch)
                     convert(Path(request.logs), logs, self.dt)
-                dataset = Dataset.split(read_logs(logs), request.validation_fraction, seed=self.seed)
-                settings = FitSettings(trials=request.trials, seed=self.seed, force=request.force)
-                self.check_log_count(dataset, settings)
+                try:
+                    prepared = prepare(self.spec(logs))
+                except TooFewTrainingLogs as few:
+                    raise ValueError(
+                        f"logs: {few.train} training log(s) for the {few.free} free parameters of {few.model}: at "
+                        f"least {few.needed} needed (one per two parameters); give more logs, a smaller "
+                        f"validation_fraction, or set force: true") from None
                 if logs != Path(request.logs):
                     shutil.copytree(logs, self.output_dir / "logs", dirs_exist_ok=True)
-                carry = carried_by_default([log.extra.get("temp") for log in dataset.train])  # as fit --carry auto
-                reports = fit_models(dataset, request.actuator, self.models, self.output_dir, settings,
-                                     storage=str(self._journal), study_prefix=STUDY_PREFIX, stop=self._cancel,
-                                     progress=self._record_progress, carry=carry)
+                report = fit(prepared, stop=self._cancel, progress=self._record_progress)
         except FitInterrupted as stop:
             model = stop.result.model
             params = self.output_dir / f"{model.friction.name}.json"
@@ -165,34 +176,20 @@ class FitJob:
             return FitOutcome(False, "cancelled before any trial completed", cancelled=True)
         except (ValueError, LogError, ParamsError, OSError) as error:
             return FitOutcome(False, str(error))
-        results = [reports[m].result for m in self.models]
-        best = best_model(reports)
-        warnings = unmoved_fits(reports, self.models)
+        results = [report.models[m].result for m in self.models]
+        warnings = unmoved_fits(report.models, self.models)
         return FitOutcome(
             True,
-            "; ".join([f"fitted {', '.join(self.models)} on {request.logs}; best by validation MAE: {best}",
-                       *warnings]),
+            "; ".join([f"fitted {', '.join(self.models)} on {request.logs}; best by validation MAE: "
+                       f"{report.best_model}", *warnings]),
             self.models,
-            tuple(str(reports[m].params_file) for m in self.models),
+            tuple(str(report.models[m].params_file) for m in self.models),
             tuple(r.train_mae for r in results),
             tuple(math.nan if r.validation_mae is None else r.validation_mae for r in results),
-            best,
+            report.best_model,
             str(self.output_dir / "report"),
             warnings=warnings,
         )
-
-    def check_log_count(self, dataset: Dataset, settings: FitSettings) -> None:
-        """ValueError (naming the FitModels fields) when a model has fewer training logs than one
-        per two free parameters and ``force`` is not set; checked for every model before any fit."""
-        for name in self.models:
-            free = len(SearchSpace.for_model(new_model(self.request.actuator, name), settings.fixed,
-                                             settings.bounds).free)
-            needed = minimum_train_logs(free)
-            if len(dataset.train) < needed and not settings.force:
-                raise ValueError(
-                    f"logs: {len(dataset.train)} training log(s) for the {free} free parameters of {name}: at "
-                    f"least {needed} needed (one per two parameters); give more logs, a smaller "
-                    f"validation_fraction, or set force: true")
 
     def start(self) -> "Future[FitOutcome]":
         """Run in a daemon thread (the process may exit during a fit: its studies' journal keeps
@@ -234,7 +231,7 @@ def request_from_fields(logs: str, actuator: str, models: Sequence[str], trials:
 
 def unmoved_fits(reports: Mapping[str, ModelReport], order: Sequence[str]) -> Tuple[str, ...]:
     """One warning per model whose fit started from an earlier, nested model's fit (as
-    ``fit_models`` starts them) and ended with a training MAE no lower than that start's: the
+    ``fit`` starts them) and ended with a training MAE no lower than that start's: the
     search never moved off it, usually a budget too small for the richer model."""
     warnings = []
     for k, name in enumerate(order):
