@@ -23,6 +23,7 @@ import numpy as np
 
 from actuator_bench.backends import installed_backends
 from actuator_models.bench import BenchParams
+from actuator_drivers.serial_bus.settings import EmulatedSerialSettings
 from actuator_bench.loop import BenchLoop, Cycle
 from actuator_bench.messages import BenchInfo
 from actuator_bench.player import TrajectoryPlayer
@@ -30,7 +31,7 @@ from actuator_bench.player import TrajectoryPlayer
 
 def periods(rate: float, seconds: float, latency_ms: float) -> np.ndarray:
     """Wall-clock periods [s] between successive cycles of one run at ``rate`` [Hz]."""
-    bench = installed_backends().open("dynamixel_emulator", BenchParams(mass=0.49, length=0.1, latency_ms=latency_ms))
+    bench = installed_backends().open("dynamixel_emulator", BenchParams(mass=0.49, length=0.1, settings=EmulatedSerialSettings(latency_ms=latency_ms)))
     stamps: List[float] = []
 
     def sink(cycle: Cycle) -> None:

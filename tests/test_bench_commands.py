@@ -14,7 +14,7 @@ import pytest
 from actuator_bench import cli
 from actuator_bench.bag2json import bag_logs
 from actuator_bench.demo import record_logs
-from actuator_bench.demo_settings import SETTINGS
+from actuator_bench.demo_settings import demo_settings
 from actuator_bench.record_grid import Grid
 from actuator_models.logs import read_log
 
@@ -35,7 +35,7 @@ def test_readme_play_on_the_emulated_dynamixel_writes_a_log_and_the_same_bag(tmp
 
 @pytest.mark.skipif(REASON is not None, reason=REASON or "")
 def test_demo_records_on_an_emulated_erob_and_reads_the_drive_back(tmp_path, capsys):
-    settings = replace(SETTINGS["erob80_100"][1], grid=Grid((3.1,), (0.5,), (25,), ("lift_and_drop",)))
+    settings = replace(demo_settings()["erob80_100"][1], grid=Grid((3.1,), (0.5,), (25,), ("lift_and_drop",)))
     (path,) = record_logs(settings, tmp_path)
     log = read_log(path)
     assert (log.motor, log.mass, log.kp, len(log)) == ("erob80_100", 3.1, 25, 1201)  # 6 s at 200 Hz

@@ -9,7 +9,7 @@ time is ``benchmarks/emulated_recording.py``."""
 from dataclasses import replace
 
 from actuator_bench.demo import process, record_logs, true_validation_mae
-from actuator_bench.demo_settings import QUICK
+from actuator_bench.demo_settings import demo_settings
 from actuator_models.fit_spec import FitSpec
 from actuator_models.fitting import fit
 from actuator_models.identification import FitSettings
@@ -17,7 +17,7 @@ from actuator_models.model import load_model
 
 
 def test_m6_fitted_on_emulated_recordings_matches_the_true_model(tmp_path):
-    settings = replace(QUICK, time_scale=None)  # the quick grid (16 recordings), lockstep emulation
+    settings = replace(demo_settings()["mx64"][1], time_scale=None)  # the quick grid (16 recordings), lockstep emulation
     logs = process(record_logs(settings, tmp_path / "raw"), tmp_path / "processed")
     assert len(logs) == 16
     true_mae = true_validation_mae(load_model(settings.reference), logs)

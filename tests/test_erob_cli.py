@@ -47,7 +47,7 @@ def test_record_all_against_its_own_emulator(tmp_path, capsys):
 def test_input_errors_are_clear(capsys):
     assert main(["record", "--ethercat", "nonexistent0", "--actuator", "mx64", "--trajectory", "sin_sin",
                  "--mass", "1", "--length", "0.1", "--kp", "8", "--out", "/tmp"]) == 2
-    assert "--actuator mx64 is a Dynamixel; use --port" in capsys.readouterr().err
+    assert "--ethercat: not a setting of the dynamixel backend (--actuator mx64)" in capsys.readouterr().err
     assert main(["emulate", "--ethercat", "nonexistent0", "--actuator", "erob80_100"]) == 2
     assert "give --params, --mass and --length, or --chain" in capsys.readouterr().err
     assert main(["emulate", "--ethercat", "x", "--chain", "erob80_100/m6:3.1"]) == 2

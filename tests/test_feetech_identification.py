@@ -11,14 +11,14 @@ the Dynamixel test (24000, one restart).
 Lockstep emulation: the recordings, and the numbers below, do not depend on the host's load."""
 
 from actuator_bench.demo import process, record_logs, true_validation_mae
-from actuator_bench.demo_settings import SETTINGS
+from actuator_bench.demo_settings import demo_settings
 from actuator_models.fit_spec import FitSpec
 from actuator_models.fitting import fit
 from actuator_models.identification import FitSettings
 from actuator_models.model import load_model
 
 TRIALS = 24000
-STS_QUICK = SETTINGS["sts3215"][1]  # the demo the Feetech family declares (feetech/family.py), quick run
+STS_QUICK = demo_settings()["sts3215"][1]  # the demo the Feetech family declares (feetech/family.py), quick run
 
 
 def test_m6_fitted_on_emulated_sts_recordings_matches_the_true_model(tmp_path):

@@ -28,7 +28,8 @@ CONFIGS = sorted((REPO / "config").glob("*.yaml"))
 #: Python modules that are not ROS packages: rosdep key, or None when installed with pip (setup.py).
 PYTHON_DEPENDENCIES = {"numpy": "python3-numpy", "rosbags": None, "optuna": None, "mujoco": None}
 #: Dependencies used only through the launch files (packages of Node actions and the launch tools).
-LAUNCH_ONLY = {"ros2launch", "robot_state_publisher"}
+LAUNCH_ONLY = {"ros2launch", "robot_state_publisher", "joint_state_broadcaster", "joint_trajectory_controller",
+               "topic_based_ros2_control"}  # controller plugins loaded by ros2_control_node
 #: Launch-file packages that are optional (not in package.xml): rviz2 only runs with rviz:=true.
 OPTIONAL = {"rviz2"}
 #: Parameters every rclpy node declares itself.
@@ -112,19 +113,28 @@ def entry_points(setup_kwargs) -> dict:
     return out
 
 
-def node_modules() -> dict:
-    """Node name -> (module path, declared parameter names), read from the node modules (the
-    bench node declares those of :func:`actuator_bench.bench_core.bench_parameters`)."""
+def node_modules() -> list:
+    """(node name, module path, declared parameter names) of each node module, read with ``ast``
+    (the bench node and the control node declare those of
+    :func:`actuator_bench.bench_core.bench_parameters`; both are named ``bench``: one YAML section)."""
     from actuator_bench.bench_core import bench_parameters
 
-    out = {}
+    out = []
     for path in sorted((BENCH / "actuator_bench" / "nodes").glob("*_node.py")):
         tree = ast.parse(path.read_text())
         (init,) = [c for c in calls(tree, "__init__") if isinstance(c.func.value, ast.Call)]  # super().__init__
         declared = {literal(c.args[0]) for c in calls(tree, "declare_parameter")} - {None}
         if "bench_parameters" in {getattr(c.func, "id", None) for c in calls(tree, "bench_parameters")}:
             declared |= {p.name for p in bench_parameters()}
-        out[literal(init.args[0])] = (path, declared)
+        out.append((literal(init.args[0]), path, declared))
+    return out
+
+
+def declared_by_name() -> dict:
+    """Node name -> the parameters every node of that name declares."""
+    out: dict = {}
+    for name, _, declared in node_modules():
+        out[name] = out[name] & declared if name in out else declared
     return out
 
 
@@ -139,7 +149,7 @@ def declared_arguments(tree: ast.AST) -> set:
 
 def declared_by_module() -> dict:
     """Module dotted name -> declared parameters."""
-    return {f"actuator_bench.nodes.{path.stem}": declared for path, declared in node_modules().values()}
+    return {f"actuator_bench.nodes.{path.stem}": declared for _, path, declared in node_modules()}
 
 
 def flatten(params: dict, prefix: str = "") -> set:
@@ -197,19 +207,19 @@ def test_every_launched_executable_is_an_entry_point(entry_points):
     for module, function in entry_points.values():
         source = REPO / "src" / "actuator_bench" / Path(*module.split(".")).with_suffix(".py")
         assert function in {f.name for f in ast.parse(source.read_text()).body if isinstance(f, ast.FunctionDef)}
-    nodes = {name for name in entry_points if name.endswith("_node")}
+    nodes = {name for name, (module, _) in entry_points.items() if name.endswith("_node") or module.endswith("node_main")}
     assert {entry_points[name] for name in nodes} == {("actuator_bench.node_main", name) for name in nodes}
     main_module = ast.parse((BENCH / "actuator_bench" / "node_main.py").read_text())
     runs = {ast.unparse(c.args[0]).strip("'\"") for c in calls(main_module, "run")}  # node_main.<name> runs nodes/<name>
     assert runs == nodes
-    assert set(declared_by_module()) == {f"actuator_bench.nodes.{name}" for name in nodes}
+    assert set(declared_by_module()) == {f"actuator_bench.nodes.{name}" for name in nodes if name.endswith("_node")}
     for name in nodes:
         assert "main" in {f.name for f in ast.parse((BENCH / "actuator_bench" / "nodes" / f"{name}.py").read_text()).body
                           if isinstance(f, ast.FunctionDef)}
 
 
 def test_every_node_declares_parameters_with_a_description():
-    for name, (path, declared) in node_modules().items():
+    for name, path, declared in node_modules():
         tree = ast.parse(path.read_text())
         for call in calls(tree, "declare_parameter"):
             assert len(call.args) == 3, f"{path.name}: {ast.unparse(call.args[0])} has no descriptor"
@@ -219,13 +229,13 @@ def test_every_node_declares_parameters_with_a_description():
 # ----------------------------------------------------------------------------- parameters
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda p: p.name)
 def test_yaml_sets_only_declared_parameters(config):
-    nodes = node_modules()
+    nodes = declared_by_name()
     sections = yaml.safe_load(config.read_text())
     assert sections
     for key, section in sections.items():
         name = key.rsplit("/", 1)[-1]
         assert key.startswith("/**/") and name in nodes, f"{config.name}: {key} is not one of {sorted(nodes)}"
-        unknown = flatten(section["ros__parameters"]) - nodes[name][1] - BUILTIN_PARAMETERS
+        unknown = flatten(section["ros__parameters"]) - nodes[name] - BUILTIN_PARAMETERS
         assert not unknown, f"{config.name}: {name} does not declare {sorted(unknown)}"
 
 
@@ -252,7 +262,8 @@ def test_launch_files_set_only_declared_parameters(launch_file, entry_points):
         module = f"actuator_bench.nodes.{executable}"  # what node_main.<executable> runs
         parameters = keyword(call, "parameters")
         keys = set().union(*(dict_keys(p, assignments) for p in parameters.elts)) if parameters else set()
-        assert keys - BUILTIN_PARAMETERS <= declared[module], f"{launch_file.name}: {module}"
+        # (control_manager passes its parameters file on to ros2_control_node: it declares none itself)
+        assert keys - BUILTIN_PARAMETERS <= declared.get(module, set()), f"{launch_file.name}: {module}"
 
 
 @pytest.mark.parametrize("launch_file", LAUNCH_FILES, ids=lambda p: p.name)

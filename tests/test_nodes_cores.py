@@ -18,7 +18,7 @@ from actuator_models.logs import read_logs
 from actuator_models.splits import Dataset
 from actuator_bench.messages import BenchInfo, Command, command_from_fields
 from actuator_bench.player import ARM_PATHS, TrajectoryPlayer, schedule
-from actuator_sim.bench import SimBench, SimClock
+from actuator_sim.bench import SimBench, SimClock, SimSettings
 from actuator_drivers.dynamixel.errors import JointLimitError
 from actuator_models.trajectories import TRAJECTORIES, trajectory
 
@@ -129,7 +129,7 @@ def test_sim_bench_catches_up_in_bounded_steps(sim):
 
 def test_sim_bench_of_the_arm():
     arm = SimBench.open(BenchParams(("shoulder", "elbow"), ("mx106", "mx64"), ("mx106/m6", "mx64/m6"), (1, 2),
-                                    kp=(32.0, 32.0), vin=(0.0, 0.0), mjcf="arm_mx.xml"))
+                                    kp=(32.0, 32.0), vin=(0.0, 0.0), settings=SimSettings(mjcf="arm_mx.xml")))
     clock = SimClock(arm)
     arm.apply(Command(("elbow",), (0.3,), (True,)))
     clock.sleep_until(0.5)

@@ -41,7 +41,7 @@ def test_lockstep_needs_an_in_process_emulator(tmp_path, capsys):
 def test_record_all_refuses_unattended_load_changes_on_an_external_port(tmp_path, capsys):
     status = main(["record-all", "--port", "/dev/null", "--actuator", "mx64", "--logdir", str(tmp_path), "--unattended"])
     assert status == 2  # bad input (an unusable combination of arguments); 1 is for runtime faults
-    assert "--unattended with --port cannot change the mass/length" in capsys.readouterr().err
+    assert "--unattended without --emulate cannot change the mass/length" in capsys.readouterr().err
 
 
 def test_record_errors_are_one_line(tmp_path, capsys):

@@ -11,7 +11,8 @@ from pathlib import Path
 from setuptools import find_packages, setup
 
 PACKAGE = "actuator_bench"
-NODES = ("bench_node", "recorder_node", "identification_node", "comparison_node")
+NODES = ("bench_node", "recorder_node", "identification_node", "comparison_node", "control_node",
+         "control_player", "control_manager")
 HERE = Path(__file__).resolve().parent
 
 

@@ -32,19 +32,11 @@ setup(
     # stand-alone install and avoids two packages claiming the same script.
     entry_points={
         "console_scripts": ["actuator-drivers = actuator_drivers.cli:main"],
-        # bench backends of this package, found by actuator_bench.backends.installed_backends
-        "actuator_bench.backends": [
-            "dynamixel = actuator_drivers.dynamixel.bench:BACKEND",
-            "dynamixel_emulator = actuator_drivers.dynamixel_emulator.bench:BACKEND",
-            "erob = actuator_drivers.erob.bench:BACKEND",
-            "erob_emulator = actuator_drivers.ethercat_emulator.bench:BACKEND",
-            "feetech = actuator_drivers.feetech.bench:BACKEND",
-            "feetech_emulator = actuator_drivers.feetech_emulator.bench:BACKEND",
-        ],
-        # serial-bus families the command lines (emulate, record, record-all, demo) find by actuator,
-        # found by actuator_drivers.serial_bus.family.installed_families
-        "actuator_drivers.families": [
+        # the actuator families of this package (their bench backends, grids, demo, emulator), found
+        # by actuator_models.family.installed_families; their backends by actuator_bench.backends
+        "actuator_bench.families": [
             "dynamixel = actuator_drivers.dynamixel.family:FAMILY",
+            "erob = actuator_drivers.erob.family:FAMILY",
             "feetech = actuator_drivers.feetech.family:FAMILY",
         ],
     },

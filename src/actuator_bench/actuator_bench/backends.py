@@ -2,27 +2,27 @@
 
 A backend (:class:`actuator_models.bench.Backend`) turns :class:`~actuator_models.bench.BenchParams`
 (the bench node's parameters, the CLI's options) into an open
-:class:`~actuator_models.bench.Bench`. Families register their backends as entry points of group
-``actuator_bench.backends`` (one per backend, named as the backend, pointing at its ``Backend``),
-the way ros2_control finds hardware interfaces through pluginlib; the bench node, the recorder
-(through the node or :func:`actuator_bench.session.record_run`) and ``actuator-bench play`` list
-what is installed with :func:`installed_backends`. A new family is a subpackage plus one entry
-point in its ``setup.py``::
+:class:`~actuator_models.bench.Bench`. A family lists its backends in its one record
+(``Family.backends``, an entry point of group ``actuator_bench.families``,
+:mod:`actuator_models.family`); a backend without a family (the MuJoCo simulation) is an entry
+point of group ``actuator_bench.backends``, named as the backend::
 
-    entry_points={"actuator_bench.backends": ["myservo = my_package.myservo.bench:BACKEND"]}
+    entry_points={"actuator_bench.backends": ["mujoco = actuator_sim.bench:BACKEND"]}
 
-Installed here: the backends the packages' ``setup.py`` list (actuator_drivers: each serial-bus
-family and eRob, each with its emulator; actuator_sim: ``mujoco``). A serial-bus family also
-registers itself for the command lines (group ``actuator_drivers.families``,
-:mod:`actuator_drivers.serial_bus.family`).
+The bench node, ``actuator-bench play``, ``record``, ``record-all``, ``emulate`` and the demo open
+benches through :func:`installed_backends`, the way ros2_control finds hardware interfaces
+through pluginlib.
 """
 
 from __future__ import annotations
 
+import pkgutil
+from functools import partial
 from importlib.metadata import entry_points
-from typing import Dict, Iterator, Mapping, Optional
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple
 
 from actuator_models.bench import Backend, Bench, BenchParams
+from actuator_models.family import installed_families
 
 #: The entry-point group of bench backends.
 GROUP = "actuator_bench.backends"
@@ -61,22 +61,32 @@ class BackendRegistry(Mapping[str, Backend]):
         return ", ".join(f"{b.name} ({b.help})" for b in self._backends.values())
 
 
+def _points() -> List[Tuple[str, str, Callable[[], Any]]]:
+    """(name, "module:attribute", loader) of every backend: each installed family's
+    (``Family.backends``) and each entry point of :data:`GROUP`."""
+    found: List[Tuple[str, str, Callable[[], Any]]] = [
+        (name, target, partial(pkgutil.resolve_name, target))
+        for family in installed_families().values() for name, target in family.backends.items()]
+    found += [(p.name, p.value, p.load) for p in entry_points(group=GROUP)]
+    return sorted(found, key=lambda point: point[0])
+
+
 def installed_backends() -> BackendRegistry:
-    """The backends of every installed family (entry points of :data:`GROUP`), by name; read
-    afresh at each call, so a family installed after this process started is found too. A family
-    whose module cannot be imported (its vendor SDK missing) is left out, and naming it says why:
-    one family's missing SDK does not stop the others. TypeError names an entry point that is not
-    a :class:`Backend` of its own name."""
+    """The backends of every installed family (``Family.backends``, :mod:`actuator_models.family`)
+    and of every entry point of :data:`GROUP`, by name; read afresh at each call, so a family
+    installed after this process started is found too. A backend whose module cannot be imported
+    (its vendor SDK missing) is left out, and naming it says why: one family's missing SDK does not
+    stop the others. TypeError names a backend that is not a :class:`Backend` of its own name."""
     found = []
     unavailable: Dict[str, str] = {}
-    for point in sorted(entry_points(group=GROUP), key=lambda p: p.name):
+    for name, target, load in _points():
         try:
-            backend = point.load()
+            backend = load()
         except ImportError as error:
-            unavailable[point.name] = f"{point.value}: {error}"
+            unavailable[name] = f"{target}: {error}"
             continue
-        if not isinstance(backend, Backend) or backend.name != point.name:
-            raise TypeError(f"entry point {point.name} = {point.value} (group {GROUP}): expected an "
-                            f"actuator_models.bench.Backend named {point.name!r}, got {backend!r}")
+        if not isinstance(backend, Backend) or backend.name != name:
+            raise TypeError(f"backend {name} = {target}: expected an actuator_models.bench.Backend named "
+                            f"{name!r}, got {backend!r}")
         found.append(backend)
     return BackendRegistry(*found, unavailable=unavailable)

@@ -11,7 +11,7 @@ the backend.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import Field, dataclass, fields
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from actuator_models.bench import BenchParams
@@ -71,6 +71,8 @@ class Parameter:
     description: str
 
 
+#: Descriptions of the parameters every backend reads (:class:`~actuator_models.bench.BenchParams`);
+#: a backend's own (its ``settings`` dataclass) describe themselves.
 _BENCH_DESCRIPTIONS = {
     "joints": "Joint names (shoulder, elbow for 2R paths)",
     "actuators": "actuator_models name of each joint (one value: all joints)",
@@ -81,39 +83,55 @@ _BENCH_DESCRIPTIONS = {
     "max_position": "Upper joint limit of each joint [rad]",
     "kp": "Initial gain of each simulated joint (actuator units)",
     "vin": "Supply voltage of each joint [V]; 0 = the actuator's default",
-    "port": "Device of the bus (serial port, network interface)",
-    "baudrate": "Bus speed [bit/s]",
-    "protocol": "Bus protocol (Dynamixel: 1 or 2)",
-    "latency_ms": "USB latency timer of the adapter [ms]",
     "command_timeout": "Torque is released when no command came for this long [s]",
-    "mjcf": "Simulated model: pendulum (from mass, length, arm_mass), a shipped MJCF such as arm_mx.xml, or a path",
-    "timestep": "Physics step of the generated pendulum [s]",
     "mass": "Pendulum mass [kg] (bench_info, emulated and simulated pendulum)",
     "length": "Pendulum length [m] (bench_info, emulated and simulated pendulum)",
     "arm_mass": "Pendulum arm mass [kg] (bench_info, emulated and simulated pendulum)",
     "time_scale": "Bench seconds per wall second of emulators and simulations",
     "seed": "Random seed of emulators",
 }
+#: The backend a bench node opens when its parameters name none.
+DEFAULT_BACKEND = "dynamixel_emulator"
 
 
 def _ros_default(value: Any) -> Any:
     return list(value) if isinstance(value, tuple) else value
 
 
-def bench_parameters(registry: Optional[BackendRegistry] = None) -> Tuple[Parameter, ...]:
+def _common_fields() -> List[Field]:
+    return [f for f in fields(BenchParams) if f.name != "settings"]
+
+
+def _settings_parameters(registry: BackendRegistry, backend: str) -> Dict[str, Parameter]:
+    """The settings fields of every backend of ``registry`` as parameters, by name; a field several
+    backends declare once, with the default of ``backend`` where it declares it."""
+    found: Dict[str, Parameter] = {}
+    chosen = [registry[backend]] if backend in registry else []
+    for b in chosen + [b for b in registry.values() if b.name != backend]:
+        defaults = b.settings()
+        for f in fields(b.settings):
+            if f.name not in found:
+                found[f.name] = Parameter(f.name, getattr(defaults, f.name), f.metadata.get("help", f.name))
+    return found
+
+
+def bench_parameters(registry: Optional[BackendRegistry] = None, backend: str = DEFAULT_BACKEND) -> Tuple[Parameter, ...]:
     """Every parameter of the bench node, with defaults and descriptions (``backend``: one of
-    ``registry``, default the installed backends)."""
+    ``registry``, default the installed backends): the loop's, those every backend reads
+    (:class:`~actuator_models.bench.BenchParams`), and the settings every backend declares (the
+    defaults of ``backend`` where it declares them)."""
     registry = registry if registry is not None else installed_backends()
     defaults = BenchParams()
     return (
-        Parameter("backend", "dynamixel_emulator", f"Bench backend: {registry.describe()}"),
+        Parameter("backend", DEFAULT_BACKEND, f"Bench backend: {registry.describe()}"),
         Parameter("rate", 100.0, "Control loop rate: read, player, write, publish [Hz]"),
         Parameter("arm", "mx", "Shipped 2R arm whose geometry the paths use: mx or erob"),
         Parameter("trajectory", "sin_sin", "Trajectory played when a request names none (and with autostart)"),
         Parameter("run_kp", 400.0, "Gain of a run whose request gives none (actuator units)"),
         Parameter("autostart", False, "Play the trajectory parameter once at start"),
         *(Parameter(f.name, _ros_default(getattr(defaults, f.name)), _BENCH_DESCRIPTIONS[f.name])
-          for f in fields(BenchParams)),
+          for f in _common_fields()),
+        *_settings_parameters(registry, backend).values(),
     )
 
 
@@ -127,17 +145,18 @@ class BenchCore:
 
     def __init__(self, values: Mapping[str, Any], registry: Optional[BackendRegistry] = None) -> None:
         registry = registry if registry is not None else installed_backends()
-        merged = {p.name: p.default for p in bench_parameters(registry)}
-        merged.update(values)
-        self.backend = str(merged["backend"])
+        self.backend = str(values.get("backend", DEFAULT_BACKEND))
         backend = registry[self.backend]  # unknown backend: ValueError before opening anything
+        merged = {p.name: p.default for p in bench_parameters(registry, self.backend)}
+        merged.update(values)
         rate = float(merged["rate"])
         if not rate > 0:
             raise ValueError(f"rate {rate!r}: must be positive Hz")
         self.period = 1.0 / rate
         self.trajectory, self.run_kp = str(merged["trajectory"]), float(merged["run_kp"])
         self.autostart = bool(merged["autostart"])
-        params = BenchParams(**{f.name: _tuple(merged[f.name]) for f in fields(BenchParams)})
+        params = BenchParams(**{f.name: _tuple(merged[f.name]) for f in _common_fields()},
+                             settings=backend.settings_from(merged))
         info = BenchInfo(actuator=params.actuators[0], mass=params.mass, arm_mass=params.arm_mass,
                          length=params.length, vin=float(params.vin[0]))
         self.params = params

@@ -26,10 +26,11 @@ from actuator_models.outputs import refuse_existing
 from actuator_models.trajectories import TRAJECTORIES
 
 from actuator_models.bench import BenchParams
+from actuator_models.family import family_actuators
 
 from .backends import BackendRegistry, installed_backends
 from .bag2json import DEFAULT_DT, convert
-from .demo_settings import DEMO_MARKER, DEMO_OUTPUTS, SETTINGS, interrupts_raise, kept
+from .demo_settings import DEMO_MARKER, DEMO_OUTPUTS, demo_settings, interrupts_raise, kept
 from .messages import BenchInfo
 from .player import ARM_PATHS
 from .record_cli import RECORD_COMMANDS
@@ -63,8 +64,9 @@ def _configure_demo(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", type=Path, default=Path("demo-out"), help="output folder [demo-out]")
     p.add_argument("--force", action="store_true",
                    help=f"replace an earlier demo's {', '.join(DEMO_OUTPUTS)} in a non-empty --out (refused otherwise)")
-    p.add_argument("--actuator", choices=tuple(SETTINGS), default="mx64",
-                   help="emulated servo: a Dynamixel on a pty, or an eRob over EtherCAT on a veth pair (root) [mx64]")
+    p.add_argument("--actuator", choices=tuple(demo_settings()), default="mx64",
+                   help="emulated servo: the demo of each installed family (a Dynamixel MX-64 on a pty, a Feetech STS3215, "
+                        "an eRob80:100 over EtherCAT on a veth pair: root) [mx64]")
 
 
 def _run_demo(args: argparse.Namespace) -> int:
@@ -94,12 +96,13 @@ def _configure_play(registry: BackendRegistry) -> Callable[[argparse.ArgumentPar
         p.add_argument("--backend", required=True, choices=tuple(registry), help=registry.describe())
         p.add_argument("--trajectory", required=True, choices=(*TRAJECTORIES, *ARM_PATHS))
         p.add_argument("--kp", type=float, required=True, help="gain (actuator units)")
-        p.add_argument("--actuator", default="xl330", choices=sorted(ACTUATORS), help="actuator [xl330]")
+        p.add_argument("--actuator", default="xl330", choices=sorted({*ACTUATORS, *family_actuators()}),
+                       help="actuator [xl330]")
         p.add_argument("--model", default="", help="servo model (params file or name such as xl330/m6) "
                        "[<actuator>/m6]")
         p.add_argument("--mass", type=float, default=0.49, help="pendulum mass, kg [0.49]")
         p.add_argument("--length", type=float, default=0.1, help="pendulum length, m [0.1]")
-        p.add_argument("--port", default="/dev/ttyUSB0", help="bus device [/dev/ttyUSB0]")
+        p.add_argument("--port", help="bus device or network interface, for a backend that has one [its default]")
         p.add_argument("--rate", type=float, default=100.0, help="control rate, Hz of bench time [100]")
         p.add_argument("--time-scale", type=float, default=1.0, help="emulator/simulation speed-up [1]")
         p.add_argument("--seed", type=int, default=0, help="emulator seed [0]")
@@ -114,8 +117,9 @@ def _run_play(registry: BackendRegistry) -> Callable[[argparse.Namespace], int]:
     def run(args: argparse.Namespace) -> int:
         from .session import record_run
 
+        settings = registry[args.backend].settings_from({"port": args.port} if args.port else {})
         params = BenchParams(actuators=(args.actuator,), models=(args.model,), mass=args.mass, length=args.length,
-                             port=args.port, time_scale=args.time_scale, seed=args.seed)
+                             time_scale=args.time_scale, seed=args.seed, settings=settings)
         bench = registry.open(args.backend, params)
         try:
             info = BenchInfo(args.actuator, mass=args.mass, length=args.length)

@@ -1,8 +1,9 @@
 """The no-ROS demo: the whole pipeline in one process, no hardware.
 
-1. an emulated servo (the protocol emulator of its family on a pseudo-terminal, or the
-   EtherCAT emulator) whose shaft is a reference model, driven by the real driver over its
-   vendor SDK (the serial-bus family of ``--actuator`` is found by registry);
+1. an emulated servo (its family's emulated backend: the protocol emulator on a pseudo-terminal,
+   the EtherCAT emulator on a veth pair, ...) whose shaft is a reference model, driven by the
+   real driver over its vendor SDK (the family of ``--actuator`` and its demo are found by
+   registry, the bench is opened through the backend registry);
 2. the four identification trajectories recorded over a small configuration grid;
 3. the raw logs processed at 5 ms;
 4. M1-M6 identified (CMA-ES), with a validation report;
@@ -22,9 +23,9 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Union
 
 
-from actuator_drivers.serial_bus.family import family_of
-from actuator_drivers.serial_bus_emulator.emulated import emulated_servo
 from actuator_models.actuators import actuator
+from actuator_models.bench import BenchParams, set_load
+from actuator_models.family import family_of
 from actuator_models.fit_cli import ProgressPrinter
 from actuator_models.fit_data import FitSettings
 from actuator_models.fit_outputs import FitOutputs
@@ -37,7 +38,8 @@ from actuator_models.model import Model, load_model
 from actuator_models.splits import Dataset
 from actuator_models.simulation import simulate_logs
 
-from .demo_settings import SETTINGS, DemoSettings
+from .backends import installed_backends
+from .demo_settings import DemoSettings, demo_settings
 from .record_grid import record_all
 from .recording import Recording
 
@@ -56,34 +58,25 @@ def record_logs(settings: DemoSettings, raw_dir: Path) -> List[Path]:
         say(f"recorded {len(done)}/{count}: {recording.path.name} ({recording.cycles} cycles: {recording.quality.summary()})")
 
     first_mass, first_length = settings.grid.groups()[0]
-    if settings.ethercat:
-        from actuator_drivers.erob.bench import ErobBench
-        from actuator_drivers.ethercat_emulator.emulated import EmulatedJoint, emulated_erob, set_bench
+    registry = installed_backends()
+    backend = registry[family_of(settings.actuator).backend(emulated=True)]
+    params = BenchParams(joints=("joint1",), actuators=(settings.actuator,), models=(settings.reference,),
+                         mass=first_mass, length=first_length, time_scale=settings.time_scale,
+                         settings=backend.settings_from(settings.settings))
+    bench = registry.open(backend.name, params)
 
-        emulated, started = emulated_erob([EmulatedJoint(settings.reference, first_mass, first_length)], cycle_time=0.002), []
-        try:
-            with emulated as (emulator, erob):
-                started.append(emulator)
-                record_all(ErobBench.of(erob, settings.actuator), settings.grid, settings.actuator, raw_dir,
-                           lambda m, l: set_bench(erob, 1, m, l) is None,
-                           on_recording=finished, rate=200, prepare_time=1.0, return_time=1.0)
-        finally:  # the emulator's own record, once the line is down (also after Ctrl-C)
-            for emulator in started:
-                say(f"emulated drive when the line left OP: {emulator.op_exit.get(1, 'unknown')}")
-        return done
-    bench_class = family_of(settings.actuator).bench_class()
-    with emulated_servo(settings.actuator, settings.reference, first_mass, first_length,
-                        protocol=settings.protocol, time_scale=settings.time_scale) as (emulator, driver):
-        def change_bench(mass: float, length: float) -> bool:
-            emulator.set_bench(mass, length, 0.0)
-            return True
+    def change_load(mass: float, length: float) -> bool:
+        set_load(bench, mass, length)
+        return True
 
-        try:
-            record_all(bench_class.of(driver, settings.actuator), settings.grid, settings.actuator, raw_dir, change_bench,
-                       on_recording=finished, prepare_time=1.0, return_time=1.0)
-        finally:  # read back from the emulated servo once the driver released it (also after Ctrl-C)
-            driver.close()
-            say(f"emulated servo after the recordings: Torque Enable {emulator.servo(1).peek('torque_enable')}")
+    try:
+        record_all(bench, settings.grid, settings.actuator, raw_dir, change_load,
+                   on_recording=finished, prepare_time=1.0, return_time=1.0)
+    finally:  # the driver releases the torque, then the emulator stops (also after Ctrl-C) and is read back
+        bench.close()
+        state = getattr(bench, "emulated_state", lambda: None)()
+        if state:
+            say(state)
     return done
 
 
@@ -184,12 +177,12 @@ def fit_spec(settings: DemoSettings, logs: Sequence[Log], folder: Path) -> FitSp
 def run_demo(out: Path, quick: bool = False, actuator: str = "mx64") -> int:
     """Run the demo into ``out`` with an emulated ``actuator`` (``mx64``, or ``erob80_100``: root
     for its veth pair); returns an exit status."""
-    settings = SETTINGS[actuator][1 if quick else 0]
+    settings = demo_settings()[actuator][1 if quick else 0]
     start = time.perf_counter()
     out.mkdir(parents=True, exist_ok=True)
     say(f"{'quick' if quick else 'full'} demo into {out}: emulated {settings.actuator} with model "
         f"{settings.reference}, {len(settings.grid)} recordings "
-        + ("clocked by EtherCAT frames" if settings.ethercat else _pace(settings.time_scale)))
+        + _pace(settings.time_scale))
     raw = record_logs(settings, out / "logs" / "raw")
     logs = process(raw, out / "logs" / "processed")
     say(f"processed {len(logs)} logs at 5 ms ({time.perf_counter() - start:.0f} s so far); identifying M1-M6")

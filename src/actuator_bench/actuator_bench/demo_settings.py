@@ -1,18 +1,19 @@
 """What the demo records and how hard it searches, for each emulated actuator it offers
-(:data:`SETTINGS`, by ``actuator_models`` name: the ``--actuator`` choices of ``actuator-bench demo``):
-the MX-64 and the eRob80 here, and the demo each installed serial-bus family declares
-(``SerialFamily.demo``, :mod:`actuator_drivers.serial_bus.family`)."""
+(:func:`demo_settings`, by ``actuator_models`` name: the ``--actuator`` choices of
+``actuator-bench demo``): the demo each installed family declares (``Family.demo``,
+:mod:`actuator_models.family`; the MX-64 is the Dynamixel family's, the eRob80:100 the eRob
+family's)."""
 
 from __future__ import annotations
 
 import signal
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from importlib.resources import files
 from pathlib import Path
 from typing import Any, Dict, Iterator, Mapping, Optional, Sequence, Tuple
 
-from actuator_drivers.serial_bus.family import installed_families
+from actuator_models.family import installed_families
 
 from .record_grid import Grid
 
@@ -31,9 +32,8 @@ class DemoSettings:
         paths: 2R end-effector paths compared in MuJoCo (low gain); empty = all of them.
         arm: the MuJoCo 2R arm (``mx``, ``erob``). partner: the actuator of the arm's other joint.
         fitted_joint: which joint carries the emulated actuator (0 shoulder, 1 elbow).
-        ethercat: the emulated servo is an eRob on a veth pair (root), else a serial-bus servo on a
-        pty (its family's emulator and driver). protocol: its firmware protocol (Dynamixel 1 or 2;
-        ignored by a family with one).
+        settings: the family's emulated backend's settings by name (``{"protocol": 1}``: the
+        MX-64's firmware protocol; ``{"cycle_time": 0.002}``: an eRob line at 500 Hz).
     """
 
     reference: str = "mx64/m6"
@@ -45,16 +45,7 @@ class DemoSettings:
     arm: str = "mx"
     partner: str = "mx106"
     fitted_joint: int = 1
-    ethercat: bool = False
-    protocol: int = 1
-
-
-FULL = DemoSettings()
-QUICK = replace(FULL, grid=Grid((0.5, 1.5), (0.15,), (8, 32)), trials=1500, paths=("circle",))
-#: eRob80:100 through the EtherCAT driver and emulator (PD law at 500 Hz), shoulder of the eRob arm
-EROB_FULL = DemoSettings("erob80_100/m6", "erob80_100", Grid((3.1, 8.2, 14.6), (0.5,), (25, 100)), arm="erob",
-                         partner="erob80_50", fitted_joint=0, ethercat=True)
-EROB_QUICK = replace(EROB_FULL, grid=Grid((3.1, 14.6), (0.5,), (25, 100)), trials=1500, paths=("circle",))
+    settings: Mapping[str, Any] = field(default_factory=dict)
 
 
 def _declared(data: Mapping[str, Any]) -> Dict[str, Any]:
@@ -69,8 +60,8 @@ def _declared(data: Mapping[str, Any]) -> Dict[str, Any]:
     return out
 
 
-def family_settings() -> Dict[str, Tuple[DemoSettings, DemoSettings]]:
-    """``{actuator: (full, quick)}`` of the demo each installed serial-bus family declares."""
+def demo_settings() -> Dict[str, Tuple[DemoSettings, DemoSettings]]:
+    """``{actuator: (full, quick)}`` of the demo each installed family declares."""
     found = {}
     for family in installed_families().values():
         if family.demo:
@@ -81,7 +72,6 @@ def family_settings() -> Dict[str, Tuple[DemoSettings, DemoSettings]]:
     return found
 
 
-SETTINGS = {"mx64": (FULL, QUICK), "erob80_100": (EROB_FULL, EROB_QUICK), **family_settings()}
 
 
 #: What the demo writes in its output folder (and ``--force`` removes before a new run, in a

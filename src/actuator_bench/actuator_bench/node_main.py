@@ -21,15 +21,15 @@ from actuator_bench.nodes.launcher import refusal
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
-def run(node: str) -> None:
-    """Block the stop signals, then import and run ``actuator_bench.nodes.<node>``'s ``main``;
-    without ROS 2, one line on stderr and exit 2."""
+def run(node: str) -> "int | None":
+    """Block the stop signals, then import and run ``actuator_bench.nodes.<node>``'s ``main``
+    (its return value: an exit status or None); without ROS 2, one line on stderr and exit 2."""
     line = refusal(node)
     if line is not None:
         print(line, file=sys.stderr)
         sys.exit(2)
     signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
-    importlib.import_module(f"actuator_bench.nodes.{node}").main()
+    return importlib.import_module(f"actuator_bench.nodes.{node}").main()
 
 
 def bench_node() -> None:
@@ -46,3 +46,15 @@ def identification_node() -> None:
 
 def comparison_node() -> None:
     run("comparison_node")
+
+
+def control_node() -> None:
+    run("control_node")
+
+
+def control_player() -> None:
+    sys.exit(run("control_player"))
+
+
+def control_manager() -> None:
+    sys.exit(run("control_manager"))

@@ -1,14 +1,15 @@
 """``actuator-bench record`` and ``record-all``: identification trajectories recorded into JSON logs
-through the bench's control loop (:mod:`.recording`), on a serial bus of any installed family
-(``--port``, or an in-process emulator with ``record-all --emulate``; the family of ``--actuator``
-is found by registry, :mod:`actuator_drivers.serial_bus.family`) or an eRob line (``--ethercat``).
+through the bench's control loop (:mod:`.recording`), on a bench of any installed family
+(``--port``: a serial device or an EtherCAT network interface, alias ``--ethercat``; or the
+family's emulator with ``record-all --emulate``). The family of ``--actuator`` is found by
+registry (:mod:`actuator_models.family`) and its bench opened through the backend registry
+(:mod:`.backends`), as ``play`` and the bench node open theirs; no family is named here.
 
     actuator-bench record --port /dev/ttyUSB0 --actuator mx64 --trajectory sin_sin --mass 1 --length 0.15 --kp 32 --out logs
     actuator-bench record-all --emulate mx64/m6 --actuator mx64 --out logs --unattended --lockstep
 
-The driver options (bus, servo, faults) are those of :mod:`actuator_drivers.cli`; an open driver
-becomes a bench with its family's bench class (``SerialFamily.bench_class().of``) or
-``ErobBench.of`` (:mod:`actuator_drivers.erob.bench`).
+The bench options are those of :mod:`.bench_options`: the settings every installed backend
+declares (baud rate, protocol, cycle time, ...), each read by the backends that declare it.
 """
 
 from __future__ import annotations
@@ -16,21 +17,17 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Callable, List, Optional, Sequence, TextIO
+from typing import Any, Callable, Optional, Sequence, TextIO
 
-from actuator_drivers import erob_cli
-from actuator_drivers.cli import (
-    Command, add_bus_options, add_fault_options, add_servo_options, open_driver, positive,
-)
-from actuator_models.bench import WallClock
+from actuator_drivers.cli import Command, positive
 from actuator_drivers.common import UsageError
-from actuator_drivers.erob.bench import ErobBench
-from actuator_drivers.erob.drive import ErobDriver
-from actuator_drivers.serial_bus.family import family_of
-from actuator_drivers.serial_bus_emulator.faults import Faults
+from actuator_models.bench import Bench, set_load
+from actuator_models.family import family_of
 from actuator_models.outputs import refuse_existing
 from actuator_models.trajectories import TRAJECTORIES
 
+from .backends import installed_backends
+from .bench_options import add_bench_options, bench_params
 from .messages import BenchInfo
 from .record_grid import Grid, default_grid, parse_values, prompt_bench, record_all, split_names
 from .recording import Progress, Recording, record
@@ -64,12 +61,7 @@ def _summary(r: Recording) -> str:
 
 
 def _configure_record(p: argparse.ArgumentParser) -> None:
-    source = p.add_mutually_exclusive_group(required=True)
-    source.add_argument("--port", help="serial device or emulator pty")
-    source.add_argument("--ethercat", metavar="IFACE", help="EtherCAT interface of an eRob (hardware or emulator)")
-    add_servo_options(p)
-    add_bus_options(p)
-    erob_cli.add_driver_options(p)
+    add_bench_options(p, installed_backends())
     p.add_argument("--trajectory", required=True, choices=tuple(TRAJECTORIES),
                    help="identification trajectory (paper section V-A, 6 s each): " + ", ".join(TRAJECTORIES))
     p.add_argument("--mass", type=positive, required=True, help="pendulum mass, kg")
@@ -78,48 +70,47 @@ def _configure_record(p: argparse.ArgumentParser) -> None:
     p.add_argument("--bag", type=Path, help="also write an MCAP bag of the same cycles (a new folder)")
 
 
-def _serial_bench(actuator: str) -> type:
-    """The bench class of a serial-bus actuator's family (found by registry)."""
-    return family_of(actuator).bench_class()
+def _open(args: argparse.Namespace, emulated: bool, **common: Any) -> Bench:
+    """The bench of ``--actuator``'s family (found by registry), real or emulated, opened through
+    the backend registry as ``play`` and the bench node open theirs."""
+    family = family_of(args.actuator)
+    registry = installed_backends()
+    backend = registry[family.backend(emulated)]
+    common.setdefault("models", (family.models.get(args.actuator, ""),))
+    return registry.open(backend.name, bench_params(args, backend, **common))
 
 
 def _run_record(args: argparse.Namespace) -> int:
     line = ProgressLine()
-    _check_source(args, args.ethercat)
-    opened = (erob_cli.erob_driver(args, args.ethercat, args.stepped) if args.ethercat
-              else open_driver(args, args.port, WallClock(args.time_scale)))
     info = BenchInfo(args.actuator, mass=args.mass, length=args.length, arm_mass=args.arm_mass, vin=args.vin or 0.0)
     if args.bag is not None:
         refuse_existing([args.bag], False)
-    with opened as driver:
-        bench = (ErobBench if args.ethercat else _serial_bench(args.actuator)).of(driver, args.actuator)
+    bench = _open(args, False, time_scale=args.time_scale, mass=args.mass, length=args.length, arm_mass=args.arm_mass)
+    try:
         recording = record(bench, args.trajectory, info, args.kp, rate=args.rate,
                            logdir=args.logdir, bag=args.bag, progress=line)
+    finally:
+        bench.close()
     line.done(recording)
     return 0
 
 
 # ---------------------------------------------------------------------- record-all
 def _configure_record_all(p: argparse.ArgumentParser) -> None:
-    source = p.add_mutually_exclusive_group(required=True)
-    source.add_argument("--port", help="serial device or external emulator pty")
-    source.add_argument("--emulate", metavar="P",
-                        help="run an in-process emulator driven by params P (a params JSON or a published model such as "
-                             "mx64/m6; for eRob a veth pair and an emulator process, root needed)")
-    source.add_argument("--ethercat", metavar="IFACE", help="EtherCAT interface of an eRob (hardware or emulator)")
-    add_servo_options(p)
-    add_bus_options(p)
-    erob_cli.add_driver_options(p)
+    p.add_argument("--emulate", metavar="P",
+                   help="instead of a real bench (--port): run the family's emulator driven by params P (a params JSON or a published "
+                        "model such as mx64/m6; for eRob a veth pair and an emulator process, root needed)")
+    add_bench_options(p, installed_backends())
     p.add_argument("--masses", help="comma-separated masses, kg [Table I]")
     p.add_argument("--lengths", help="comma-separated lengths, m [Table I]")
     p.add_argument("--kps", help="comma-separated gains [Table I]")
     p.add_argument("--trajectories", help="comma-separated trajectory names [all four]")
     p.add_argument("--unattended", action="store_true",
-                   help="do not prompt between groups (the in-process emulator changes its own load)")
+                   help="do not prompt between groups (the emulator changes its own load)")
     p.add_argument("--lockstep", action="store_true",
                    help="with --emulate: the emulator's shaft advances with the driver's cycle instead of the wall "
                         "clock (deterministic recordings, as fast as the host allows; --time-scale is ignored)")
-    add_fault_options(p)
+    p.add_argument("--seed", type=int, default=0, help="random seed of the emulator's fault injection [0]")
 
 
 def _grid(args: argparse.Namespace) -> Grid:
@@ -132,48 +123,36 @@ def _grid(args: argparse.Namespace) -> Grid:
     )
 
 
-def _check_source(args: argparse.Namespace, ethercat: Optional[str]) -> None:
-    if erob_cli.is_erob(args.actuator) and args.port:
-        raise UsageError(f"--actuator {args.actuator}: an eRob is reached with --ethercat IFACE (or --emulate), not --port")
-    if ethercat and not erob_cli.is_erob(args.actuator):
-        raise UsageError(f"--ethercat: --actuator {args.actuator} is a {family_of(args.actuator).title}; use --port")
-
-
 def _run_record_all(args: argparse.Namespace) -> int:
     grid = _grid(args)
     if args.lockstep and not args.emulate:
         raise ValueError("--lockstep needs --emulate MODEL: only an in-process emulator can share the driver's clock")
+    if args.emulate and "port" in args:
+        raise UsageError("record-all: give --port (a bench) or --emulate P (an emulated one), not both")
     line = ProgressLine()
-    emulator = None
-    _check_source(args, args.ethercat)
-    if erob_cli.is_erob(args.actuator):
-        return _run_record_all_erob(args, grid, line)
+    change: Callable[[float, float], bool]
     if args.emulate:
         mass, length = grid.groups()[0]
-        options = dict(servo_id=args.id, vin=args.vin, time_scale=None if args.lockstep else args.time_scale,
-                       faults=Faults(args.drop, args.corrupt, args.delay), seed=args.seed)
-        emulator = family_of(args.actuator).emulator_class().one_servo(
-            args.actuator, args.emulate, mass, length, args.arm_mass, protocol=args.protocol, **options).start()
+        lockstep = args.lockstep or family_of(args.actuator).lockstep
+        bench = _open(args, True, models=(args.emulate,), mass=mass, length=length, arm_mass=args.arm_mass,
+                      vin=(args.vin or 0.0,), time_scale=None if lockstep else args.time_scale, seed=args.seed)
 
         def change(m: float, l: float) -> bool:
-            emulator.set_bench(m, l, args.arm_mass)
+            set_load(bench, m, l, args.arm_mass)
             print(f"emulator load: {m:g} kg at {l:g} m", file=sys.stderr)
             return True
-        port, clock = emulator.port, emulator.clock
     else:
         if args.unattended and len(grid.groups()) > 1:
-            raise ValueError("--unattended with --port cannot change the mass/length of an external bench; "
+            raise ValueError("--unattended without --emulate cannot change the mass/length of a real bench; "
                              "use --emulate MODEL, or a single --masses/--lengths group")
-        port, clock = args.port, WallClock(args.time_scale)
+        bench = _open(args, False, time_scale=args.time_scale, arm_mass=args.arm_mass)
         change = (lambda m, l: True) if args.unattended else prompt_bench
     print(f"{len(grid)} recordings in {len(grid.groups())} mass/length group(s) -> {args.logdir}", file=sys.stderr)
     try:
-        with open_driver(args, port, clock) as driver:
-            done = record_all(_serial_bench(args.actuator).of(driver, args.actuator), grid, args.actuator, args.logdir, change, arm_mass=args.arm_mass, vin=args.vin,
-                              rate=args.rate, progress=line, on_recording=line.done)
+        done = record_all(bench, grid, args.actuator, args.logdir, change, arm_mass=args.arm_mass, vin=args.vin,
+                          rate=args.rate, progress=line, on_recording=line.done)
     finally:
-        if emulator is not None:
-            emulator.stop()
+        bench.close()
     _report_done(done, args.logdir)
     return 0
 
@@ -185,27 +164,10 @@ def _report_done(done: Sequence[Recording], logdir: str) -> None:
           f"retries {sum(r.errors.retries for r in done)}, gaps {gaps} (longest {1000 * longest:.1f} ms)", file=sys.stderr)
 
 
-def _run_record_all_erob(args: argparse.Namespace, grid: Grid, line: ProgressLine) -> int:
-    def run(driver: ErobDriver, change: Callable[[float, float], bool]) -> List[Recording]:
-        return record_all(ErobBench.of(driver, args.actuator), grid, args.actuator, args.logdir, change, arm_mass=args.arm_mass, vin=args.vin,
-                          rate=args.rate, progress=line, on_recording=line.done)
-
-    print(f"{len(grid)} recordings in {len(grid.groups())} mass/length group(s) -> {args.logdir}", file=sys.stderr)
-    if args.emulate:
-        done = erob_cli.emulated_record_all(args, grid, run)
-    else:
-        if args.unattended and len(grid.groups()) > 1:
-            raise ValueError("--unattended with --ethercat cannot change the mass/length of an external bench; "
-                             "use --emulate MODEL, or a single --masses/--lengths group")
-        with erob_cli.erob_driver(args, args.ethercat, args.stepped) as driver:
-            done = run(driver, (lambda m, l: True) if args.unattended else prompt_bench)
-    _report_done(done, args.logdir)
-    return 0
-
-
 #: The recording subcommands.
 RECORD_COMMANDS = (
-    Command("record", "record one identification trajectory (a serial-bus servo or eRob) into a JSON log", _configure_record, _run_record,
+    Command("record", "record one identification trajectory on a bench of any installed family into a JSON log",
+            _configure_record, _run_record,
             ("actuator-bench record --port /dev/ttyUSB0 --actuator mx64 --protocol 2 --trajectory lift_and_drop \\\n"
              "      --mass 1.0 --length 0.15 --kp 32 --out logs/raw",
              "actuator-bench record --port /dev/pts/3 --actuator xl330 --trajectory sin_sin --mass 0.5 --length 0.1 \\\n"

@@ -5,9 +5,10 @@ recorded; between groups the load changes, either by a person (:func:`prompt_ben
 the terminal) or by software (an emulator's ``set_bench``). The ``change_bench``
 callback decides which.
 
-Paper Table I (Dynamixel): mass 0.5 / 1 / 1.5 kg, length 0.1 / 0.15 / 0.2 m, kp 4 / 8 / 16 / 32,
-the four trajectories; eRob80: mass 3.1 / 8.2 / 12.7 / 14.6 / 19.6 kg at 0.5 m, kp 10 / 25 / 50 / 100. XL330 defaults follow the shipped XL330 logs: 0.49 kg at 0.1 m, kp 100 /
-200 / 800.
+Each family declares the default grid of its actuators (``Family.grids``): paper Table I
+(Dynamixel: mass 0.5 / 1 / 1.5 kg, length 0.1 / 0.15 / 0.2 m, kp 4 / 8 / 16 / 32, the four
+trajectories; eRob80: mass 3.1 / 8.2 / 12.7 / 14.6 / 19.6 kg at 0.5 m, kp 10 / 25 / 50 / 100);
+the XL330's follows the shipped XL330 logs: 0.49 kg at 0.1 m, kp 100 / 200 / 800.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from actuator_models.bench import Bench
 from actuator_models.trajectories import TRAJECTORIES
-from actuator_drivers.serial_bus.family import installed_families
+from actuator_models.family import installed_families
 
 from .messages import BenchInfo
 from .recording import Recording, record
@@ -52,22 +53,10 @@ class Grid:
         return len(self.masses) * len(self.lengths) * len(self.kps) * len(self.trajectories)
 
 
-_MX_GRID = Grid((0.5, 1.0, 1.5), (0.1, 0.15, 0.2), (4, 8, 16, 32))
-TABLE_ONE: Dict[str, Grid] = {
-    "mx64": _MX_GRID,
-    "mx106": _MX_GRID,
-    "xl330": Grid((0.49,), (0.1,), (100, 200, 800)),
-    # paper Table I, eRob80: masses at 0.5 m, PD gains in A/rad
-    "erob80_50": Grid((3.1, 8.2, 12.7, 14.6, 19.6), (0.5,), (10, 25, 50, 100)),
-    "erob80_100": Grid((3.1, 8.2, 12.7, 14.6, 19.6), (0.5,), (10, 25, 50, 100)),
-}
-
-
 def default_grids() -> Dict[str, Grid]:
-    """The Table I style grid of every actuator: the paper's (:data:`TABLE_ONE`) and those the
-    installed serial-bus families declare (``SerialFamily.grids``)."""
-    declared = {actuator: Grid(*data) for family in installed_families().values() for actuator, data in family.grids.items()}
-    return {**TABLE_ONE, **declared}
+    """The Table I style grid of every actuator, as the installed families declare them
+    (``Family.grids``, :mod:`actuator_models.family`)."""
+    return {actuator: Grid(*data) for family in installed_families().values() for actuator, data in family.grids.items()}
 
 
 def default_grid(actuator: str) -> Grid:

@@ -1,12 +1,14 @@
 """A new serial-bus family for tests/test_backends.py, written as a user would write one: one
 module over the serial-bus core, installed by the test as this module plus one entry point of
-group ``actuator_drivers.families`` (nothing else of the project changes).
+group ``actuator_bench.families`` (nothing else of the project changes).
 
 The servo is a Protocol 1.0 "clone" (its own control table, model number 4242, one status error
 bit) spoken through the stock ``dynamixel_sdk`` Protocol 1.0 packet handler, as the firmware of
 several low-cost servos is; its actuator is a user-described voltage-law servo (an actuator
 description embedded in the params file the family ships beside this module, ``p1clone_m1.json``,
-its model of record), so the actuator and params libraries are not touched either.
+its model of record; its description alone, ``p1clone.json``, names it to ``actuator()``), so the
+actuator and params libraries are not touched either. Its backends are the serial core's
+(:func:`~actuator_drivers.serial_bus_emulator.bench.open_one_servo` for the emulated bus).
 """
 
 from __future__ import annotations
@@ -21,12 +23,15 @@ from actuator_drivers.serial_bus.bench import SerialBusBench
 from actuator_drivers.serial_bus.bus import SerialBus
 from actuator_drivers.serial_bus.driver import SerialBusDriver
 from actuator_drivers.serial_bus.family import SerialFamily
+from actuator_drivers.serial_bus.settings import EmulatedSerialSettings, SerialBusSettings
+from actuator_drivers.serial_bus_emulator.bench import open_one_servo
 from actuator_drivers.serial_bus.servo import ServoState
 from actuator_drivers.serial_bus.tables import CENTER, POSITION_LSB, ControlTable, Register
 from actuator_drivers.serial_bus_emulator import framing as pk
 from actuator_drivers.serial_bus_emulator.emulator import SerialBusEmulator
 from actuator_drivers.serial_bus_emulator.firmware import SerialServo
 from actuator_drivers.serial_port import LockstepSerialPort
+from actuator_models.bench import Backend
 from actuator_models.model import load_model
 from actuator_models.simulation import Pendulum
 
@@ -160,8 +165,16 @@ class CloneEmulator(SerialBusEmulator):
         return self._unicast(target, packet.instruction, packet.params) if target is not None else []
 
 
-#: the family's one entry point: ``clone = clone_family:FAMILY`` in group ``actuator_drivers.families``
-FAMILY = SerialFamily("clone", "P1 clone", ("p1clone",), CloneBus.BAUDRATES, 57600,
-                      bench="clone_family:CloneBench", emulator="clone_family:CloneEmulator",
+BACKEND = Backend("clone", "P1 clone servos on a serial bus", CloneBench.open, settings=SerialBusSettings)
+EMULATED = Backend("clone_emulator", "the P1 clone driver on its emulated bus", open_one_servo,
+                   settings=EmulatedSerialSettings)
+
+#: the family's one entry point: ``clone = clone_family:FAMILY`` in group ``actuator_bench.families``
+FAMILY = SerialFamily("clone", "P1 clone", ("p1clone",),
+                      backends={"clone": "clone_family:BACKEND", "clone_emulator": "clone_family:EMULATED"},
+                      real="clone", emulated="clone_emulator",
+                      descriptions={"p1clone": str(Path(__file__).with_name("p1clone.json"))},
                       grids={"p1clone": ((0.3,), (0.1,), (32,))},
-                      models={"p1clone": str(Path(__file__).with_name("p1clone_m1.json"))})
+                      models={"p1clone": str(Path(__file__).with_name("p1clone_m1.json"))},
+                      baudrates=CloneBus.BAUDRATES, default_baudrate=57600,
+                      bench="clone_family:CloneBench", emulator="clone_family:CloneEmulator")

@@ -6,7 +6,7 @@ backend publishes the same topics with the same types.
 The fake family is a first-order joint, ``dq/dt = (goal - q) / TAU`` while torque is on, solved
 exactly between cycles: the recorded logs must satisfy that closed form sample to sample.
 
-The serial-bus family registry (group ``actuator_drivers.families``) the same way: a new serial
+The family registry (group ``actuator_bench.families``) the same way: a new serial
 family (``clone_family.py``: its table, bus, driver, bench and emulator over the serial-bus core)
 installed as that module plus one entry point is picked up by ``actuator-bench emulate`` (the
 stock vendor SDK pings its emulator), ``record`` and ``record-all --emulate``; the lockstep
@@ -14,6 +14,7 @@ recording follows a direct simulation of its model.
 """
 
 import importlib
+import json
 import os
 import signal
 import subprocess
@@ -29,7 +30,7 @@ from actuator_bench.bag2json import bag_logs
 from actuator_bench.bench_core import BENCH_TOPICS, BenchCore
 from actuator_bench.messages import BenchInfo
 from actuator_bench.session import record_run
-from actuator_drivers.serial_bus.family import GROUP as FAMILIES, family_of, installed_families
+from actuator_models.family import GROUP as FAMILIES, family_of, installed_families
 from actuator_models.actuator_file import actuator_from_description
 from actuator_models.bench import Bench, BenchParams
 from actuator_models.logs import read_log, resample
@@ -231,15 +232,17 @@ def clone_family(tmp_path, monkeypatch):
     m1 = load_model("mx64/m1")
     params = site / "p1clone_m1.json"  # the family's data file
     save_model(Model(actuator_from_description(CLONE_ACTUATOR), m1.friction, dict(m1.values)), params)
+    (site / "p1clone.json").write_text(json.dumps(CLONE_ACTUATOR))  # its description, for actuator("p1clone")
     yield params
     sys.modules.pop("clone_family", None)
     importlib.invalidate_caches()
 
 
-def test_serial_families_are_the_entry_points_of_the_installed_packages():
-    assert list(installed_families()) == ["dynamixel", "feetech"]
+def test_families_are_the_entry_points_of_the_installed_packages():
+    assert list(installed_families()) == ["dynamixel", "erob", "feetech"]
     assert family_of("sts3215").name == "feetech" and family_of("xl330").name == "dynamixel"
-    with pytest.raises(ValueError, match="actuator 'p1clone': no installed serial-bus family"):
+    assert family_of("erob80_100").name == "erob"
+    with pytest.raises(ValueError, match="actuator 'p1clone': no installed family"):
         family_of("p1clone")
 
 

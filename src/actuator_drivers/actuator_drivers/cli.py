@@ -8,55 +8,39 @@ how ``actuator-bench`` of package actuator_bench includes them; stand-alone scri
 
     actuator-bench emulate --actuator mx64 --params mx64/m6 --mass 1.0 --length 0.15 [--protocol 1|2]
 
-Recording (``record``, ``record-all``) plays trajectories through the bench's control loop, a
-layer up: :mod:`actuator_bench.record_cli` (``actuator-bench``), with these options.
+``emulate`` runs the emulator of the family of ``--actuator`` (its ``Family.emulate``,
+:mod:`actuator_models.family`); each installed family adds its own options. Recording
+(``record``, ``record-all``) plays trajectories through the bench's control loop, a layer up:
+:mod:`actuator_bench.record_cli` (``actuator-bench``).
 
 One vocabulary with ``actuator-models`` and ``actuator-sim``: ``--params`` (a params file or a
 published model), ``--out`` (where files go; ``--model`` and ``--logdir`` remain as aliases), and
 the exit statuses of :mod:`actuator_models.exit_codes` (2 bad input, 1 runtime fault: the bus,
 the servo or the disk failed).
 
-eRob over EtherCAT (``--ethercat IFACE``, ``veth``): see :mod:`.erob_cli`.
+A family adds its own tools (``Family.commands``): the eRob family's ``veth`` (the virtual
+EtherCAT cable of its emulator, :mod:`.erob_cli`).
 """
 
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
-import threading
-from dataclasses import dataclass
-from typing import Callable, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence
 
 from actuator_models.actuator_file import ActuatorFileError
 from actuator_models.exit_codes import ArgumentParser, run_command
 from actuator_models.logs import LogError
 from actuator_models.model import ParamsError, load_model
-from actuator_models.simulation import BENCH_DT
 from actuator_models.outputs import OutputExistsError
 
-from actuator_drivers import erob_cli
-from actuator_models.bench import WallClock
+from actuator_models.family import EmulateCommand, family_actuators, family_of, installed_families
+
+from actuator_drivers.command import Command
 from actuator_drivers.common import DriverError, UsageError
 from actuator_drivers.safe_stop import terminate_as_interrupt
-from actuator_drivers.serial_bus.driver import SerialBusDriver
-from actuator_drivers.serial_bus.family import family_of, installed_families, serial_actuators
-from actuator_drivers.serial_bus.servo import ServoConfig
-from actuator_drivers.serial_bus_emulator.faults import Faults
 
 PROG = "actuator-bench"  #: the program the commands' examples are written for
-
-
-@dataclass(frozen=True)
-class Command:
-    """A subcommand: ``configure(parser)`` adds its options, ``run(args)`` returns the exit status;
-    ``examples`` are shown by its ``--help``."""
-
-    name: str
-    help: str
-    configure: Callable[[argparse.ArgumentParser], None]
-    run: Callable[[argparse.Namespace], int]
-    examples: Sequence[str] = ()
 
 
 # ---------------------------------------------------------------------- shared options
@@ -81,35 +65,6 @@ def fraction(text: str) -> float:
     return value
 
 
-def add_servo_options(p: argparse.ArgumentParser, required_actuator: bool = True) -> None:
-    families = installed_families().values()
-    p.add_argument("--actuator", required=required_actuator,
-                   choices=serial_actuators() + erob_cli.EROB_ACTUATORS,
-                   help="servo model (erob*: with --ethercat or --emulate; "
-                        + "; ".join(f"{', '.join(f.actuators)}: {f.title}, {f.default_baudrate} baud" for f in families) + ")")
-    p.add_argument("--protocol", type=int, choices=(1, 2), default=2,
-                   help="firmware protocol (MX: 1 or 2; XL330: 2) [2]")
-    p.add_argument("--id", type=int, default=1, help="servo ID [1]")
-    p.add_argument("--time-scale", type=positive, default=1.0,
-                   help="bench seconds per wall second; must match an emulator's --time-scale [1]")
-
-
-def add_bus_options(p: argparse.ArgumentParser) -> None:
-    families = installed_families().values()
-    p.add_argument("--baud", type=int, choices=sorted({b for f in families for b in f.baudrates}), metavar="BAUD",
-                   help="baud rate [" + "; ".join(f"{f.default_baudrate} for {f.title}" for f in families) + "]")
-    p.add_argument("--latency-ms", type=float, default=16.0,
-                   help="USB latency timer used in receive timeouts, ms (1 for low-latency adapters) [16]")
-    p.add_argument("--retries", type=int, help="extra attempts per transaction [3; 10 with --emulate]")
-    p.add_argument("--rate", type=positive, default=200.0, help="control rate, cycles per bench second [200]")
-    p.add_argument("--limits", type=float, nargs=2, default=(-2.8, 2.8), metavar=("MIN", "MAX"),
-                   help="joint limits, rad [-2.8 2.8]")
-    p.add_argument("--out", "--logdir", dest="logdir", required=True, metavar="DIR",
-                   help="folder for the JSON logs (each file is named by bench and time: nothing is overwritten)")
-    p.add_argument("--arm-mass", type=non_negative, default=0.0, help="mass of the arm itself, kg [0]")
-    p.add_argument("--vin", type=positive, help="supply voltage for the log, V [measured]")
-
-
 def add_fault_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--drop", type=fraction, default=0.0, help="fraction of status packets dropped [0]")
     p.add_argument("--corrupt", type=fraction, default=0.0, help="fraction of status packets with a bad CRC [0]")
@@ -117,74 +72,47 @@ def add_fault_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, help="random seed of the fault injection")
 
 
-def open_driver(args: argparse.Namespace, port: str, clock: WallClock) -> SerialBusDriver:
-    """The (unopened) driver of ``--actuator``'s serial-bus family (found by registry) on ``port``."""
-    family = family_of(args.actuator)
-    servo = ServoConfig(args.id, args.actuator, args.limits[0], args.limits[1])
-    retries = args.retries if args.retries is not None else (10 if getattr(args, "emulate", None) else 3)
-    return family.bench_class().DRIVER.on_bus(port, servo, args.protocol, args.baud or family.default_baudrate,
-                                              retries=retries, latency_ms=args.latency_ms, clock=clock)
-
-
 # ---------------------------------------------------------------------- emulate
+def _emulate_commands() -> Dict[str, EmulateCommand]:
+    """The distinct ``emulate`` of the installed families, by ``"module:attribute"``."""
+    return {f.emulate: f.emulate_command() for f in installed_families().values() if f.emulate}
+
+
 def _configure_emulate(p: argparse.ArgumentParser) -> None:
     p.add_argument("--params", "--model", dest="model", metavar="P",
                    help="servo model driving the shaft: a params JSON or a published model such as mx64/m6 "
                         "(required, except with --chain)")
-    add_servo_options(p, required_actuator=False)
+    p.add_argument("--actuator", choices=family_actuators(), help="servo model [the --params model's actuator]")
+    p.add_argument("--id", type=int, default=1, help="servo ID [1]")
+    p.add_argument("--time-scale", type=positive, default=1.0, help="bench seconds per wall second [1]")
     p.add_argument("--mass", type=positive, help="pendulum mass, kg (required, except with --chain)")
     p.add_argument("--length", type=positive, help="pendulum length, m (required, except with --chain)")
     p.add_argument("--arm-mass", type=non_negative, default=0.0, help="mass of the arm itself, kg [0]")
     p.add_argument("--vin", type=positive, help="supply voltage, V [model default]")
-    p.add_argument("--physics-dt", type=positive, default=BENCH_DT, help=f"simulation step, s [{BENCH_DT:g}]")
     add_fault_options(p)
-    erob_cli.add_emulate_options(p)
+    for command in _emulate_commands().values():  # each family's own options
+        command.configure(p)
 
 
 def _run_emulate(args: argparse.Namespace) -> int:
-    if args.ethercat:
-        return erob_cli.run_emulate(args)
-    missing = [f"--{o}" for o, n in (("params", "model"), ("mass", "mass"), ("length", "length"))
-               if getattr(args, n) is None]
-    if missing:
-        raise UsageError(f"emulate: the following arguments are required: {', '.join(missing)}")
-    model = load_model(args.model)
-    actuator = args.actuator or model.actuator.name
-    family = family_of(actuator)
-    emulator = family.emulator_class().one_servo(
-        actuator, model, args.mass, args.length, args.arm_mass, protocol=args.protocol, servo_id=args.id, vin=args.vin,
-        physics_dt=args.physics_dt, time_scale=args.time_scale, faults=Faults(args.drop, args.corrupt, args.delay),
-        seed=args.seed)
-    with emulator:
-        servo = emulator.servos[0]
-        print(f"{family.title} emulator: {servo.table.title}{family.describe(args.protocol)}, ID {args.id}, model {args.model}, "
-              f"pendulum {args.mass:g} kg at {args.length:g} m, time scale {args.time_scale:g}")
-        print(emulator.port, flush=True)
-        print("Ctrl-C to stop.", file=sys.stderr, flush=True)
-        stop = threading.Event()
-        if threading.current_thread() is threading.main_thread():
-            signal.signal(signal.SIGTERM, lambda *_: stop.set())
-        try:
-            while not stop.wait(0.2):
-                pass
-        except KeyboardInterrupt:
-            pass
-        c = emulator.counters
-        print(f"\n{c.received} instruction packets, {c.sent} status packets sent, {c.dropped} dropped, "
-              f"{c.corrupted} corrupted", file=sys.stderr)
-    return 0
+    """The ``emulate`` of the family of ``--actuator`` (or of the actuator a family's own options
+    name, or of the ``--params`` model's)."""
+    named = (command.actuator(args) for command in _emulate_commands().values())
+    actuator: Optional[str] = args.actuator or next((a for a in named if a), None)
+    if actuator is None and args.model is not None:
+        actuator = load_model(args.model).actuator.name
+    if actuator is None:
+        raise UsageError("emulate: give --actuator or --params")
+    return family_of(actuator).emulate_command().run(args)
 
 
 EMULATOR_COMMANDS = (
-    Command("emulate", "emulated serial-bus servo on a pseudo-terminal (prints the device path)", _configure_emulate,
-            _run_emulate,
+    Command("emulate", "an emulated servo of any installed family (a serial bus on a pseudo-terminal: prints the "
+            "device path; eRob: on a network interface)", _configure_emulate, _run_emulate,
             ("actuator-bench emulate --actuator mx64 --params mx64/m6 --mass 1.0 --length 0.15 --protocol 2",
              *(f.example for f in installed_families().values() if f.example),
              "actuator-bench emulate --actuator xl330 --params fit-xl330/m6.json --mass 0.5 --length 0.1 --drop 0.05")),
-    Command("veth", "create or remove a veth pair (the virtual EtherCAT cable; root)", erob_cli.configure_veth,
-            erob_cli.run_veth,
-            ("actuator-bench veth create ecm0 ecs0      # master end, emulator end",
-             "actuator-bench veth remove ecm0")),
+    *(command for family in installed_families().values() for command in family.extra_commands()),
 )
 COMMANDS = EMULATOR_COMMANDS
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import threading
 from contextlib import ExitStack
-from typing import Any, Sequence, Tuple
+from typing import Any, Callable, Optional, Sequence, Tuple
 
 from actuator_models.bench import Command, CommandRouter, ErrorCounters, JointSample, WallClock  # noqa: F401 (re-exported)
 from actuator_models.model import Model, load_model, published_model
@@ -182,6 +182,10 @@ class OneDriverBench:
         self._router = CommandRouter(dict(zip(self.joints, driver.ids)))
         #: what :meth:`close` ends after the driver (an emulator the bench was opened on)
         self.resources = ExitStack()
+        #: set by an emulated backend: change the emulated pendulum [kg, m, kg] (:meth:`set_load`)
+        self.emulator_load: Optional[Callable[[float, float, float], None]] = None
+        #: set by an emulated backend: the emulator's own reading of the torque (:meth:`emulated_state`)
+        self.emulator_state: Optional[Callable[[], str]] = None
 
     @classmethod
     def of(cls, driver: Any, actuator: str) -> "OneDriverBench":
@@ -194,6 +198,17 @@ class OneDriverBench:
     def applied(state: Any) -> float:
         """What the drive applies in a state read by the driver [V or A]."""
         raise NotImplementedError
+
+    def set_load(self, mass: float, length: float, arm_mass: float = 0.0) -> None:
+        """Change the pendulum of an emulated bench [kg, m, kg]; ValueError on hardware."""
+        if self.emulator_load is None:
+            raise ValueError("a real bench's load is changed by hand, not by software")
+        self.emulator_load(mass, length, arm_mass)
+
+    def emulated_state(self) -> Optional[str]:
+        """What the emulator read of its servos' torque (after :meth:`close`: the fail-safe
+        check), None on hardware."""
+        return self.emulator_state() if self.emulator_state is not None else None
 
     @property
     def clock(self) -> Any:

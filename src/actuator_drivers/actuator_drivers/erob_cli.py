@@ -1,5 +1,7 @@
-"""The eRob / EtherCAT side of the command line (``emulate --ethercat``, ``record --ethercat``,
-``record-all`` for eRob, ``veth``); :mod:`.cli` dispatches here.
+"""The eRob family's command line: its ``emulate`` (the EtherCAT emulator on a network interface,
+:data:`EMULATE`, found through the family's record) and ``veth`` (the virtual EtherCAT cable).
+``record`` and ``record-all`` open eRob benches through the backend registry like any family's
+(the ``port`` setting, alias ``--ethercat``, is the network interface).
 
     actuator-bench veth create                       # prints the two new interface names
     actuator-bench emulate --ethercat ecXs --actuator erob80_100 --params erob80_100/m6 --mass 3.1 --length 0.5
@@ -17,16 +19,15 @@ import sys
 import threading
 from typing import List, Optional
 
+from actuator_models.family import EmulateCommand
+from actuator_models.model import load_model
+
+from actuator_drivers.command import Command
 from actuator_drivers.common import UsageError
-from actuator_drivers.erob.drive import ErobDriver
-from actuator_drivers.erob.joint import ErobJoint
-from actuator_drivers.erob.pacing import Realtime, Stepped
 from actuator_drivers.erob.units import ErobUnits
 from actuator_drivers.ethercat_emulator.drive import DriveFaults, EthercatServer, LinkFaults, chain, shaft
-from actuator_drivers.ethercat_emulator.emulated import EMULATOR_RECEIVE_TIMEOUT, EmulatedJoint, EmulatorProcess, set_bench
-from actuator_drivers.ethercat_emulator.veth import VethError, create, remove, unique_names, veth_pair
-
-EROB_ACTUATORS = ("erob80_50", "erob80_100")
+from actuator_drivers.ethercat_emulator.emulated import EmulatedJoint
+from actuator_drivers.ethercat_emulator.veth import VethError, create, remove, unique_names
 
 
 def _fraction(text: str) -> float:
@@ -80,7 +81,14 @@ def _chain_joints(args: argparse.Namespace) -> List[EmulatedJoint]:
     return [EmulatedJoint(args.model, args.mass, args.length, args.arm_mass)]
 
 
+def chain_actuator(args: argparse.Namespace) -> Optional[str]:
+    """The actuator the first ``--chain`` drive's model names (None without ``--chain``)."""
+    return load_model(args.chain[0].split(":")[0]).actuator.name if args.chain else None
+
+
 def run_emulate(args: argparse.Namespace) -> int:
+    if not args.ethercat:
+        raise UsageError("emulate: an eRob is emulated on a network interface: give --ethercat IFACE")
     joints = _chain_joints(args)
     if not 1 <= args.fault_slave <= len(joints):
         raise UsageError(f"--fault-slave {args.fault_slave}: the chain has {len(joints)} drive(s)")
@@ -110,45 +118,8 @@ def run_emulate(args: argparse.Namespace) -> int:
     return 0
 
 
-# ---------------------------------------------------------------------- record / record-all
-def add_driver_options(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("eRob over EtherCAT")
-    g.add_argument("--cycle-time", type=_positive, default=0.001, help="process-data period (PD law rate), s [0.001]")
-    g.add_argument("--no-dc", action="store_true", help="do not use distributed clocks (the drive follows the frames)")
-    g.add_argument("--stepped", action="store_true",
-                   help="clock the bench by process-data cycles run back to back (emulators only; "
-                        "hardware needs the default real-time loop)")
-    g.add_argument("--rated-current", type=_positive,
-                   help="rated current of 0x6071/0x6077 per-mille, A [read 0x6075 from the drive]")
-    g.add_argument("--max-lost", type=int, default=20, help="consecutive lost cycles before stopping [20]")
-
-
-def erob_driver(args: argparse.Namespace, iface: str, stepped: bool) -> ErobDriver:
-    units = ErobUnits(rated_current=args.rated_current) if args.rated_current else None
-    joint = ErobJoint("joint1", args.actuator, args.limits[0], args.limits[1], units=units)
-    return ErobDriver(iface, [joint], cycle_time=args.cycle_time, pacing=Stepped() if stepped else Realtime(),
-                      dc=not args.no_dc, max_lost=args.max_lost, receive_timeout=EMULATOR_RECEIVE_TIMEOUT if stepped else 0.002)
-
-
-def is_erob(actuator: Optional[str]) -> bool:
-    return actuator in EROB_ACTUATORS
-
-
-def emulated_record_all(args: argparse.Namespace, grid, run) -> List:
-    """record-all --emulate MODEL for an eRob: veth pair + emulator process + stepped driver;
-    the load changes through the emulator's 0x2F00 objects. ``run(driver, change)`` records."""
-    mass, length = grid.groups()[0]
-    options = ["--drop", str(args.drop), "--corrupt", str(args.corrupt)]
-    if args.seed is not None:
-        options += ["--seed", str(args.seed)]
-    with veth_pair() as (master_end, slave_end):
-        with EmulatorProcess(slave_end, [EmulatedJoint(args.emulate, mass, length, args.arm_mass)], options):
-            with erob_driver(args, master_end, stepped=True) as driver:
-                def change(m: float, l: float) -> bool:
-                    set_bench(driver, 1, m, l, args.arm_mass)
-                    print(f"emulator load: {m:g} kg at {l:g} m", file=sys.stderr)
-                    return True
-                return run(driver, change)
+#: The eRob family's ``emulate`` (``Family.emulate``).
+EMULATE = EmulateCommand(add_emulate_options, run_emulate, chain_actuator)
 
 
 # ---------------------------------------------------------------------- veth
@@ -176,3 +147,11 @@ def run_veth(args: argparse.Namespace) -> int:
         print(f"actuator-bench: error: {error}", file=sys.stderr)
         return 1
     return 0
+
+
+#: The eRob family's own tools (``Family.commands``).
+COMMANDS = (
+    Command("veth", "create or remove a veth pair (the virtual EtherCAT cable; root)", configure_veth, run_veth,
+            ("actuator-bench veth create ecm0 ecs0      # master end, emulator end",
+             "actuator-bench veth remove ecm0")),
+)

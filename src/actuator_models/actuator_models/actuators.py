@@ -216,8 +216,9 @@ def is_description_path(text: Union[str, Path]) -> bool:
 
 
 def actuator(name: Union[str, Path]) -> Actuator:
-    """An actuator by registry name (``mx64``, ``mx106``, ``xl330``, ``erob80_50``, ...) or by
-    the path of an actuator description file (``my_servo.yaml``, see :mod:`.actuator_file`)."""
+    """An actuator by registry name (``mx64``, ``mx106``, ``xl330``, ``erob80_50``, ...), by
+    the path of an actuator description file (``my_servo.yaml``, see :mod:`.actuator_file`) or
+    by the name of one an installed family describes (``Family.descriptions``)."""
     key = str(name).lower()
     if key in ACTUATORS:
         return ACTUATORS[key]
@@ -225,6 +226,11 @@ def actuator(name: Union[str, Path]) -> Actuator:
         from .actuator_file import read_actuator_file  # local: actuator_file builds on this module
 
         return read_actuator_file(name)
+    from .family import described_actuator  # local: the family registry builds on this module
+
+    described = described_actuator(key)
+    if described is not None:
+        return described
     raise ValueError(
         f"unknown actuator {str(name)!r}{did_you_mean(key, actuator_names())}; expected one of {', '.join(actuator_names())} "
         "or an actuator description file (.yaml/.json)"

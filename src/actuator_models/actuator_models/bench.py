@@ -9,7 +9,8 @@ Above the seam only :class:`Command` goes down and :class:`JointSample` comes up
 Units: SI at the joint: positions [rad], velocities [rad/s], torques [N m], voltages [V],
 temperatures [degC], times [s] on the bench's own clock (:attr:`Bench.clock`).
 
-Every family opens its bench from one :class:`BenchParams` (a :class:`Backend`'s ``open``).
+Every family opens its bench from one :class:`BenchParams` (a :class:`Backend`'s ``open``): the
+fields every bench reads, plus the backend's own settings (a dataclass the backend declares).
 Implementations: ``actuator_drivers.dynamixel.bench.DynamixelBench`` (a Dynamixel bus, real or
 emulated), ``actuator_drivers.erob.bench.ErobBench`` (eRob drives over EtherCAT),
 ``actuator_sim.bench.SimBench`` (MuJoCo).
@@ -23,12 +24,13 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
-from typing import Callable, Dict, Mapping, Optional, Protocol, Sequence, Tuple, runtime_checkable
+from dataclasses import dataclass, field, fields
+from typing import Any, Callable, Dict, Mapping, Optional, Protocol, Sequence, Tuple, Type, TypeVar, runtime_checkable
 
 from .actuators import actuator
 from .model import published_model
-from .simulation import BENCH_DT
+
+S = TypeVar("S")
 
 
 @dataclass(frozen=True)
@@ -205,6 +207,8 @@ class Bench(Protocol):
     # Optional members (bus health; absent on a bench without a bus):
     #   counters: ErrorCounters  -- cumulative communication counters of the bus or line
     #   watchdog_trips: int      -- times the command watchdog released the torque
+    # and on an emulated bench: set_load(mass, length, arm_mass) (see set_load); emulated_state()
+    # -> Optional[str], once closed the emulator's own reading of the torque (the fail-safe check)
 
 
 @dataclass
@@ -290,23 +294,36 @@ class CommandRouter:
         driver.command(dict(zip(ids, command.goal_position)), enable)
 
 
+def option(help: str, *flags: str) -> Dict[str, Any]:
+    """Metadata of a bench-settings field (``field(default=..., metadata=option(...))``): its
+    description (node parameter, ``--help``) and its command-line flags (default
+    ``--<name-with-dashes>``; for a bool whose default is True, the flag that sets it False)."""
+    return {"help": help, "flags": flags}
+
+
+@dataclass(frozen=True)
+class NoSettings:
+    """The settings of a backend that has none of its own."""
+
+
 @dataclass(frozen=True)
 class BenchParams:
-    """A bench, whatever its backend (each backend reads the fields it needs).
+    """A bench, whatever its backend: what every family reads, plus ``settings``, the backend's
+    own parameters (a small dataclass its :class:`Backend` declares: port, bus, driver timing...).
 
     Attributes:
         joints: joint names. actuators: actuator per joint (``actuator_models`` registry name).
         models: servo model per joint (params file or library name such as ``xl330/m6``; ``""``:
-        :func:`~actuator_models.model.published_model`, ``<actuator>/m6`` or ``/m1``): the torque estimate, and the emulated or simulated physics.
+        :func:`~actuator_models.model.published_model`, ``<actuator>/m6`` or ``/m1``): the torque
+        estimate, and the emulated or simulated physics.
         ids: bus IDs. min_position, max_position: joint limits [rad]. kp: initial gain per joint
         (actuator units). vin: supply voltage per joint [V], 0 = the actuator's default.
-        port: device (serial port, network interface). baudrate [bit/s]. protocol: bus protocol.
-        latency_ms: USB latency timer [ms]. command_timeout: watchdog [s].
-        mjcf: simulated model (``pendulum`` or an MJCF). timestep: physics step [s].
+        command_timeout: watchdog [s].
         mass [kg], length [m], arm_mass [kg]: the pendulum. time_scale: bench time per wall
         second (emulators, simulation); None: lockstep, bench time moves only with the control
-        loop (an in-process Dynamixel emulator; eRob: process-data cycles run back to back). seed:
-        random seed of emulators.
+        loop (an in-process emulator; eRob: process-data cycles run back to back). seed:
+        random seed of emulators. settings: an instance of the backend's ``settings`` class
+        (None: its defaults).
     """
 
     joints: Tuple[str, ...] = ("pendulum",)
@@ -317,18 +334,13 @@ class BenchParams:
     max_position: Tuple[float, ...] = (2.8,)
     kp: Tuple[float, ...] = (400.0,)
     vin: Tuple[float, ...] = (0.0,)
-    port: str = "/dev/ttyUSB0"
-    baudrate: int = 57600
-    protocol: int = 2
-    latency_ms: float = 16.0
     command_timeout: float = 0.5
-    mjcf: str = "pendulum"
-    timestep: float = BENCH_DT
     mass: float = 1.0
     length: float = 0.15
     arm_mass: float = 0.0
     time_scale: Optional[float] = 1.0
     seed: int = 0
+    settings: Any = None
 
     def __post_init__(self) -> None:
         n = len(self.joints)
@@ -342,21 +354,46 @@ class BenchParams:
             actuator(name)  # ValueError naming the registry's actuators for an unknown one
         object.__setattr__(self, "models", tuple(m or published_model(a) for m, a in zip(self.models, self.actuators)))
 
+    def settings_as(self, kind: Type[S]) -> S:
+        """:attr:`settings` as the backend's settings class ``kind`` (its defaults when None);
+        TypeError for settings of another backend."""
+        if self.settings is None:
+            return kind()
+        if not isinstance(self.settings, kind):
+            raise TypeError(f"bench settings {self.settings!r}: expected {kind.__name__}")
+        return self.settings
+
 
 @dataclass(frozen=True)
 class Backend:
     """One way to open a bench: ``name`` (the ``backend`` parameter), a one-line ``help``,
-    ``open`` (parameters -> an open bench) and ``config``, the bench YAML of
-    ``share/actuator_bench/config`` that the launch files use when none is given.
+    ``open`` (parameters -> an open bench), ``config``, the bench YAML of
+    ``share/actuator_bench/config`` that the launch files use when none is given, and
+    ``settings``, the dataclass of its own parameters (each field a node parameter and a
+    command-line option of ``record`` / ``record-all``, described by :func:`option` metadata).
 
-    A family registers its backends as entry points of group ``actuator_bench.backends``, one
-    per backend, named as the backend and pointing at its :class:`Backend` (see
-    ``actuator_bench.backends.installed_backends``)::
-
-        entry_points={"actuator_bench.backends": ["dynamixel = actuator_drivers.dynamixel.bench:BACKEND"]}
+    A family lists its backends in its record (``actuator_models.family.Family.backends``); a
+    backend without a family (the MuJoCo simulation) is an entry point of group
+    ``actuator_bench.backends`` (see ``actuator_bench.backends.installed_backends``).
     """
 
     name: str
     help: str
     open: Callable[[BenchParams], Bench]
     config: str = "xl330_bench.yaml"
+    settings: type = NoSettings
+
+    def settings_from(self, values: Mapping[str, Any]) -> Any:
+        """Its settings from parameter values by name (those it does not declare are ignored,
+        those missing take its defaults)."""
+        names = {f.name for f in fields(self.settings)}
+        return self.settings(**{k: v for k, v in values.items() if k in names})
+
+
+def set_load(bench: Bench, mass: float, length: float, arm_mass: float = 0.0) -> None:
+    """Change the pendulum of an emulated bench [kg, m, kg] (its optional ``set_load`` member);
+    ValueError for a bench whose load only a person can change."""
+    change = getattr(bench, "set_load", None)
+    if change is None:
+        raise ValueError(f"{type(bench).__name__}: its load cannot be changed by software")
+    change(mass, length, arm_mass)

@@ -12,14 +12,15 @@ fast as the host allows, for runs without ROS).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional, Tuple
 
 import numpy as np
 from actuator_models.model import load_model
+from actuator_models.simulation import BENCH_DT
 
-from actuator_models.bench import Backend, BenchParams, Clock, Command, JointSample, WallClock
+from actuator_models.bench import Backend, BenchParams, Clock, Command, JointSample, WallClock, option
 
 if TYPE_CHECKING:
     from actuator_sim.joint_sim import JointSimulation
@@ -29,18 +30,29 @@ if TYPE_CHECKING:
 MAX_STEPS_PER_ADVANCE = 1000
 
 
+@dataclass(frozen=True)
+class SimSettings:
+    """The ``mujoco`` backend's settings: the simulated model ``mjcf`` and the generated
+    pendulum's physics ``timestep`` [s]."""
+
+    mjcf: str = field(default="pendulum", metadata=option(
+        "Simulated model: pendulum (from mass, length, arm_mass), a shipped MJCF such as arm_mx.xml, or a path"))
+    timestep: float = field(default=BENCH_DT, metadata=option("Physics step of the generated pendulum [s]"))
+
+
 def mjcf_text(params: BenchParams, q_offset: float = 0.0) -> str:
-    """The MJCF of ``params.mjcf``: ``pendulum`` (the pendulum bench generated from mass, length,
-    arm mass, the model's ``q_offset`` [rad] and ``timestep``), a shipped model file
+    """The MJCF of the settings' ``mjcf``: ``pendulum`` (the pendulum bench generated from mass,
+    length, arm mass, the model's ``q_offset`` [rad] and ``timestep``), a shipped model file
     (``arm_mx.xml``, ``arm_erob.xml``) or a path."""
     from actuator_sim.models import models_dir, read_model  # MuJoCo: only when a bench opens
     from actuator_sim.pendulum import PendulumBench, pendulum_mjcf
 
-    if params.mjcf == "pendulum":
-        return pendulum_mjcf(PendulumBench(params.mass, params.length, params.arm_mass, q_offset, params.timestep))
-    if (models_dir() / params.mjcf).is_file():
-        return read_model(params.mjcf)
-    return Path(params.mjcf).read_text()
+    settings = params.settings_as(SimSettings)
+    if settings.mjcf == "pendulum":
+        return pendulum_mjcf(PendulumBench(params.mass, params.length, params.arm_mass, q_offset, settings.timestep))
+    if (models_dir() / settings.mjcf).is_file():
+        return read_model(settings.mjcf)
+    return Path(settings.mjcf).read_text()
 
 
 class SimBench:
@@ -149,4 +161,4 @@ def open_realtime(params: BenchParams) -> SimBench:
 
 
 #: The ``mujoco`` backend (entry point of group ``actuator_bench.backends``).
-BACKEND = Backend("mujoco", "MuJoCo simulation", open_realtime)
+BACKEND = Backend("mujoco", "MuJoCo simulation", open_realtime, settings=SimSettings)

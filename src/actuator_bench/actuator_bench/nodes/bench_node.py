@@ -26,8 +26,11 @@ class BenchNode(Node):
     def __init__(self, registry: Optional[BackendRegistry] = None, **kwargs) -> None:
         super().__init__('bench', **kwargs)
         registry = registry if registry is not None else installed_backends()  # every installed family
+        first = bench_parameters(registry)[0]  # the backend, whose settings' defaults the others take
+        backend = self.declare_parameter(first.name, first.default, read_only(first.description)).value
         values = {p.name: self.declare_parameter(p.name, p.default, read_only(p.description)).value
-                  for p in bench_parameters(registry)}
+                  for p in bench_parameters(registry, backend)[1:]}
+        values[first.name] = backend
         self.core = BenchCore(values, registry)
         self.pubs = {topic: self.create_publisher(MESSAGE_CLASSES[msgtype], topic, QOS[qos])
                      for topic, (msgtype, qos) in BENCH_TOPICS.items()}

@@ -1,7 +1,7 @@
 """A Dynamixel bus as a bench (:class:`actuator_models.bench.Bench`), the ROS-free core of the
 bench node's ``dynamixel`` backend: the serial-bus bench
 (:class:`~actuator_drivers.serial_bus.bench.SerialBusBench`) over
-:class:`~actuator_drivers.dynamixel.driver.DynamixelDriver` (``params.protocol`` 1 or 2). The
+:class:`~actuator_drivers.dynamixel.driver.DynamixelDriver` (the ``protocol`` setting, 1 or 2). The
 emulated bus is the same bench opened on an emulator's pseudo-terminal
 (:mod:`actuator_drivers.dynamixel_emulator.bench`).
 """
@@ -12,6 +12,7 @@ from actuator_models.bench import Backend
 
 from actuator_drivers.dynamixel.driver import DynamixelDriver
 from actuator_drivers.serial_bus.bench import SerialBusBench
+from actuator_drivers.serial_bus.settings import SerialBusSettings
 
 
 class DynamixelBench(SerialBusBench):
@@ -20,5 +21,5 @@ class DynamixelBench(SerialBusBench):
     DRIVER = DynamixelDriver
 
 
-#: The ``dynamixel`` backend (entry point of group ``actuator_bench.backends``).
-BACKEND = Backend("dynamixel", "Dynamixel servos on a serial bus", DynamixelBench.open)
+#: The ``dynamixel`` backend (listed by the Dynamixel family, :mod:`.family`).
+BACKEND = Backend("dynamixel", "Dynamixel servos on a serial bus", DynamixelBench.open, settings=SerialBusSettings)

@@ -14,24 +14,25 @@ from actuator_drivers.dynamixel.bench import DynamixelBench
 from actuator_drivers.dynamixel.tables import control_table
 from actuator_drivers.dynamixel_emulator.emulator import DynamixelEmulator
 from actuator_drivers.dynamixel_emulator.firmware import EmulatedServo
+from actuator_drivers.serial_bus.settings import EmulatedSerialSettings
+from actuator_drivers.serial_bus_emulator.bench import open_on_emulator
+from actuator_drivers.serial_bus_emulator.faults import Faults
+
+
+def _emulator(params: BenchParams, settings: EmulatedSerialSettings, faults: Faults) -> DynamixelEmulator:
+    pendulum = Pendulum(params.mass, params.length, params.arm_mass)
+    return DynamixelEmulator([
+        EmulatedServo(control_table(a, settings.protocol), load_model(m), pendulum, servo_id=i, vin=v or None)
+        for i, a, m, v in zip(params.ids, params.actuators, params.models, params.vin)
+    ], faults=faults, time_scale=params.time_scale, seed=params.seed)
 
 
 def open_emulated(params: BenchParams) -> DynamixelBench:
     """An emulated bus of ``params`` (ids, actuators, models, pendulum, protocol; ``time_scale``
     None: lockstep with the driver; ``seed``) with the real bench opened on it."""
-    pendulum = Pendulum(params.mass, params.length, params.arm_mass)
-    emulator = DynamixelEmulator([
-        EmulatedServo(control_table(a, params.protocol), load_model(m), pendulum, servo_id=i)
-        for i, a, m in zip(params.ids, params.actuators, params.models)
-    ], time_scale=params.time_scale, seed=params.seed).start()
-    try:
-        bench = DynamixelBench.open(params, emulator.port, emulator.clock)
-    except BaseException:
-        emulator.stop()
-        raise
-    bench.resources.callback(emulator.stop)
-    return bench
+    return open_on_emulator(params, _emulator, DynamixelBench)  # type: ignore[return-value]
 
 
-#: The ``dynamixel_emulator`` backend (entry point of group ``actuator_bench.backends``).
-BACKEND = Backend("dynamixel_emulator", "the Dynamixel driver on the emulated bus", open_emulated)
+#: The ``dynamixel_emulator`` backend (listed by the Dynamixel family, :mod:`.family`).
+BACKEND = Backend("dynamixel_emulator", "the Dynamixel driver on the emulated bus", open_emulated,
+                  settings=EmulatedSerialSettings)

@@ -20,7 +20,13 @@ from actuator_models.model import Model, load_model
 from actuator_drivers.common import OneDriverBench
 from actuator_drivers.erob.drive import ErobDriver
 from actuator_drivers.erob.joint import ErobJoint, ErobState
-from actuator_drivers.erob.pacing import Pacing, Realtime
+from actuator_drivers.erob.pacing import Realtime, Stepped
+from actuator_drivers.erob.settings import ErobSettings
+from actuator_drivers.erob.units import ErobUnits
+
+#: Receive timeout [s] of a line paced in real time (hardware); a stepped line (an emulator
+#: sharing the host's CPUs) waits longer.
+REALTIME_RECEIVE_TIMEOUT = 0.002
 
 
 class ErobBench(OneDriverBench):
@@ -36,19 +42,24 @@ class ErobBench(OneDriverBench):
         return state.current
 
     @classmethod
-    def open(cls, params: BenchParams, iface: Optional[str] = None, pacing: Optional[Pacing] = None,
-             receive_timeout: float = 0.002, cycle_time: float = 0.001) -> "ErobBench":
+    def open(cls, params: BenchParams, iface: Optional[str] = None, stepped_timeout: float = 0.5) -> "ErobBench":
         """Open the line of ``params`` (joints in line order, actuators, limits, models, command
-        timeout) on ``iface`` (default ``params.port``, a network interface), paced in real time
-        unless ``pacing`` says otherwise."""
+        timeout; its :class:`~actuator_drivers.erob.settings.ErobSettings`) on ``iface`` (default
+        the settings' port, a network interface), paced in real time unless the settings say
+        ``stepped`` (then each receive waits up to ``stepped_timeout`` [s])."""
+        settings = params.settings_as(ErobSettings)
+        units = ErobUnits(rated_current=settings.rated_current) if settings.rated_current else None
         models = [load_model(m) for m in params.models]
-        joints = [ErobJoint(name, a, lo, hi) for name, a, lo, hi in
+        joints = [ErobJoint(name, a, lo, hi, units=units) for name, a, lo, hi in
                   zip(params.joints, params.actuators, params.min_position, params.max_position)]
-        driver = ErobDriver(iface or params.port, joints, cycle_time=cycle_time, command_timeout=params.command_timeout,
-                            pacing=pacing if pacing is not None else Realtime(), receive_timeout=receive_timeout)
+        driver = ErobDriver(iface or settings.port, joints, cycle_time=settings.cycle_time,
+                            command_timeout=params.command_timeout, pacing=Stepped() if settings.stepped else Realtime(),
+                            dc=settings.dc, max_lost=settings.max_lost,
+                            receive_timeout=stepped_timeout if settings.stepped else REALTIME_RECEIVE_TIMEOUT)
         driver.open()
         return cls(driver, models)
 
 
-#: The ``erob`` backend (entry point of group ``actuator_bench.backends``).
-BACKEND = Backend("erob", "eRob drives over EtherCAT (port = network interface)", ErobBench.open, "erob_bench.yaml")
+#: The ``erob`` backend (listed by the eRob family, :mod:`.family`).
+BACKEND = Backend("erob", "eRob drives over EtherCAT (port = network interface)", ErobBench.open, "erob_bench.yaml",
+                  ErobSettings)

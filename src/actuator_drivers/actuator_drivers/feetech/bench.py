@@ -9,6 +9,7 @@ from __future__ import annotations
 from actuator_models.bench import Backend
 
 from ..serial_bus.bench import SerialBusBench
+from ..serial_bus.settings import SerialBusSettings
 from .driver import FeetechDriver
 
 
@@ -19,6 +20,6 @@ class FeetechBench(SerialBusBench):
     DRIVER = FeetechDriver
 
 
-#: The ``feetech`` backend (entry point of group ``actuator_bench.backends``).
+#: The ``feetech`` backend (listed by the Feetech family, :mod:`.family`).
 BACKEND = Backend("feetech", "Feetech STS servos on a serial bus (feetech-servo-sdk)", FeetechBench.open,
-                  "sts3215_bench.yaml")
+                  "sts3215_bench.yaml", SerialBusSettings)

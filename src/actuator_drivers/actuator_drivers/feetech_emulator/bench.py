@@ -14,25 +14,25 @@ from actuator_drivers.feetech.bench import FeetechBench
 from actuator_drivers.feetech.tables import control_table
 from actuator_drivers.feetech_emulator.emulator import FeetechEmulator
 from actuator_drivers.feetech_emulator.firmware import StsServo
+from actuator_drivers.serial_bus.settings import EmulatedSerialSettings
+from actuator_drivers.serial_bus_emulator.bench import open_on_emulator
+from actuator_drivers.serial_bus_emulator.faults import Faults
+
+
+def _emulator(params: BenchParams, settings: EmulatedSerialSettings, faults: Faults) -> FeetechEmulator:
+    pendulum = Pendulum(params.mass, params.length, params.arm_mass)
+    return FeetechEmulator([
+        StsServo(control_table(a), load_model(m), pendulum, servo_id=i, vin=v or None)
+        for i, a, m, v in zip(params.ids, params.actuators, params.models, params.vin)
+    ], faults=faults, time_scale=params.time_scale, seed=params.seed)
 
 
 def open_emulated(params: BenchParams) -> FeetechBench:
     """An emulated STS bus of ``params`` (ids, actuators, models, pendulum; ``time_scale`` None:
-    lockstep with the driver; ``seed``) with the real bench opened on it (10 retries: the
-    emulator shares the host's CPUs)."""
-    pendulum = Pendulum(params.mass, params.length, params.arm_mass)
-    emulator = FeetechEmulator([
-        StsServo(control_table(a), load_model(m), pendulum, servo_id=i)
-        for i, a, m in zip(params.ids, params.actuators, params.models)
-    ], time_scale=params.time_scale, seed=params.seed).start()
-    try:
-        bench = FeetechBench.open(params, emulator.port, emulator.clock, retries=10)
-    except BaseException:
-        emulator.stop()
-        raise
-    bench.resources.callback(emulator.stop)
-    return bench
+    lockstep with the driver; ``seed``) with the real bench opened on it."""
+    return open_on_emulator(params, _emulator, FeetechBench)  # type: ignore[return-value]
 
 
-#: The ``feetech_emulator`` backend (entry point of group ``actuator_bench.backends``).
-BACKEND = Backend("feetech_emulator", "the Feetech driver on the emulated STS bus", open_emulated, "sts3215_bench.yaml")
+#: The ``feetech_emulator`` backend (listed by the Feetech family, :mod:`actuator_drivers.feetech.family`).
+BACKEND = Backend("feetech_emulator", "the Feetech driver on the emulated STS bus", open_emulated, "sts3215_bench.yaml",
+                  EmulatedSerialSettings)

@@ -4,4 +4,4 @@ family (its own subpackage: control tables, vendor SDK, status-error bits, units
 units, limits before sending, command watchdog, torque release read back) and :mod:`.bench` (the
 driver as a bench); :mod:`.tables` (registers and control tables as data), :mod:`.servo` (a
 servo's configuration and reading) and :mod:`.family` (what a family offers the command lines,
-found through the ``actuator_drivers.families`` entry points) are shared."""
+found through the ``actuator_bench.families`` entry points) are shared."""

@@ -18,12 +18,14 @@ from __future__ import annotations
 from typing import ClassVar, Optional, Sequence, Type, Union
 
 from actuator_models.bench import BenchParams, WallClock
+from actuator_models.family import estimate_model
 from actuator_models.model import Model, load_model
 
 from actuator_drivers.common import LockstepClock, OneDriverBench
 from actuator_drivers.serial_bus.driver import SerialBusDriver
-from actuator_drivers.serial_bus.family import estimate_model
+from actuator_drivers.serial_bus.family import serial_family_of
 from actuator_drivers.serial_bus.servo import ServoConfig, ServoState
+from actuator_drivers.serial_bus.settings import SerialBusSettings
 
 
 class SerialBusBench(OneDriverBench):
@@ -42,7 +44,7 @@ class SerialBusBench(OneDriverBench):
     @classmethod
     def of(cls, driver: SerialBusDriver, actuator: str) -> "SerialBusBench":
         """The bench of an open driver whose joints are all ``actuator``; the motor torque of its
-        samples is estimated by :func:`~actuator_drivers.serial_bus.family.estimate_model`."""
+        samples is estimated by :func:`~actuator_models.family.estimate_model`."""
         return cls(driver, [estimate_model(actuator)] * len(driver.ids))
 
     @staticmethod
@@ -52,19 +54,18 @@ class SerialBusBench(OneDriverBench):
 
     @classmethod
     def open(cls, params: BenchParams, port: Optional[str] = None,
-             clock: Union[WallClock, LockstepClock, None] = None, retries: int = 3) -> "SerialBusBench":
-        """Open the bus of ``params`` (``bench.ids``, joints, actuators, limits, protocol...) on
-        ``port`` (default ``params.port``) with the bench clock ``clock`` (default wall time)."""
+             clock: Union[WallClock, LockstepClock, None] = None) -> "SerialBusBench":
+        """Open the bus of ``params`` (ids, joints, actuators, limits; its
+        :class:`~actuator_drivers.serial_bus.settings.SerialBusSettings`: port, baud rate, protocol,
+        latency, retries) on ``port`` (default the settings') with the bench clock ``clock``
+        (default wall time times ``params.time_scale``)."""
+        settings = params.settings_as(SerialBusSettings)
         models = [load_model(m) for m in params.models]
         servos = [ServoConfig(i, a, lo, hi, j) for i, a, lo, hi, j in
                   zip(params.ids, params.actuators, params.min_position, params.max_position, params.joints)]
-        driver = cls.make_driver(port or params.port, servos, params, retries, clock)
+        baudrate = settings.baudrate or serial_family_of(params.actuators[0]).default_baudrate
+        driver = cls.DRIVER.on_bus(port or settings.port, servos, settings.protocol, baudrate, retries=settings.retries,
+                                   command_timeout=params.command_timeout, latency_ms=settings.latency_ms,
+                                   clock=clock or WallClock(params.time_scale or 1.0))
         driver.open()
         return cls(driver, models)
-
-    @classmethod
-    def make_driver(cls, port: str, servos: Sequence[ServoConfig], params: BenchParams, retries: int,
-                    clock: Union[WallClock, LockstepClock, None]) -> SerialBusDriver:
-        """The (unopened) driver of this family (its :attr:`DRIVER`) for :meth:`open`."""
-        return cls.DRIVER.on_bus(port, servos, params.protocol, params.baudrate, retries=retries,
-                                 command_timeout=params.command_timeout, latency_ms=params.latency_ms, clock=clock)

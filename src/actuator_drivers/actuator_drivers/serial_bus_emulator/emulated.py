@@ -1,6 +1,6 @@
 """An emulated serial-bus servo of any installed family with the real driver on it, in one call
 (demo, tests, no hardware); the family of the actuator is found by registry
-(:func:`~actuator_drivers.serial_bus.family.family_of`).
+(:func:`~actuator_drivers.serial_bus.family.serial_family_of`).
 
     with emulated_servo("mx64", "mx64/m6", mass=1.0, length=0.15, protocol=1, time_scale=4) as (emulator, driver):
         state = driver.read()  # or record through it: actuator_bench.recording.record
@@ -21,7 +21,7 @@ from actuator_models.model import Model
 from actuator_models.simulation import BENCH_DT
 
 from actuator_drivers.serial_bus.driver import SerialBusDriver
-from actuator_drivers.serial_bus.family import family_of
+from actuator_drivers.serial_bus.family import serial_family_of
 from actuator_drivers.serial_bus.servo import ServoConfig
 from actuator_drivers.serial_bus_emulator.emulator import SerialBusEmulator
 from actuator_drivers.serial_bus_emulator.faults import Faults
@@ -54,7 +54,7 @@ def emulated_servo(
     ``retries`` defaults to 10 (a real bus uses 3): the emulator shares the host's CPUs, and a
     loaded host can hold its thread back for longer than three receive timeouts.
     """
-    family = family_of(actuator)
+    family = serial_family_of(actuator)
     emulator = family.emulator_class().one_servo(
         actuator, model, mass, length, arm_mass, protocol=protocol, servo_id=servo_id, vin=vin,
         physics_dt=physics_dt, faults=faults, time_scale=time_scale, seed=seed, trace=trace,

@@ -1,0 +1,84 @@
+"""ros2_control for a bench or an arm: the same URDF and controllers drive a servo or its model.
+
+    ros2 launch actuator_bench control.launch.py robot:=pendulum backend:=mujoco
+    ros2 launch actuator_bench control.launch.py robot:=pendulum backend:=dynamixel_emulator
+    ros2 launch actuator_bench control.launch.py robot:=arm2r backend:=dynamixel config:=arm_mx.yaml
+    ros2 launch actuator_bench control.launch.py robot:=so100 backend:=feetech_emulator
+    ros2 launch actuator_bench control.launch.py robot:=pendulum backend:=mock   # no servo
+
+Starts robot_state_publisher (``robot_description``: the robot's URDF with its ``<ros2_control>``
+tag, :mod:`actuator_bench.control_description`), ``ros2_control_node`` at ``update_rate`` Hz
+(through ``control_manager``, which deactivates the controllers before stopping it),
+the spawners of ``joint_state_broadcaster`` (``/joint_states``) and ``joint_trajectory_controller``
+(``/joint_trajectory_controller/follow_joint_trajectory``), and, unless ``backend:=mock``, the
+control node in namespace ``hardware``: the bench of ``backend`` behind the topic-based system's
+``/hardware/joint_commands`` and ``/hardware/joint_states``, with its bench topics and a recorder
+(``record:=true`` records from the start). Parameters come from ``config`` (a bench YAML), by
+default the robot's (arm_mx.yaml, so100_arm.yaml) or, for the pendulum, the backend's.
+"""
+
+import tempfile
+from pathlib import Path
+
+from launch import LaunchContext, LaunchDescription
+from launch.actions import DeclareLaunchArgument, OpaqueFunction
+from launch.conditions import IfCondition
+from launch.substitutions import LaunchConfiguration
+from launch_ros.actions import Node
+
+from actuator_bench.backends import installed_backends
+from actuator_bench.control_description import (HARDWARE_NAMESPACE, MOCK, ROBOTS, UPDATE_RATE, check_backend,
+                                                controllers_yaml, robot, robot_description)
+from actuator_bench.launch_common import STOP_TIMEOUT, config_file
+
+
+def nodes(context: LaunchContext) -> list:
+    name, backend = LaunchConfiguration('robot').perform(context), LaunchConfiguration('backend').perform(context)
+    chosen = robot(name)
+    check_backend(chosen, backend)
+    rate = int(LaunchConfiguration('update_rate').perform(context))
+    controllers = Path(tempfile.mkdtemp(prefix='actuator_bench_control_')) / 'controllers.yaml'
+    controllers.write_text(controllers_yaml(name, rate))
+    spawn = ['--controller-manager', '/controller_manager', '--param-file', str(controllers)]
+    launched = [
+        Node(package='robot_state_publisher', executable='robot_state_publisher',
+             parameters=[{'robot_description': robot_description(name, mock=backend == MOCK)}]),
+        # ros2_control_node, stopped after its controllers are deactivated (actuator_bench.nodes.control_manager)
+        Node(package='actuator_bench', executable='control_manager', parameters=[str(controllers)],
+             sigterm_timeout=STOP_TIMEOUT),
+        Node(package='controller_manager', executable='spawner', arguments=['joint_state_broadcaster', *spawn]),
+        Node(package='controller_manager', executable='spawner', arguments=['joint_trajectory_controller', *spawn]),
+    ]
+    if backend == MOCK:
+        return launched
+    given = LaunchConfiguration('config').perform(context)
+    config = config_file(given or chosen.config or installed_backends()[backend].config, __file__)
+    port = LaunchConfiguration('port').perform(context)
+    bench = {'backend': backend, 'rate': float(rate), **({'port': port} if port else {})}
+    return launched + [
+        Node(package='actuator_bench', executable='control_node', namespace=HARDWARE_NAMESPACE,
+             parameters=[config, bench], sigterm_timeout=STOP_TIMEOUT),
+        Node(package='actuator_bench', executable='recorder_node', namespace=HARDWARE_NAMESPACE,
+             parameters=[config, {'autostart': LaunchConfiguration('record'), 'prefix': HARDWARE_NAMESPACE}],
+             condition=IfCondition(LaunchConfiguration('recorder')), sigterm_timeout=STOP_TIMEOUT),
+    ]
+
+
+def generate_launch_description() -> LaunchDescription:
+    backends = installed_backends()
+    return LaunchDescription([
+        DeclareLaunchArgument('robot', default_value='pendulum', choices=list(ROBOTS),
+                              description='Robot: the pendulum bench, the 2R arm (MX) or the six-joint SO-100'),
+        DeclareLaunchArgument('backend', default_value='dynamixel_emulator', choices=[*backends, MOCK],
+                              description=f'Hardware behind the controllers: {backends.describe()}, '
+                                          f'or {MOCK} (ros2_control mock system, no servo)'),
+        DeclareLaunchArgument('config', default_value='',
+                              description="Bench YAML (a path, or a file of share/actuator_bench/config); empty: "
+                                          "the robot's own, for the pendulum the backend's"),
+        DeclareLaunchArgument('port', default_value='', description="Bus device (empty: the config's)"),
+        DeclareLaunchArgument('update_rate', default_value=str(UPDATE_RATE),
+                              description='Controller manager and hardware rate [Hz]'),
+        DeclareLaunchArgument('recorder', default_value='true', description='Run a recorder of the hardware topics'),
+        DeclareLaunchArgument('record', default_value='false', description='Start recording a bag at once'),
+        OpaqueFunction(function=nodes),
+    ])

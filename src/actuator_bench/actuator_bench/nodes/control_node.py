@@ -1,0 +1,110 @@
+"""Control node: one bench of any backend as the hardware of a ros2_control topic-based system.
+
+``topic_based_ros2_control/TopicBasedSystem`` publishes the controllers' position commands on
+``joint_commands`` (sensor_msgs/JointState) and reads ``joint_states``; this node is the other end
+(both relative to its namespace, ``hardware`` in control.launch.py). One timer at ``rate`` Hz
+reads the bench and writes the latest commands (:class:`actuator_bench.hardware.TopicHardware`),
+then publishes the bench topics (``joint_states`` stamped with the sample's bench time,
+``actuator_states``, ``commands``, ``bench_info``) that the recorder records. Services:
+``torque_enable`` (std_srvs/SetBool: release now, or re-arm after a command timeout) and
+``announce_run`` (actuator_interfaces/RunTrajectory: start=true names the run being played
+through the controllers and sets its gain in bench_info, as recordings need; start=false ends it
+and releases the torque). Shutdown, Ctrl-C, SIGTERM and a command timeout release the torque.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Iterable, Optional
+
+from actuator_interfaces.srv import RunTrajectory
+from rclpy.node import Node
+from sensor_msgs.msg import JointState
+from std_srvs.srv import SetBool
+
+from ..backends import BackendRegistry, installed_backends
+from ..bench_core import BENCH_TOPICS, BenchCore, Publication, bench_parameters, publications
+from ..hardware import HardwareSettings, TopicHardware
+from ..loop import Cycle
+from ..messages import seconds_to_ns
+from .common import COMMAND_QOS, MESSAGE_CLASSES, QOS, message, read_only, spin
+
+
+class ControlNode(Node):
+
+    def __init__(self, registry: Optional[BackendRegistry] = None, **kwargs) -> None:
+        super().__init__('bench', **kwargs)  # the bench YAML's /**/bench section
+        registry = registry if registry is not None else installed_backends()
+        values = {p.name: self.declare_parameter(p.name, p.default, read_only(p.description)).value
+                  for p in bench_parameters(registry)}
+        self.core = BenchCore(values, registry)  # opens the bench (its player stays idle)
+        self.hardware = TopicHardware(self.core.loop.bench,
+                                      HardwareSettings(self.core.params.kp, self.core.params.command_timeout))
+        self.pubs = {topic: self.create_publisher(MESSAGE_CLASSES[msgtype], topic, QOS[qos])
+                     for topic, (msgtype, qos) in BENCH_TOPICS.items()}
+        self.create_subscription(JointState, 'joint_commands', self.on_command, COMMAND_QOS)
+        self.create_service(SetBool, 'torque_enable', self.on_torque)
+        self.create_service(RunTrajectory, 'announce_run', self.on_announce)
+        self.publish(self.core.announce())
+        self.create_timer(self.core.period, self.on_timer)
+        self.get_logger().info(f'{self.core.backend} hardware {list(self.core.params.joints)} at '
+                               f'{1 / self.core.period:g} Hz, command timeout {self.core.params.command_timeout:g} s')
+
+    def on_command(self, msg: JointState) -> None:
+        try:
+            self.hardware.command(msg.name, msg.position)
+        except ValueError as error:
+            self.get_logger().error(f'command refused: {error}', throttle_duration_sec=1.0)
+
+    def on_torque(self, request, response):
+        released = self.hardware.set_torque(request.data)
+        if released is not None:
+            now = self.hardware.bench.clock.now()
+            self.publish(publications(Cycle(now, command=released)), now)
+        response.success, response.message = True, 'armed' if request.data else 'torque released'
+        return response
+
+    def on_announce(self, request, response):
+        player = self.core.loop.player
+        try:
+            if request.start:
+                kp = request.kp or self.core.run_kp
+                self.hardware.set_gain(kp)
+                player.info = replace(player.info, trajectory=request.trajectory, kp=float(kp))
+            else:
+                self.on_torque(SetBool.Request(data=False), SetBool.Response())
+                player.info = replace(player.info, trajectory='')
+            now = self.hardware.bench.clock.now()
+            self.publish(publications(Cycle(now, info=player.info)), now)
+            response.success, response.message = True, f'bench_info: {player.info.trajectory or "idle"}'
+        except ValueError as error:
+            response.success, response.message = False, str(error)
+        return response
+
+    def on_timer(self) -> None:
+        try:
+            cycle = self.hardware.tick()
+        except (OSError, RuntimeError, ValueError) as error:  # bus faults: the driver released the torque
+            self.get_logger().error(f'control cycle failed: {error}', throttle_duration_sec=1.0)
+            return
+        self.publish(publications(cycle), cycle.time)
+        if cycle.command is not None and not any(cycle.command.torque_enable):
+            self.get_logger().warning('no command within the command timeout: torque released')
+
+    def publish(self, pubs: Iterable[Publication], bench_time: Optional[float] = None) -> None:
+        """Publish, stamped with ``bench_time`` [s] (the bench clock's), else the node's clock."""
+        ns = seconds_to_ns(bench_time) if bench_time is not None else self.get_clock().now().nanoseconds
+        for pub in pubs:
+            self.pubs[pub.topic].publish(message(pub, ns))
+
+    def destroy_node(self) -> None:
+        self.hardware.close()  # torque released even when the context is already shut down
+        super().destroy_node()
+
+
+def main(args=None) -> None:
+    spin(ControlNode, args)
+
+
+if __name__ == '__main__':
+    main()

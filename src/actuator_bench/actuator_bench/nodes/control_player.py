@@ -1,0 +1,228 @@
+"""Control player: identification trajectories played through the controllers, recorded.
+
+    ros2 run actuator_bench control_player --ros-args -p robot:=pendulum \
+        -p trajectories:="[lift_and_drop, sin_sin]" -p kp:=400.0 -p record:=true
+
+For each trajectory (the four identification trajectories, or the 2R paths with ``robot:=arm2r``)
+it moves the joints slowly to the trajectory's start and holds them there (2 s + 1 s, not part
+of the run: a run starts at rest, as in the bench node's recordings), names the run on the
+control node (``/hardware/announce_run``: bench_info carries the trajectory and gain, as
+recordings need), arms the torque, sends the trajectory as a
+``FollowJointTrajectory`` goal to ``/joint_trajectory_controller``, releases the torque at the
+trajectory's release instant (``lift_and_drop``: 2 s; seen in the goal's feedback, which the
+controller sends every cycle) and, once the goal is done, ends the run (torque released). With
+``record:=true`` the control node's recorder records all runs into one bag
+(``actuator-bench bag2json`` turns it into logs that ``actuator-models fit`` accepts). Ctrl-C or
+SIGTERM cancels the goal and releases the torque. Exit status: 0 every goal succeeded, 1 one
+failed, 2 bad parameters, 130 interrupted. :class:`ControlPlayer` is the same for tests.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable, List, Optional
+
+import rclpy
+from actuator_interfaces.srv import RunTrajectory
+from builtin_interfaces.msg import Duration
+from control_msgs.action import FollowJointTrajectory
+from rclpy.action import ActionClient
+from rclpy.executors import Executor, SingleThreadedExecutor
+from rclpy.node import Node
+from rclpy.signals import SignalHandlerOptions
+from std_srvs.srv import SetBool
+from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+
+from ..control_description import HARDWARE_NAMESPACE, robot
+from ..control_goals import GoalPlan, goal_plan
+from ..node_main import STOP_SIGNALS
+
+
+#: The move to a run's first waypoint before it starts, and the hold there [s].
+PREPARE_MOVE = 2.0
+PREPARE_HOLD = 1.0
+
+
+def duration(seconds: float) -> Duration:
+    sec = int(seconds)
+    return Duration(sec=sec, nanosec=int(round((seconds - sec) * 1e9)))
+
+
+def trajectory_msg(plan: GoalPlan) -> JointTrajectory:
+    """The goal's waypoints (stamp zero: the controller starts it on arrival)."""
+    return JointTrajectory(joint_names=list(plan.joints), points=[
+        JointTrajectoryPoint(positions=[float(q) for q in row], time_from_start=duration(float(t)))
+        for t, row in zip(plan.times, plan.positions)])
+
+
+@dataclass
+class Played:
+    """What a goal gave: the action's ``error_code`` (0 success; None: not accepted or not done),
+    ``message``, its feedback (the controller's desired and actual states each cycle) and
+    ``start``, the goal's start on the ROS clock [s] (its first feedback's stamp: the
+    controller leaves the feedback's ``time_from_start`` at zero)."""
+
+    error_code: Optional[int] = None
+    message: str = ""
+    feedback: List[FollowJointTrajectory.Feedback] = field(default_factory=list)
+    start: Optional[float] = None
+
+
+class ControlPlayer:
+    """Plays goals through a controller onto the control node of namespace ``hardware``.
+
+    ``executor`` (holding ``node``) is spun by the player's waits, on the calling thread: an
+    ``ActionClient.send_goal_async`` called while another thread spins can lose the goal's
+    response (rclpy registers the pending request after sending it; the client then waits forever,
+    logging "Ignoring unexpected goal response"), so nothing else may spin it meanwhile."""
+
+    def __init__(self, node: Node, executor: Executor, controller: str = "joint_trajectory_controller",
+                 hardware: str = HARDWARE_NAMESPACE) -> None:
+        self.node, self.executor = node, executor
+        self.action = ActionClient(node, FollowJointTrajectory, f"/{controller}/follow_joint_trajectory")
+        self.torque = node.create_client(SetBool, f"/{hardware}/torque_enable")
+        self.announce = node.create_client(RunTrajectory, f"/{hardware}/announce_run")
+        self.recorder = node.create_client(SetBool, f"/{hardware}/recorder/record")
+
+    def wait_ready(self, timeout: float) -> bool:
+        """Whether the controller's action and the control node's services are up."""
+        deadline = time.monotonic() + timeout
+        return (self.action.wait_for_server(timeout_sec=timeout)
+                and self.torque.wait_for_service(timeout_sec=max(0.0, deadline - time.monotonic()))
+                and self.announce.wait_for_service(timeout_sec=max(0.0, deadline - time.monotonic())))
+
+    def wait(self, done: Callable[[], bool], timeout: float, stop: Optional[threading.Event] = None) -> bool:
+        """Spin until ``done()``, ``timeout`` [s] or ``stop``; whether done."""
+        deadline = time.monotonic() + timeout
+        while not done() and time.monotonic() < deadline and not (stop and stop.is_set()):
+            self.executor.spin_once(timeout_sec=0.01)
+        return done()
+
+    def call(self, client, request, timeout: float = 30.0):
+        future = client.call_async(request)
+        if not self.wait(future.done, timeout):
+            raise RuntimeError(f"no answer from {client.srv_name} in {timeout:g} s")
+        return future.result()
+
+    def record(self, on: bool) -> str:
+        """Start or stop the recorder; its answer (the bag path)."""
+        if not self.recorder.wait_for_service(timeout_sec=30.0):
+            raise RuntimeError(f"no recorder at {self.recorder.srv_name}")
+        return self.call(self.recorder, SetBool.Request(data=on)).message
+
+    def prepare(self, plan: GoalPlan, stop: Optional[threading.Event] = None) -> bool:
+        """Arm the torque and move slowly to the plan's first waypoint, then hold it (not part of
+        the run: a run starts at rest, as the bench node's recordings do); whether it completed."""
+        self.call(self.torque, SetBool.Request(data=True))
+        first = [float(q) for q in plan.positions[0]]
+        hold = JointTrajectory(joint_names=list(plan.joints), points=[
+            JointTrajectoryPoint(positions=first, time_from_start=duration(PREPARE_MOVE)),
+            JointTrajectoryPoint(positions=first, time_from_start=duration(PREPARE_MOVE + PREPARE_HOLD))])
+        sent = self.action.send_goal_async(FollowJointTrajectory.Goal(trajectory=hold))
+        if not self.wait(sent.done, 30.0, stop) or not sent.result().accepted:
+            return False
+        result = sent.result().get_result_async()
+        return self.wait(result.done, PREPARE_MOVE + PREPARE_HOLD + 30.0, stop)
+
+    def play(self, plan: GoalPlan, kp: float, stop: Optional[threading.Event] = None) -> Played:
+        """Move to the start and hold (:meth:`prepare`), name the run, play ``plan`` at gain
+        ``kp`` (0: the bench's default), release at its release instant, end the run (torque
+        off) whatever happened."""
+        played = Played()
+        if not self.prepare(plan, stop):
+            played.message = "the move to the start did not complete"
+            return played
+        answer = self.call(self.announce, RunTrajectory.Request(start=True, trajectory=plan.name, kp=float(kp)))
+        if not answer.success:
+            raise ValueError(answer.message)
+        try:
+            self.call(self.torque, SetBool.Request(data=True))
+            released = threading.Event()
+
+            def on_feedback(message) -> None:
+                feedback = message.feedback
+                played.feedback.append(feedback)
+                stamp = feedback.header.stamp.sec + feedback.header.stamp.nanosec * 1e-9
+                played.start = stamp if played.start is None else played.start
+                t = stamp - played.start
+                if plan.release is not None and t >= plan.release - 1e-6 and not released.is_set():
+                    released.set()
+                    self.torque.call_async(SetBool.Request(data=False))
+
+            sent = self.action.send_goal_async(FollowJointTrajectory.Goal(trajectory=trajectory_msg(plan)),
+                                               feedback_callback=on_feedback)
+            if not self.wait(sent.done, 30.0, stop) or not sent.result().accepted:
+                played.message = "goal not accepted"
+                return played
+            handle = sent.result()
+            result = handle.get_result_async()
+            self.wait(result.done, plan.duration + 60.0, stop)
+            if not result.done():
+                handle.cancel_goal_async()
+                played.message = "interrupted" if stop and stop.is_set() else "goal not done in time"
+                return played
+            played.error_code = result.result().result.error_code
+            played.message = result.result().result.error_string
+            return played
+        finally:
+            try:  # stopped: the graph may be going down (its control node releases the torque itself)
+                self.call(self.announce, RunTrajectory.Request(start=False), 2.0 if stop and stop.is_set() else 30.0)
+            except RuntimeError:
+                if not (stop and stop.is_set()):
+                    raise
+
+
+def main(args=None) -> int:
+    stop = threading.Event()
+    for number in STOP_SIGNALS:
+        signal.signal(number, lambda *_: stop.set())
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)  # held since the executable began (node_main)
+    rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
+    node = rclpy.create_node("control_player")
+    executor = SingleThreadedExecutor()
+    executor.add_node(node)
+    log = node.get_logger()
+    try:
+        try:
+            joints = robot(node.declare_parameter("robot", "pendulum").value).joints
+            names = list(node.declare_parameter("trajectories", ["lift_and_drop"]).value)
+            kp = float(node.declare_parameter("kp", 0.0).value)
+            arm = str(node.declare_parameter("arm", "mx").value)
+            plans = [goal_plan(name, joints, arm) for name in names]
+        except ValueError as error:
+            log.fatal(f"error: {error}")
+            return 2
+        recording = bool(node.declare_parameter("record", False).value)
+        player = ControlPlayer(node, executor)
+        if not player.wait_ready(60.0):
+            log.fatal("no joint_trajectory_controller or control node answered in 60 s")
+            return 1
+        if recording:
+            player.record(True)
+        failed = 0
+        try:
+            for plan in plans:
+                if stop.is_set():
+                    break
+                log.info(f"playing {plan.name} ({plan.duration:g} s) through the controllers")
+                played = player.play(plan, kp, stop)
+                failed += played.error_code != 0
+                log.info(f"{plan.name}: {'done' if played.error_code == 0 else 'failed: ' + played.message}")
+        finally:
+            if recording:
+                log.info(f"bag: {player.record(False)}")
+        return 130 if stop.is_set() else int(failed > 0)
+    finally:
+        for number in STOP_SIGNALS:
+            signal.signal(number, signal.SIG_IGN)
+        executor.shutdown()
+        node.destroy_node()
+        rclpy.try_shutdown()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

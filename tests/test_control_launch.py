@@ -1,0 +1,214 @@
+"""ros2_control on a real ROS 2 graph: ``control.launch.py`` with the servo behind the controllers.
+
+Skipped where ROS 2 with the ros2_control add-on (``../shared/ros/install-control.sh``) or a
+built workspace is absent. Each test starts ``ros2 launch actuator_bench control.launch.py`` in
+its own process group and ROS domain (other ROS tests may run on the same host), plays a
+``FollowJointTrajectory`` goal with :class:`actuator_bench.nodes.control_player.ControlPlayer`
+and checks what the joint did: the control node sent the whole trajectory and released the
+torque at its instant (``lift_and_drop``: 2 s), the servo followed those commands as the servo
+model does (the published step of ``actuator_models.simulation``, an independent code path, driven
+by the same commands on bench time, so that no assertion depends on the host's speed: a stalled
+cycle holds a command longer for both), and ``/joint_states`` (the joint_state_broadcaster's)
+carried the same positions. The test waits for events with generous timeouts.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+rclpy = pytest.importorskip("rclpy", reason="rclpy is absent: source a ROS 2 installation to run the control tests")
+pytest.importorskip("control_msgs.action", reason="ros2_control is absent: bash ../shared/ros/install-control.sh DEST")
+pytest.importorskip("actuator_interfaces.srv", reason="actuator_interfaces is not built: colcon build and source it")
+pytestmark = pytest.mark.skipif(not os.environ.get("ROS_DISTRO"), reason="ROS_DISTRO is not set: not a ROS 2 environment")
+
+from actuator_models.model import load_model  # noqa: E402
+from actuator_models.simulation import Pendulum, PendulumSimulator  # noqa: E402
+from rclpy.executors import SingleThreadedExecutor  # noqa: E402
+from sensor_msgs.msg import JointState  # noqa: E402
+
+from actuator_bench.control_description import SO100_JOINTS  # noqa: E402
+from actuator_bench.control_goals import goal_plan  # noqa: E402
+from actuator_bench.nodes.common import COMMAND_QOS, SENSOR_QOS  # noqa: E402
+from actuator_interfaces.msg import ActuatorCommand  # noqa: E402
+from actuator_bench.nodes.control_player import ControlPlayer  # noqa: E402
+
+
+def installed() -> bool:
+    """Whether the sourced workspace has the control node (``colcon build``)."""
+    try:
+        from ament_index_python.packages import get_package_prefix
+
+        return (Path(get_package_prefix("actuator_bench")) / "lib" / "actuator_bench" / "control_node").is_file()
+    except Exception:
+        return False
+
+
+pytestmark = [pytestmark, pytest.mark.skipif(not installed(), reason="actuator_bench is not built with its control "
+                                             "node: colcon build the workspace and source install/setup.bash")]
+
+#: The benches of the configs the launch uses: (model, mass [kg], length [m], vin [V], kp)
+XL330 = ("xl330/m6", 0.49, 0.1, 7.4, 400.0)      # config/xl330_bench.yaml
+STS3215 = ("sts3215/m1", 0.3, 0.1, 7.4, 32.0)    # config/so100_arm.yaml (each servo its own pendulum)
+
+
+class Launch:
+    """``ros2 launch actuator_bench control.launch.py ARGS`` in a ROS domain of its own."""
+
+    def __init__(self, tmp_path: Path, *args: str) -> None:
+        self.domain = random.Random(os.getpid() + hash(args)).randrange(101, 200)
+        env = {**os.environ, "ROS_DOMAIN_ID": str(self.domain)}
+        self.log = tmp_path / "launch.log"
+        with open(self.log, "w") as out:
+            self.process = subprocess.Popen(["ros2", "launch", "actuator_bench", "control.launch.py", *args], env=env,
+                                            cwd=tmp_path, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        rclpy.init(domain_id=self.domain)
+        self.node = rclpy.create_node("control_test_client")
+        self.executor = SingleThreadedExecutor()  # spun by the player's waits (ControlPlayer)
+        self.executor.add_node(self.node)
+        self.states: list = []     # /joint_states (the broadcaster's)
+        self.samples: list = []    # /hardware/joint_states (the control node's, bench time)
+        self.commands: list = []   # /hardware/commands (what the control node sent, bench time)
+        self.node.create_subscription(JointState, "/joint_states", self.states.append, SENSOR_QOS)
+        self.node.create_subscription(JointState, "/hardware/joint_states", self.samples.append, SENSOR_QOS)
+        self.node.create_subscription(ActuatorCommand, "/hardware/commands", self.commands.append, COMMAND_QOS)
+        self.player = ControlPlayer(self.node, self.executor)
+
+    def ctrl_c(self, timeout: float = 60.0) -> int:
+        """SIGINT to the whole process group, as a terminal's Ctrl-C; the launch's exit status."""
+        os.killpg(self.process.pid, signal.SIGINT)
+        try:
+            return self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+            return -9
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.ctrl_c()
+        self.executor.shutdown()
+        self.node.destroy_node()
+        rclpy.try_shutdown()
+
+    @property
+    def output(self) -> str:
+        return self.log.read_text()
+
+
+def stamp(msg) -> float:
+    return msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
+
+
+def replay(bench: tuple, samples: list, commands: list, joint: str) -> tuple:
+    """The servo model driven by the commands the control node sent (bench time), from the
+    first commanded sample: (bench times, measured positions, model positions) [s, rad]."""
+    model, mass, length, vin, kp = bench
+    index = list(samples[0].name).index(joint)
+    timeline = sorted((stamp(c), c.goal_position[index], c.torque_enable[index]) for c in commands)
+    first = timeline[0][0]
+    measured = [(stamp(m), m.position[index], m.velocity[index]) for m in samples if stamp(m) >= first]
+    t, q, v = measured[0]
+    sim = PendulumSimulator(load_model(model), Pendulum(mass, length), vin=vin, q=q, v=v)
+    dt, k, goal, enable, out = 0.001, 0, timeline[0][1], timeline[0][2], []
+    for time, position, _ in measured:
+        while t < time:
+            while k < len(timeline) and timeline[k][0] <= t:
+                _, goal, enable = timeline[k]
+                k += 1
+            sim.step(goal, enable, kp, dt)
+            t += dt
+        out.append((time, position, sim.q))
+    times, positions, simulated = map(np.array, zip(*out))
+    return times, positions, simulated
+
+
+def follows(launch: Launch, joints: tuple, bench: tuple) -> None:
+    """Play lift_and_drop through the controllers and check what the joint did: the control node
+    sent the trajectory (its goals reach the trajectory's end, then a release), the servo followed
+    those commands as the servo model does (the model driven by the same commands, on bench time:
+    nothing here depends on how fast the host is), and /joint_states carried the same positions."""
+    assert launch.player.wait_ready(180.0), launch.output
+    plan = goal_plan("lift_and_drop", joints)
+    played = launch.player.play(plan, 0.0)
+    assert played.error_code == 0, (played.message, launch.output)
+    commands = [c for c in list(launch.commands) if any(c.torque_enable) or c.goal_position]
+    on = [c for c in commands if all(c.torque_enable)]
+    assert on, launch.output
+    releases = [c for c in commands if not any(c.torque_enable)]
+    assert releases and stamp(releases[0]) > stamp(on[0]) + plan.release - 0.5, "released at the trajectory's instant"
+    for joint in joints:
+        index = joints.index(joint)
+        goals = np.array([c.goal_position[index] for c in on])
+        assert abs(goals.min() - plan.positions[:, index].min()) < 0.02  # the lift was sent (to its last cycles)
+        times, measured, simulated = replay(bench, list(launch.samples), commands, joint)
+        held = times <= stamp(releases[0])
+        assert held.sum() > 50 and measured[held].min() < plan.positions[:, index].min() / 2, joint  # it moved
+        error = np.abs(measured - simulated)
+        assert error[held].max() < 0.1 and np.median(error[held]) < 0.03, (joint, error[held].max())
+        assert measured[~held].max() > measured[held].min() + 0.3, joint  # released: it fell back
+        broadcast = [m.position[list(m.name).index(joint)] for m in list(launch.states)]
+        assert abs(min(broadcast) - measured.min()) < 0.02, joint  # /joint_states: the same positions
+
+
+@pytest.mark.parametrize("backend", ["mujoco", "dynamixel_emulator"])
+def test_lift_and_drop_goal_follows_within_the_servo_model_tracking_error(backend, tmp_path):
+    launch = Launch(tmp_path, "robot:=pendulum", f"backend:={backend}", "recorder:=false")
+    try:
+        follows(launch, ("pendulum",), XL330)
+    finally:
+        launch.close()
+
+
+def test_so100_six_joints_on_the_feetech_emulator_follow_the_goal(tmp_path):
+    launch = Launch(tmp_path, "robot:=so100", "backend:=feetech_emulator", "recorder:=false")
+    try:
+        follows(launch, SO100_JOINTS, STS3215)
+    finally:
+        launch.close()
+
+
+def test_ctrl_c_with_a_trajectory_playing_leaves_the_servo_torque_off(tmp_path):
+    """The emulated XL330 runs in this process (so that it can be read back after the launch is
+    gone); the launch drives it with the real driver on its pseudo-terminal (backend dynamixel,
+    the code of backend dynamixel_emulator without the emulator inside the node)."""
+    from actuator_drivers.dynamixel_emulator.emulator import DynamixelEmulator
+
+    emulator = DynamixelEmulator.single("xl330", "xl330/m6", 0.49, 0.1, protocol=2, vin=7.4, time_scale=1.0, seed=0)
+    emulator.start()
+    launch = Launch(tmp_path, "robot:=pendulum", "backend:=dynamixel", f"port:={emulator.port}", "recorder:=false")
+    try:
+        assert launch.player.wait_ready(180.0), launch.output
+        plan = goal_plan("sin_sin", ("pendulum",))
+        played, stop = [], threading.Event()
+        thread = threading.Thread(target=lambda: played.append(launch.player.play(plan, 0.0, stop)), daemon=True)
+        thread.start()
+        def moving() -> bool:  # the goal is playing (sin_sin swings the pendulum out), the spawners are done
+            return (any(abs(m.position[0]) > 0.3 for m in list(launch.states))  # (a spawner stopped while it
+                    and launch.output.count("[spawner-") and "spawner-4]: process has finished" in launch.output
+                    and "spawner-3]: process has finished" in launch.output)  # still works dies of the SIGINT)
+
+        deadline = 60.0
+        while deadline > 0 and not moving():
+            threading.Event().wait(0.1)
+            deadline -= 0.1
+        assert moving() and emulator.servo(1).peek("torque_enable") == 1  # playing, torque on
+        status = launch.ctrl_c()
+        stop.set()
+        thread.join(timeout=30)  # the player stops spinning before the client's context goes
+        output = launch.output
+        assert status == 0, output
+        assert emulator.servo(1).peek("torque_enable") == 0, output
+        assert "[ERROR]" not in output and "Traceback" not in output, output
+        assert output.count("process has finished cleanly") >= 4, output  # every node (spawners exit earlier)
+        assert "Canceling active action goal" in output, output  # playing, cancelled by control_manager first
+    finally:
+        launch.close()
+        emulator.stop()

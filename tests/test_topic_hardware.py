@@ -1,0 +1,151 @@
+"""The servo as ros2_control hardware without ROS (``actuator_bench.hardware.TopicHardware``).
+
+Real drivers on the lockstep emulators (Dynamixel over dynamixel-sdk, Feetech over
+feetech-servo-sdk) and real MuJoCo, paced on the bench clock (no wall-clock timing): position
+commands drive the servo, and the torque is read back from the emulated servo's control table
+(or the simulation) after a command timeout, a release and a close.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from actuator_models.bench import BenchParams
+from actuator_models.model import load_model
+from actuator_models.simulation import Pendulum, PendulumSimulator
+
+from actuator_bench.hardware import HardwareSettings, TopicHardware
+
+PERIOD = 0.01  # [s] the controller manager's 100 Hz
+GOAL = 0.6     # [rad]
+
+
+class Rig:
+    """A bench of one backend and how to read its servo's torque enable back."""
+
+    def __init__(self, backend: str) -> None:
+        self.emulator = None
+        if backend == "mujoco":
+            from actuator_sim.bench import SimBench
+
+            params = BenchParams(actuators=("xl330",), models=("xl330/m6",), kp=(400.0,), vin=(7.4,), mass=0.49,
+                                 length=0.1, time_scale=None)
+            self.bench = SimBench.open(params)  # simulated time: sleeping steps the physics
+            self.torque = lambda: bool(self.bench.sim.torque_enable[0])
+            self.params = params
+            return
+        if backend == "dynamixel":
+            from actuator_drivers.dynamixel.bench import DynamixelBench as Bench
+            from actuator_drivers.dynamixel.tables import control_table
+            from actuator_drivers.dynamixel_emulator.emulator import DynamixelEmulator as Emulator
+            from actuator_drivers.dynamixel_emulator.firmware import EmulatedServo as Servo
+            params = BenchParams(actuators=("xl330",), models=("xl330/m6",), kp=(400.0,), vin=(7.4,), mass=0.49,
+                                 length=0.1, time_scale=None)
+            table = control_table("xl330", 2)
+        else:
+            from actuator_drivers.feetech.bench import FeetechBench as Bench
+            from actuator_drivers.feetech.tables import control_table
+            from actuator_drivers.feetech_emulator.emulator import FeetechEmulator as Emulator
+            from actuator_drivers.feetech_emulator.firmware import StsServo as Servo
+            params = BenchParams(actuators=("sts3215",), models=("sts3215/m1",), kp=(32.0,), vin=(7.4,), mass=0.3,
+                                 length=0.1, baudrate=1_000_000, time_scale=None)
+            table = control_table("sts3215")
+        self.emulator = Emulator([Servo(table, load_model(params.models[0]), Pendulum(params.mass, params.length),
+                                        servo_id=1)], time_scale=None, seed=0).start()
+        self.bench = Bench.open(params, self.emulator.port, self.emulator.clock)
+        self.torque = lambda: self.emulator.servo(1).peek("torque_enable") == 1
+        self.params = params
+
+    def held(self, goal: float, kp: float, seconds: float) -> float:
+        """Where the servo model holds ``goal`` [rad] after ``seconds`` (the reference: the
+        published step of ``actuator_models.simulation``, another code path than the benches)."""
+        sim = PendulumSimulator(load_model(self.params.models[0]), Pendulum(self.params.mass, self.params.length),
+                                vin=self.params.vin[0])
+        for _ in range(int(round(seconds / 0.001))):
+            sim.step(goal, True, kp, 0.001)
+        return sim.q
+
+    def stop(self) -> None:
+        try:
+            self.bench.close()
+        finally:
+            if self.emulator is not None:
+                self.emulator.stop()
+
+
+@pytest.fixture(params=["dynamixel", "feetech", "mujoco"])
+def rig(request):
+    made = Rig(request.param)
+    yield made
+    made.stop()
+
+
+def hardware_of(rig: Rig, timeout: float = 0.3) -> TopicHardware:
+    return TopicHardware(rig.bench, HardwareSettings(rig.params.kp, command_timeout=timeout))
+
+
+def run(hardware: TopicHardware, seconds: float, goal=None) -> list:
+    """Cycles at 100 Hz of bench time; ``goal`` [rad] commanded before each one (None: no command)."""
+    clock, cycles = hardware.bench.clock, []
+    start = clock.now()
+    for k in range(int(round(seconds / PERIOD))):
+        if goal is not None:
+            hardware.command(["pendulum"], [goal])
+        cycles.append(hardware.tick())
+        clock.sleep_until(start + (k + 1) * PERIOD)
+    return cycles
+
+
+def test_commands_drive_the_servo_and_a_timeout_releases_it(rig):
+    hardware = hardware_of(rig)
+    cycles = run(hardware, 2.0, GOAL)
+    assert rig.torque() and all(c.command.torque_enable == (True,) for c in cycles)
+    position = np.array([c.sample.position[0] for c in cycles])
+    held = rig.held(GOAL, rig.params.kp[0], 2.0)
+    assert position[0] < 0.05 and abs(position[-1] - held) < 0.02  # held where the servo model holds it (gravity sag)
+    assert np.all(np.diff([c.time for c in cycles]) > 0)          # every sample stamped with bench time
+
+    quiet = run(hardware, 0.5)  # no command: the last goal held until the timeout (0.3 s), then released
+    released = [c.time for c in quiet if c.command is not None and c.command.torque_enable == (False,)]
+    assert len(released) == 1 and all(c.command is None for c in quiet if c.time > released[0])
+    assert 0.3 <= released[0] - cycles[-1].time <= 0.3 + 2 * PERIOD
+    assert not rig.torque() and hardware.timeouts == 1
+
+    run(hardware, 0.2, GOAL)    # commands again: the torque stays off until re-armed
+    assert not rig.torque()
+    hardware.set_torque(True)
+    run(hardware, 0.2, GOAL)
+    assert rig.torque()
+    hardware.close()
+    assert not rig.torque()
+
+
+def test_set_torque_off_releases_while_commands_go_on_and_close_releases(rig):
+    hardware = hardware_of(rig, timeout=1.0)
+    run(hardware, 1.0, GOAL)
+    assert rig.torque()
+    release = hardware.set_torque(False)
+    assert release.torque_enable == (False,) and not rig.torque()
+    dropped = run(hardware, 0.5, GOAL)  # commands keep coming (a controller holds the goal): ignored
+    assert not rig.torque() and all(c.command is None for c in dropped)
+    assert dropped[-1].sample.position[0] < dropped[0].sample.position[0] - 0.05  # the pendulum falls back
+    hardware.set_torque(True)
+    run(hardware, 0.3, GOAL)
+    assert rig.torque()
+    hardware.close()
+    assert not rig.torque()
+
+
+def test_nan_goals_are_ignored_and_unknown_joints_refused(rig):
+    hardware = hardware_of(rig)
+    hardware.command(["pendulum"], [math.nan])  # the topic-based system before a controller claims the joint
+    assert hardware.tick().command is None and not rig.torque()
+    with pytest.raises(ValueError, match="unknown joint.*'elbow'"):
+        hardware.command(["elbow"], [0.1])
+    with pytest.raises(ValueError, match="kp: 2 gains for 1 joints"):
+        TopicHardware(rig.bench, HardwareSettings((1.0, 2.0)))
+    with pytest.raises(ValueError, match="command_timeout 0"):
+        HardwareSettings((1.0,), command_timeout=0)
+    hardware.close()
