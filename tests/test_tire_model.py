@@ -210,7 +210,9 @@ def test_damper_and_slip_only_dissipate():
     with pytest.raises(ValueError, match="tangential damper"):
         SlipRule(0.8, K, damper)
     rule = SlipRule(0.8, K)
-    contact = TireContact(Plane(), Torus(R, CROWN), K, damper=Damper(np.diag([0.0, 0.0, 0.0, 80.0])), mu=0.8)
+    with pytest.raises(ValueError, match="normal damper"):  # the elastic circle would ignore d_z's force
+        SlipRule(0.8, K, Damper(np.diag([2.0, 0.0, 0.0, 80.0])))
+    contact = TireContact(Plane(), Torus(R, CROWN), K, damper=Damper(np.diag([2.0, 0.0, 0.0, 0.0])), mu=0.8)
     for _ in range(300):
         q, xi = 1e-3 * rng.normal(size=4), rng.normal(size=4)
         q[3] = -abs(q[3])

@@ -43,3 +43,15 @@ def test_a_driven_wheel_stays_on_the_ground_and_slides_like_a_rigid_coulomb_whee
     xd = result.state("xd")
     np.testing.assert_allclose(xd[late], reference[late], rtol=0.05)
     assert xd[-1] == pytest.approx(reference[-1], rel=0.01)
+
+
+def test_a_normal_damper_without_a_tangential_one_is_refused_with_friction(capsys):
+    # with d_t = 0 the slip rule's circle limits the spring alone: d_z's unloading force pushed
+    # |f_t| / f_n to 0.92 at mu 0.8, so that combination is refused with one clear line
+    from hybrid_sim.cli import main
+
+    assert main(["wheel", "--param", "d_t=0", "--final-time", "0.1"]) == 2
+    err = capsys.readouterr().err
+    assert "error: wheel: d_z = 100.0 needs d_t > 0 with a finite mu = 0.8" in err and "Traceback" not in err
+    WheelParameters(d_t=0.0, d_z=0.0)  # without a normal damper the elastic circle is the whole limit
+    WheelParameters(d_t=0.0, mu=float("inf"))  # without friction there is no limit

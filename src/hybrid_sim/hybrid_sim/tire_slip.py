@@ -50,8 +50,9 @@ from .tire_spring import Stiffness
 class SlipRule:
     """Coulomb limit mu (dimensionless; ``inf`` = never slips) for a stiffness K and a damper D.
 
-    With no damper, or one without a tangential block, the limit is the elastic circle (module
-    docstring, first part); with a tangential damper it is the total force's (second part)."""
+    With no damper, or one without tangential and normal blocks, the limit is the elastic circle
+    (module docstring, first part); with a tangential damper it is the total force's (second
+    part). A normal damper without a tangential one is refused (with a finite mu)."""
 
     mu: float
     stiffness: Stiffness
@@ -62,6 +63,11 @@ class SlipRule:
             raise ValueError(f"slip rule: mu must be > 0 (inf = no slip), got {self.mu!r}")
         if np.isfinite(self.mu):
             self.stiffness.tangential_isotropic()
+            if self.damper is not None and not self.viscous and self.damper.matrix[3, 3] != 0.0:
+                # the elastic circle holds |f_t| <= mu (-k_z z) only: a normal damper unloading the
+                # tyre pushed |f_t| / f_n to 0.92 at mu 0.8 (issue 35)
+                raise ValueError("slip rule: a normal damper (d_z > 0) needs a tangential damper (d_t > 0), "
+                                 "else the friction limit would hold on the elastic normal force only")
             if self.viscous:
                 d = self.damper.matrix  # type: ignore[union-attr]
                 if not (np.isclose(d[2, 2], d[1, 1]) and np.allclose(d[1:3, [0, 3]], 0.0) and np.isclose(d[1, 2], 0.0)):

@@ -86,6 +86,10 @@ class WheelParameters:
         for name in ("inertia", "gravity", "d_theta", "d_t", "d_z", "amplitude", "hardening"):
             if not getattr(self, name) >= 0.0:
                 raise ValueError(f"wheel: {name} must be >= 0, got {getattr(self, name)!r}")
+        if np.isfinite(self.mu) and self.d_z > 0.0 and self.d_t == 0.0:
+            raise ValueError(f"wheel: d_z = {self.d_z!r} needs d_t > 0 with a finite mu = {self.mu!r} (the friction "
+                             "limit holds on spring + damper forces through the tangential damper); set d_t > 0, "
+                             "d_z = 0 or mu = inf")
         if self.amplitude * (2 * np.pi / self.wavelength) ** 2 >= 1.0 / self.radius:
             raise ValueError("wheel: ground curvature amplitude*(2 pi/wavelength)^2 must be below 1/radius")
 
