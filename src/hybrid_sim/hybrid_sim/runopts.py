@@ -148,7 +148,7 @@ def finish(result: HybridResult, model: HybridModel, initial: Sequence[float], a
         write_outputs(args.out, result, initial, model.parameters(), force=args.force)
     if args.plot:
         refuse_overwrite(args.plot, args.force)
-        plot_run(result, args.plot, plot_states)
+        plot_run(result, args.plot, plot_states, units=model.state_units)
     if args.json:
         print(json.dumps(summary))
     if not result.success:
