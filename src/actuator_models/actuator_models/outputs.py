@@ -17,7 +17,7 @@ import warnings
 from pathlib import Path
 from typing import Iterable, Optional, Union
 
-from .exit_codes import InputWarning
+from .exit_codes import DiskFault, InputWarning
 
 PathLike = Union[str, Path]
 
@@ -74,7 +74,7 @@ def new_run_folder(base: PathLike) -> Path:
     return candidate
 
 
-class OutputUnwritableError(OSError):
+class OutputUnwritableError(DiskFault):
     """An output path that cannot be written: a disk (runtime) fault, exit status 1."""
 
 
