@@ -8,6 +8,7 @@ import difflib
 import math
 import sys
 import threading
+import warnings
 import time
 from pathlib import Path
 from dataclasses import replace
@@ -189,19 +190,22 @@ def run_fit(args: argparse.Namespace) -> int:
     models = list(spec.models)
     outputs = plan_outputs(args.out, actuator(args.actuator).name, models, args.force or bool(args.storage),
                            COMMAND_LINE)
-    try:
-        prepared = prepare(spec, COMMAND_LINE)  # warns of a budget too small to converge
-    except LogError:
-        raise
-    except ValueError as error:
-        raise FitUsageError(str(error)) from None
+    with warnings.catch_warnings(record=True) as held:  # said once the storage is known usable
+        try:
+            prepared = prepare(spec, COMMAND_LINE)  # warns of a budget too small to converge
+        except LogError:
+            raise
+        except ValueError as error:
+            raise FitUsageError(str(error)) from None
     if args.storage:
         from .studies import StorageError, open_storage
 
         try:
-            open_storage(args.storage)  # a URL nothing can open is one error line, before the split's warnings
+            open_storage(args.storage)  # a URL nothing can open is one error line, before any warning
         except StorageError as error:
             raise FitUsageError(str(error)) from None
+    for caught in held:
+        warnings.showwarning(caught.message, caught.category, caught.filename, caught.lineno)
     for warning in prepared.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     prepared = replace(prepared, spec=replace(spec, outputs=outputs))
