@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 PACKAGES := src/actuator_models src/actuator_sim src/actuator_drivers src/actuator_bench src/hybrid_sim
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint install clean
+.PHONY: demo test test-fast test-ros lint install clean
 
 $(STAMP): Makefile $(wildcard src/*/setup.py) requirements-test.txt
 	$(PYTHON) -m venv $(VENV)
@@ -32,8 +32,22 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check src
 	$(VENV)/bin/mypy --config-file mypy.ini $(addprefix -p ,$(MYPY_PACKAGES))
 
+# the whole suite, 2 workers (pytest-xdist; the tests of one file stay in one worker: they share
+# their module fixtures); PYTEST_ARGS= adds options (PYTEST_WORKERS=0: one process)
+PYTEST_WORKERS ?= 2
+PYTEST := $(PY) -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS) tests $(wildcard src/*/test)
 test: lint
-	$(PY) -m pytest -q tests $(wildcard src/*/test)
+	$(PYTEST)
+
+# the edit loop: without the tests marked slow (10 s or more each; CI runs them)
+test-fast: $(STAMP)
+	$(PYTEST) -m "not slow"
+
+# the suite with the ROS 2 tests (rclpy, launch, ros2 CLI): ROS_SETUP is a ROS 2 setup script,
+# e.g. DEST/env.sh of `bash ../shared/ros/install.sh DEST`, or /opt/ros/jazzy/setup.bash
+ROS_SETUP ?= /opt/ros-jazzy/env.sh
+test-ros: $(STAMP)
+	.ci/with-ros $(ROS_SETUP) $(MAKE) test
 
 clean:
 	rm -rf $(VENV)

@@ -10,7 +10,11 @@ owner, so ``colcon test-result`` counts every test once, each under its package.
 """
 
 import ast
+import functools
+import os
+import signal
 from pathlib import Path
+from typing import Dict
 
 import pytest
 
@@ -50,6 +54,71 @@ def pytest_ignore_collect(collection_path: Path, config) -> bool | None:
             and collection_path.suffix == ".py":
         return owner(collection_path) != package
     return None
+
+
+#: A test that imports one of these (or ``pytest.importorskip``-s it) needs ROS 2: marker ``ros``.
+ROS_MODULES = frozenset({"rclpy", "launch_ros", "actuator_interfaces"})
+#: ... and one that takes the veth skip reason of the eRob tests needs root: marker ``root``.
+ROOT_REASON = ("test_erob_driver", "REASON")
+
+
+def imports_of(tree: ast.AST) -> set:
+    """(module, name) pairs a piece of code imports or ``importorskip``-s (name "" for a module)."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {(alias.name, "") for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found |= {(node.module, alias.name) for alias in node.names}
+        elif isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "importorskip" and node.args \
+                and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+            found.add((node.args[0].value, ""))
+    return found
+
+
+def markers_of(imported: set) -> frozenset:
+    ros = any(module.split(".")[0] in ROS_MODULES for module, _ in imported)
+    return frozenset({"ros"} if ros else ()) | frozenset({"root"} if ROOT_REASON in imported else ())
+
+
+@functools.lru_cache(maxsize=None)
+def file_markers(path: Path) -> Dict[str, frozenset]:
+    """The markers a test file's imports call for (``ros``, ``root``), so that a new test is
+    marked without listing it: by the module's own statements ("" key: every test of the file) and
+    by each test function's body (key: its name). ``slow`` is declared (``pytestmark``)."""
+    tree = ast.parse(path.read_text())
+    functions = [node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    module = [node for node in tree.body if node not in functions]
+    found = {"": markers_of(set().union(*map(imports_of, module)) | ({ROOT_REASON} if path.stem == ROOT_REASON[0] else set()))}
+    found.update({f.name: markers_of(imports_of(f)) for f in functions})
+    return found
+
+
+def pytest_configure(config) -> None:
+    """Ctrl-C works in the tests and in the commands they start, and each pytest-xdist worker has
+    its own ROS 2 domain (``ROS_DOMAIN_ID``: the run's, set by .ci/with-ros, plus 1 + the
+    worker's number), so that two workers' graphs never meet.
+
+    A suite started in the background by a shell without job control inherits SIGINT ignored,
+    which Python keeps and passes on to every process it starts: the Ctrl-C tests would test
+    nothing (a command's Ctrl-C is lost, exit 0 instead of 130). The test process takes Python's
+    own handler back, so the commands it starts get the default disposition."""
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    worker = getattr(config, "workerinput", {}).get("workerid", "")  # "gw0", "gw1", ...; "": not a worker
+    if worker.startswith("gw"):
+        base = int(os.environ.get("ROS_DOMAIN_ID") or 0)
+        os.environ["ROS_DOMAIN_ID"] = str((base + 1 + int(worker[2:])) % 102)  # 0..101: ROS 2's usable domains
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    for item in items:
+        if item.path.parent == Path(__file__).parent:
+            markers = file_markers(item.path)
+            for name in markers[""] | markers.get(getattr(item, "originalname", ""), frozenset()):
+                item.add_marker(name)
+
+
 XL330 = REPO / "data" / "xl330"
 
 

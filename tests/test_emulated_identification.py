@@ -14,6 +14,9 @@ from actuator_models.fit_spec import FitSpec
 from actuator_models.fitting import fit
 from actuator_models.identification import FitSettings
 from actuator_models.model import load_model
+import pytest
+
+pytestmark = pytest.mark.slow  # 10 s or more on 2 busy cores (issue 33's measurements): not in make test-fast
 
 
 def test_m6_fitted_on_emulated_recordings_matches_the_true_model(tmp_path):

@@ -16,6 +16,9 @@ from actuator_models.fit_spec import FitSpec
 from actuator_models.fitting import fit
 from actuator_models.identification import FitSettings
 from actuator_models.model import load_model
+import pytest
+
+pytestmark = pytest.mark.slow  # 10 s or more on 2 busy cores (issue 33's measurements): not in make test-fast
 
 TRIALS = 24000
 STS_QUICK = demo_settings()["sts3215"][1]  # the demo the Feetech family declares (feetech/family.py), quick run

@@ -26,6 +26,7 @@ from __future__ import annotations
 import _thread
 import contextlib
 import importlib
+import inspect
 import io
 import os
 import pkgutil
@@ -35,12 +36,15 @@ import signal
 import threading
 import time
 from pathlib import Path
-from typing import Dict, List, Tuple
+from types import FrameType
+from typing import Callable, Dict, List, Optional, Tuple, TypeVar
 
 import pytest
 
 hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import given, settings, strategies as st  # noqa: E402
+
+pytestmark = pytest.mark.slow  # 10 s or more on 2 busy cores (issue 33's measurements): not in make test-fast
 
 INVOCATIONS = max(settings().max_examples, 2000)  # ci: 2,000; release: 20,000
 REPO = Path(__file__).resolve().parents[1]
@@ -49,6 +53,7 @@ TOOLS = {"actuator-models": "actuator_models.cli", "actuator-sim": "actuator_sim
 ROOT = os.geteuid() == 0
 UNSAFE_AS_ROOT = {"veth", "erob80_50", "erob80_100"}
 EXIT_STATUSES = {0, 1, 2, 130}
+T = TypeVar("T")
 
 
 def call(module: str, argv: List[str]) -> Tuple[object, str, str]:
@@ -157,11 +162,27 @@ def invocations(draw, grammar: Dict[str, Dict[str, Grammar]]) -> Tuple[str, List
     return TOOLS[tool], [*command.split(), *args]
 
 
-@contextlib.contextmanager
-def impatient_user(first: float = 0.5, every: float = 0.5):
-    """Ctrl-C (SIGINT's handler, in the main thread) after ``first`` s and then every ``every`` s,
-    from a watchdog thread, until the block ends."""
+def call_impatiently(function: Callable[[], T], first: float = 0.5, every: float = 0.5) -> Optional[T]:
+    """``function()`` while an impatient user presses Ctrl-C (SIGINT's handler, in the main thread)
+    after ``first`` s and then every ``every`` s, from a watchdog thread, until it returns; None
+    when a press interrupted it after it returned.
+
+    A press raises ``KeyboardInterrupt`` only where it interrupts ``function`` (its frame is on
+    the stack): the main thread runs a press's handler at its next check, which may come after the
+    call returned and the watchdog stopped, outside any ``except`` (issue 33: a stray
+    ``KeyboardInterrupt`` ended a run with "no tests ran"). Putting SIGINT's previous handler back
+    runs a press still pending first (CPython does before it changes a handler), so none is left."""
     done = threading.Event()
+
+    def ctrl_c(signum: int, frame: Optional[FrameType]) -> None:
+        frame = frame or inspect.currentframe()  # None: delivered late by the command (an InterruptShield)
+        while frame is not None:
+            if frame.f_code is interrupted.__code__:
+                raise KeyboardInterrupt
+            frame = frame.f_back
+
+    def interrupted() -> T:
+        return function()
 
     def press() -> None:
         if not done.wait(first):
@@ -169,13 +190,17 @@ def impatient_user(first: float = 0.5, every: float = 0.5):
             while not done.wait(every):
                 _thread.interrupt_main(signal.SIGINT)
 
+    previous = signal.signal(signal.SIGINT, ctrl_c)
     watchdog = threading.Thread(target=press, daemon=True)
     watchdog.start()
     try:
-        yield
+        return interrupted()
+    except KeyboardInterrupt:
+        return None
     finally:
         done.set()
         watchdog.join()
+        signal.signal(signal.SIGINT, previous)
 
 
 def warm_up() -> None:
@@ -207,11 +232,11 @@ def test_random_command_lines_never_give_a_traceback(grammar, scratch):
         module, argv = data.draw(invocations(grammar))
         calls.append(argv)
         start = time.monotonic()
-        with contextlib.chdir(scratch), impatient_user():
-            try:
-                status, out, err = call(module, argv)
-            except KeyboardInterrupt:  # a Ctrl-C after the command returned, before the timer stopped
-                return
+        with contextlib.chdir(scratch):
+            result = call_impatiently(lambda: call(module, argv))
+        if result is None:  # a Ctrl-C after the command returned, before the watchdog stopped
+            return
+        status, out, err = result
         assert time.monotonic() - start < 60, f"{module} {argv}: still running 60 s after Ctrl-C"
         assert "Traceback" not in err + out, f"{module} {argv}:\n{err[-3000:]}"
         assert status in EXIT_STATUSES, f"{module} {argv}: exit status {status!r}\n{err[-2000:]}"

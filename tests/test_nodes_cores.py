@@ -86,15 +86,17 @@ def test_commands_are_checked():
 # ----------------------------------------------------------------------------- comparison
 def test_comparison_pairs_joints_by_name():
     compare = StateComparison(max_age=0.1)
+    compare.real_info("sin_sin"), compare.sim_info("sin_sin")
+    compare.real_start.command(9.0), compare.sim_start.command(109.0)  # each bench its own clock
     real = JointSample.of(10.0, ["elbow", "shoulder"], [0.1, 0.2], [1.0, 2.0], [0.5, 0.6])
-    assert compare.update_real(real) is None  # nothing simulated yet
-    compare.update_sim(JointSample.of(10.02, ["shoulder", "elbow", "extra"], [0.25, 0.0, 9.0], [2.5, 0.5, 0.0]))
-    error = compare.update_real(real)
+    assert compare.update_real(real) == []  # nothing simulated yet: kept until the simulation gets there
+    (error,) = compare.update_sim(JointSample.of(110.02, ["shoulder", "elbow", "extra"], [0.25, 0.0, 9.0], [2.5, 0.5, 0.0]))
     assert error.name == ("elbow", "shoulder") and error.time == 10.0
     assert error.position == pytest.approx((-0.1, 0.05)) and error.velocity == pytest.approx((-0.5, 0.5))
     assert error.motor_torque == ()  # the simulated state has no effort
-    assert compare.update_real(JointSample.of(10.5, ["elbow"], [0.0])) is None  # simulated state too old
-    assert compare.update_real(JointSample.of(10.0, ["other"], [0.0])) is None
+    compare.update_sim(JointSample.of(110.5, ["elbow"], [0.0]))
+    assert compare.update_real(JointSample.of(10.25, ["elbow"], [0.0])) == []  # no simulated state within 0.1 s
+    assert compare.update_real(JointSample.of(10.5, ["other"], [0.0])) == []
     with pytest.raises(ValueError):
         StateComparison(max_age=0.0)
 

@@ -14,8 +14,8 @@ each with its reason:
 * root-only lines (``sudo ...``) run as root without ``sudo`` (absent from containers), their
   veth names made unique (a shared CI host may run two suites at once), and are skipped with the
   reason where the test does not run as root;
-* the ROS block is skipped with the reason (it needs ROS 2, and its ``ros2 launch`` lines run
-  until stopped: the nodes are tested by ``src/actuator_bench/test``);
+* the ROS blocks run in tests/test_readme_ros.py (they need a sourced ROS 2, and their
+  ``ros2 launch`` lines run until stopped: there, each graph is started, called and stopped);
 * :data:`SKIPPED` and :data:`REDUCED` list every other line not run exactly as written.
 """
 
@@ -33,6 +33,8 @@ from pathlib import Path
 from typing import Dict, List, Tuple
 
 import pytest
+
+pytestmark = pytest.mark.slow  # 10 s or more on 2 busy cores (issue 33's measurements): not in make test-fast
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = [REPO / "README.md", *sorted(REPO.glob("src/*/README.md"))]
@@ -165,14 +167,14 @@ def run_in(folder: Path, argv: List[str], timeout: float) -> subprocess.Complete
         return subprocess.CompletedProcess(argv, process.returncode, out.read(), err.read())
 
 
-@pytest.mark.parametrize("block", blocks(), ids=lambda b: b.name)
+def ros_block(block: Block) -> bool:
+    """The "With ROS 2" blocks: run by tests/test_readme_ros.py, in a sourced ROS 2 environment."""
+    return block.language == "sh" and any(marker in block.text for marker in ROS_MARKERS)
+
+
+@pytest.mark.parametrize("block", [b for b in blocks() if not ros_block(b)], ids=lambda b: b.name)
 def test_readme_block_runs_as_written(block: Block, walkthrough):
     folder = walkthrough[block.doc]
-    if block.language == "sh" and any(marker in block.text for marker in ROS_MARKERS):
-        pytest.skip("ROS 2 block: needs ROS 2 (absent here), and its ros2 launch lines run until stopped; "
-                    "the nodes are tested by src/actuator_bench/test" if not os.environ.get("ROS_DISTRO") else
-                    "ROS 2 block: its ros2 launch lines run until stopped; the nodes are tested by "
-                    "src/actuator_bench/test (colcon test)")
     if block.language == "python":
         if "emulated_erob" in block.text and not ROOT:
             pytest.skip("needs root: a veth pair and raw sockets")

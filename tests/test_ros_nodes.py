@@ -143,9 +143,9 @@ def test_graph_plays_records_compares_and_fits(graph):
 
     logs = {ns: log for log in bag_logs(bag) for ns in ("real", "sim") if f"_{ns}_000_" in log.source}
     assert set(logs) == {"real", "sim"}
-    for log in logs.values():  # t = 0 at the first command; the run ends after 6 s of bench time (logs
-        # are stamped with ROS time at publication: a cycle's stamp trails its sample by the cycle's work)
-        assert log.trajectory == "up_and_down" and 5.0 < log.timestamp[-1] < 6.5
+    for log in logs.values():  # t = 0 at the first command; the run ends after 6 s of bench time (the
+        # messages carry their samples' bench time: none after the run's end, a late cycle may be skipped)
+        assert log.trajectory == "up_and_down" and 5.0 < log.timestamp[-1] < 6.1
         assert log.position.max() > 1.0
 
     fit = call(client, FitModelsService, "/compare/fit_models", FitModelsService.Request(

@@ -34,11 +34,14 @@ BENCH_TOPICS: Mapping[str, Tuple[str, str]] = {
 
 @dataclass(frozen=True)
 class Publication:
-    """One message to publish: ``topic`` (a :data:`BENCH_TOPICS` key), its fields, and whether
-    its header is stamped (``bench_info`` has no header)."""
+    """One message to publish: ``topic`` (a :data:`BENCH_TOPICS` key), its fields, the bench time
+    [s] of the cycle it comes from (its header's stamp: the sample's own time on the bench clock,
+    the clock of the no-ROS bag, :mod:`actuator_bench.session`), and whether its header is
+    stamped (``bench_info`` has no header)."""
 
     topic: str
     fields: Dict[str, object]
+    time: float = 0.0
 
     @property
     def msgtype(self) -> str:
@@ -53,12 +56,12 @@ def publications(cycle: Cycle) -> List[Publication]:
     """What a cycle publishes: states of its sample, its command, its bench info."""
     out = []
     if cycle.sample is not None:
-        out += [Publication("joint_states", joint_state_fields(cycle.sample)),
-                Publication("actuator_states", actuator_state_fields(cycle.sample))]
+        out += [Publication("joint_states", joint_state_fields(cycle.sample), cycle.time),
+                Publication("actuator_states", actuator_state_fields(cycle.sample), cycle.time)]
     if cycle.command is not None:
-        out.append(Publication("commands", command_fields(cycle.command)))
+        out.append(Publication("commands", command_fields(cycle.command), cycle.time))
     if cycle.info is not None:
-        out.append(Publication("bench_info", bench_info_fields(cycle.info)))
+        out.append(Publication("bench_info", bench_info_fields(cycle.info), cycle.time))
     return out
 
 

@@ -1,60 +1,138 @@
 """Live sim-versus-real comparison (ROS-free core of the comparison node).
 
-The latest simulated :class:`~actuator_models.bench.JointSample` is kept; each real sample is
-paired with it, joint by joint by name, and gives the error ``sim - real`` (a JointSample) of
-position [rad], velocity [rad/s] and, when both report it, motor torque [N m]. A simulated
-sample older than ``max_age`` seconds (by stamps) is not paired.
+Each bench stamps its samples with its own bench time (the sample's time on the bench clock, as
+the no-ROS bag does), and each starts its run at its own instant: the comparison node asks the
+real bench, then the simulated one, and an emulator or a simulation may run at ``time_scale``
+bench seconds per wall second. Samples are therefore paired by *run time*, the bench time since
+that bench's trajectory start (:class:`RunStart`: the stamp of the run's first command), never
+by arrival: each real sample is compared with the simulated state at the same run time, linearly
+interpolated between the simulated samples around it, as soon as the simulation has reached
+that time. Joint by joint, by name, the error is ``sim - real`` of position [rad], velocity
+[rad/s] and, when both report it, motor torque [N m], stamped with the real sample's stamp. A
+simulated sample farther than ``max_age`` seconds of run time from the real one is not paired.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Optional, Tuple
+from collections import deque
+from dataclasses import dataclass
+from typing import Deque, List, Optional, Tuple
 
 from actuator_models.bench import JointSample
+
+
+@dataclass
+class RunStart:
+    """The bench time [s] at which a bench's current run started (None: no run seen yet): the
+    stamp of its first command after a bench info naming a trajectory (the player plays t = 0
+    on the tick that sends it)."""
+
+    time: Optional[float] = None
+    armed: bool = False
+
+    def info(self, trajectory: str) -> bool:
+        """A bench info: one naming a trajectory announces a run; True when it does."""
+        if trajectory:
+            self.time, self.armed = None, True
+        return bool(trajectory)
+
+    def command(self, stamp: float) -> None:
+        """A command stamped ``stamp`` [s]: the first one of an announced run is its start."""
+        if self.armed:
+            self.time, self.armed = stamp, False
 
 
 def _difference(a: Tuple[float, ...], b: Tuple[float, ...], i: int, j: int) -> Optional[float]:
     return a[i] - b[j] if i < len(a) and j < len(b) else None
 
 
+def _between(a: Tuple[float, ...], b: Tuple[float, ...], w: float) -> Tuple[float, ...]:
+    return tuple(x + w * (y - x) for x, y in zip(a, b)) if len(a) == len(b) else a
+
+
+def interpolate(a: JointSample, b: JointSample, t: float) -> JointSample:
+    """The state at ``t`` between samples ``a`` and ``b`` (linear in position, velocity, torque;
+    ``a`` itself where they name other joints or ``t`` is not after ``a``)."""
+    if a.name != b.name or not b.time > a.time or t <= a.time:
+        return a
+    w = min((t - a.time) / (b.time - a.time), 1.0)
+    return JointSample(t, a.name, _between(a.position, b.position, w), _between(a.velocity, b.velocity, w),
+                       _between(a.motor_torque, b.motor_torque, w))
+
+
+def difference(sim: JointSample, real: JointSample, stamp: float) -> Optional[JointSample]:
+    """``sim - real`` on the joints both have, stamped ``stamp``; None without a common joint."""
+    names, position, velocity, effort = [], [], [], []
+    for j, joint in enumerate(real.name):
+        if joint not in sim.name:
+            continue
+        i = sim.name.index(joint)
+        names.append(joint)
+        position.append(sim.position[i] - real.position[j])
+        dv = _difference(sim.velocity, real.velocity, i, j)
+        velocity.append(math.nan if dv is None else dv)
+        de = _difference(sim.motor_torque, real.motor_torque, i, j)
+        effort.append(math.nan if de is None else de)
+    if not names:
+        return None
+    keep_effort = not all(math.isnan(e) for e in effort)
+    return JointSample(stamp, tuple(names), tuple(position), tuple(velocity), tuple(effort) if keep_effort else ())
+
+
 class StateComparison:
-    """Pairs real states with the latest simulated ones.
+    """Pairs real states with simulated ones by run time (see the module docstring).
 
     Args:
-        max_age: largest stamp difference [s] between a real state and the simulated state it is
-            compared with; ``inf`` to always pair.
+        max_age: largest run-time distance [s] between a real state and the nearest simulated
+            state it is compared with; ``inf`` to always pair.
     """
 
     def __init__(self, max_age: float = 0.5) -> None:
         if not max_age > 0:
             raise ValueError(f"max_age {max_age!r}: must be positive seconds")
         self.max_age = max_age
-        self.sim: Optional[JointSample] = None
+        self.real_start, self.sim_start = RunStart(), RunStart()
+        self._sims: Deque[JointSample] = deque()  # time: run time
+        self._reals: Deque[Tuple[JointSample, float]] = deque()  # (sample at run time, its stamp)
 
-    def update_sim(self, states: JointSample) -> None:
-        """A new simulated state."""
-        self.sim = states
+    def real_info(self, trajectory: str) -> None:
+        """The real bench's info: a new run clears what the last one left."""
+        if self.real_start.info(trajectory):
+            self._reals.clear()
 
-    def update_real(self, real: JointSample) -> Optional[JointSample]:
-        """A new real state: the error ``sim - real`` on the joints both have, stamped with the
-        real state's stamp; None without a recent simulated state or a common joint."""
-        sim = self.sim
-        if sim is None or abs(real.time - sim.time) > self.max_age:
-            return None
-        names, position, velocity, effort = [], [], [], []
-        for j, joint in enumerate(real.name):
-            if joint not in sim.name:
+    def sim_info(self, trajectory: str) -> None:
+        """The simulated bench's info: a new run clears what the last one left."""
+        if self.sim_start.info(trajectory):
+            self._sims.clear()
+
+    def update_sim(self, sim: JointSample) -> List[JointSample]:
+        """A new simulated state: the errors of the real states it completes (oldest first)."""
+        if self.sim_start.time is not None:
+            self._sims.append(JointSample(sim.time - self.sim_start.time, sim.name, sim.position, sim.velocity,
+                                          sim.motor_torque))
+        return self._pair()
+
+    def update_real(self, real: JointSample) -> List[JointSample]:
+        """A new real state: the errors ``sim - real`` now known (oldest first), each stamped with
+        its real state's stamp; empty while the simulation has not reached its run time."""
+        if self.real_start.time is not None:
+            self._reals.append((JointSample(real.time - self.real_start.time, real.name, real.position, real.velocity,
+                                            real.motor_torque), real.time))
+        return self._pair()
+
+    def _pair(self) -> List[JointSample]:
+        errors = []
+        while self._reals and self._sims and self._reals[0][0].time <= self._sims[-1].time:
+            real, stamp = self._reals.popleft()
+            while len(self._sims) > 1 and self._sims[1].time <= real.time:
+                self._sims.popleft()
+            before = self._sims[0]
+            after = self._sims[1] if len(self._sims) > 1 else before
+            nearest = min(abs(before.time - real.time), abs(after.time - real.time))
+            if nearest > self.max_age:
                 continue
-            i = sim.name.index(joint)
-            names.append(joint)
-            position.append(sim.position[i] - real.position[j])
-            dv = _difference(sim.velocity, real.velocity, i, j)
-            velocity.append(math.nan if dv is None else dv)
-            de = _difference(sim.motor_torque, real.motor_torque, i, j)
-            effort.append(math.nan if de is None else de)
-        if not names:
-            return None
-        keep_effort = not all(math.isnan(e) for e in effort)
-        return JointSample(real.time, tuple(names), tuple(position), tuple(velocity),
-                           tuple(effort) if keep_effort else ())
+            error = difference(interpolate(before, after, real.time), real, stamp)
+            if error is not None:
+                errors.append(error)
+        return errors

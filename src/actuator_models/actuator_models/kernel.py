@@ -17,11 +17,16 @@ compiled code reads them by those names. :func:`unsupported` names what a model 
 kernel has no twin of; :func:`run` refuses such a model with :class:`KernelError` naming it (the
 caller decides to run the numpy step instead, and says so: :class:`~.objective.Objective`).
 
-numba is imported on first use (:func:`compiled`), so importing this module is cheap.
+numba is imported on first use (:func:`compiled`), so importing this module is cheap. The call
+that compiles (or loads from the cache) runs inside an :class:`~.interrupts.InterruptShield`: a
+Ctrl-C landing in numba's object-code callback would be dropped there and leave the compiled
+library without its object code ("no compiled object yet" when numba saves it to the cache);
+shielded, it is raised once the call returns.
 """
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from functools import lru_cache
 from typing import Any, Optional, Sequence, Tuple
 
@@ -31,6 +36,7 @@ from .additions import ADDITIONS, REFERENCE_TEMPERATURE, carried
 from .actuators import (ARMATURE, ERROR_GAIN_RATIO, KT, Q_OFFSET, R, TARGET_SPEED_LIMIT, Actuator, CurrentControlled,
                         CurrentPD, SpeedLimitedVoltage, VoltageControlled)
 from .friction import FRICTION_MODELS, FrictionModel
+from .interrupts import InterruptShield
 from .parameters import ParamValues
 
 _LAWS = {VoltageControlled: 0, CurrentPD: 1, CurrentControlled: 2, SpeedLimitedVoltage: 3}
@@ -123,13 +129,15 @@ def run(actuator: Actuator, friction: FrictionModel, values: ParamValues, batch:
     def per_log(x: Any) -> np.ndarray:
         return np.ascontiguousarray(np.broadcast_to(np.asarray(x, dtype=float), (L,)))
 
-    maes = compiled()(
-        law, consts, _FRICTIONS[friction.name], _INTEGRATORS[integrator] == 1, params,
-        *on,
-        np.ascontiguousarray(batch.goal_position), np.ascontiguousarray(batch.torque_enable),
-        np.ascontiguousarray(batch.temperature - REFERENCE_TEMPERATURE),
-        np.ascontiguousarray(batch.position), np.ascontiguousarray(batch.speed),
-        batch.lengths.astype(np.int64), per_log(bench.mass), per_log(bench.length), per_log(bench.arm_mass),
-        per_log(batch.kp), per_log(batch.vin), per_log(batch.dt), out, positions,
-    )
+    kernel = compiled()
+    with nullcontext() if kernel.signatures else InterruptShield():  # the first call compiles (see the docstring)
+        maes = kernel(
+            law, consts, _FRICTIONS[friction.name], _INTEGRATORS[integrator] == 1, params,
+            *on,
+            np.ascontiguousarray(batch.goal_position), np.ascontiguousarray(batch.torque_enable),
+            np.ascontiguousarray(batch.temperature - REFERENCE_TEMPERATURE),
+            np.ascontiguousarray(batch.position), np.ascontiguousarray(batch.speed),
+            batch.lengths.astype(np.int64), per_log(bench.mass), per_log(bench.length), per_log(bench.arm_mass),
+            per_log(batch.kp), per_log(batch.vin), per_log(batch.dt), out, positions,
+        )
     return maes, (out if positions else np.empty(0))

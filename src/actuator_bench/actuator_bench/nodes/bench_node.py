@@ -18,6 +18,7 @@ from rclpy.node import Node
 
 from ..backends import BackendRegistry, installed_backends
 from ..bench_core import BENCH_TOPICS, BenchCore, Publication, bench_parameters
+from ..messages import seconds_to_ns
 from .common import QOS, MESSAGE_CLASSES, message, read_only, spin
 
 
@@ -72,9 +73,10 @@ class BenchNode(Node):
             self.get_logger().info('run finished: torque released')
 
     def publish(self, pubs: Iterable[Publication]) -> None:
-        ns = self.get_clock().now().nanoseconds
+        """Each publication stamped with its cycle's bench time (as the no-ROS bag), not the node
+        clock at publish time: a comparison pairs the benches' samples by bench time."""
         for pub in pubs:
-            self.pubs[pub.topic].publish(message(pub, ns))
+            self.pubs[pub.topic].publish(message(pub, seconds_to_ns(pub.time)))
 
     def destroy_node(self) -> None:
         last = self.core.close()  # torque released even when the context is already shut down

@@ -62,8 +62,13 @@ def message(publication: Publication, ns: int):
     return msg
 
 
+def stamp_seconds(stamp: Time) -> float:
+    """A header stamp in seconds."""
+    return stamp.sec + stamp.nanosec * 1e-9
+
+
 def sample_of(msg: JointState) -> JointSample:
-    return sample_from_fields(msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9, msg.name, msg.position,
+    return sample_from_fields(stamp_seconds(msg.header.stamp), msg.name, msg.position,
                               msg.velocity, msg.effort)
 
 

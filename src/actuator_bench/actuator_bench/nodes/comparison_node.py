@@ -1,9 +1,12 @@
 """Comparison node: ``compare/error`` = simulated minus real joint states, for live plots.
 
 Parameter ``benches`` names the real and the simulated bench namespaces (``[real, sim]``). The
-node subscribes both ``joint_states`` and publishes, for each real state, a
+node subscribes both benches' ``joint_states`` (stamped with bench time), ``commands`` and
+``bench_info`` (a run's start: its first command) and publishes, for each real state, a
 sensor_msgs/JointState whose position, velocity and effort hold sim minus real per joint, paired
-by joint name with the latest simulated state (:class:`actuator_bench.comparison.StateComparison`).
+by joint name with the simulated state at the same time since its own trajectory start
+(:class:`actuator_bench.comparison.StateComparison`): the start-up offset between the two
+benches, and their clocks, do not enter the error.
 Service ``run_trajectory`` (actuator_interfaces/RunTrajectory) forwards a request to both benches,
 so one call starts (or stops) the same run on each. With ``placement`` (y offsets [m], one per
 bench) it places each bench's ``<ns>/base_link`` in frame ``world`` on ``/tf_static`` (latched),
@@ -15,6 +18,7 @@ from __future__ import annotations
 import threading
 import time
 
+from actuator_interfaces.msg import ActuatorCommand, BenchInfo
 from actuator_interfaces.srv import RunTrajectory
 from geometry_msgs.msg import TransformStamped
 from rclpy.callback_groups import ReentrantCallbackGroup
@@ -24,7 +28,8 @@ from sensor_msgs.msg import JointState
 from tf2_msgs.msg import TFMessage
 
 from ..comparison import StateComparison
-from .common import LATCHED_QOS, SENSOR_QOS, Activity, joint_state_of, read_only, sample_of, spin
+from .common import (COMMAND_QOS, LATCHED_QOS, SENSOR_QOS, Activity, joint_state_of, read_only, sample_of, spin,
+                     stamp_seconds)
 
 
 class ComparisonNode(Node):
@@ -32,7 +37,8 @@ class ComparisonNode(Node):
     def __init__(self, **kwargs) -> None:
         super().__init__('comparison', **kwargs)
         max_age = self.declare_parameter('max_age', 0.5, read_only(
-            'Largest stamp difference between a real and a simulated state compared [s]')).value
+            'Largest distance in run time (bench time since each trajectory start) between a real and '
+            'the simulated state it is compared with [s]')).value
         real, sim = self.declare_parameter('benches', ['real', 'sim'], read_only(
             'Namespaces of the real and of the simulated bench')).value
         placement = self.declare_parameter('placement', [0.0], read_only(
@@ -43,6 +49,13 @@ class ComparisonNode(Node):
         self.error_pub = self.create_publisher(JointState, 'error', SENSOR_QOS)
         self.create_subscription(JointState, f'/{sim}/joint_states', self.on_sim, SENSOR_QOS)
         self.create_subscription(JointState, f'/{real}/joint_states', self.on_real, SENSOR_QOS)
+        for ns, starts, info in ((real, self.comparison.real_start, self.comparison.real_info),
+                                 (sim, self.comparison.sim_start, self.comparison.sim_info)):
+            self.create_subscription(BenchInfo, f'/{ns}/bench_info', self.guarded(lambda m, f=info: f(m.trajectory)),
+                                     LATCHED_QOS)
+            self.create_subscription(ActuatorCommand, f'/{ns}/commands',
+                                     self.guarded(lambda m, s=starts: s.command(stamp_seconds(m.header.stamp))),
+                                     COMMAND_QOS)
         group = ReentrantCallbackGroup()
         self.bench_clients = [self.create_client(RunTrajectory, f'/{ns}/run_trajectory', callback_group=group)
                         for ns in (real, sim)]
@@ -59,15 +72,25 @@ class ComparisonNode(Node):
         transform.transform.rotation.w = 1.0
         return transform
 
+    def guarded(self, callback):
+        """``callback`` counted, as every callback here, by the shutdown's activity watch (all in
+        the node's default, mutually exclusive, callback group: one at a time)."""
+        def run(msg) -> None:
+            with self.activity.running():
+                callback(msg)
+        return run
+
     def on_sim(self, msg: JointState) -> None:
         with self.activity.running():
-            self.comparison.update_sim(sample_of(msg))
+            self.publish_errors(self.comparison.update_sim(sample_of(msg)))
 
     def on_real(self, msg: JointState) -> None:
         with self.activity.running():
-            error = self.comparison.update_real(sample_of(msg))
-            if error is not None:
-                self.error_pub.publish(joint_state_of(error))
+            self.publish_errors(self.comparison.update_real(sample_of(msg)))
+
+    def publish_errors(self, errors) -> None:
+        for error in errors:
+            self.error_pub.publish(joint_state_of(error))
 
     def stop_work(self) -> None:
         """Shutdown begins: a forwarded run_trajectory call stops waiting for its answers."""
