@@ -5,7 +5,17 @@ Protocols (``--protocol``), on the 12 shared XL330 logs (3 gains x 4 trajectorie
 - ``kp200``: train on kp 100 and 800, validate on the unseen gain 200 (the issue-21 protocol);
 - ``loto``: leave one trajectory out: 4 fits per seed, each validated on the 3 logs of the
   trajectory it did not see (the seed's figure is the mean of the 4);
-- ``split``: the default stratified split of ``actuator-models fit --seed S``.
+- ``split``: the default stratified split of ``actuator-models fit --seed S``;
+- ``nested-gain``: leave one gain out (kp 100, 200, 800 in turn), every choice made using only
+  the other two gains: with several ``--candidate`` configurations (``CARRY[;FIELD=VALUE...]``,
+  e.g. ``thermal`` or ``heating;prior=0.5``), an inner cross-validation over the two training
+  gains (fit on one, validate on the other, both ways) picks the candidate with the lowest mean
+  inner error, which is then fitted on both training gains and scored on the held-out gain. The
+  figures per seed are each fold's validation MAE, their mean and the worst fold. Inner fits
+  train on 4 logs, below the fit's one-log-per-two-parameters rule: they run with ``force``.
+  ``--other`` runs the other install's defaults (its ``--carry``: auto) on the same outer folds.
+- ``nested-trajectory``: the same, leaving one trajectory out (4 folds; inner folds over the
+  3 training trajectories, fit on 2, validate on 1).
 
 Fits carry what ``actuator-models fit --carry`` would (``--carry``, default ``auto``: the heating
 addition on these logs, which record the servo temperature). Every fit runs in a fresh process of the install under test (``python -c``, only API that
@@ -18,6 +28,10 @@ MAE [rad] and the mean seconds per fit.
     python benchmarks/held_out_quality.py --protocol kp200 --seeds 0-7 --other /work/main/.venv/bin/python
     python benchmarks/held_out_quality.py --protocol loto --seeds 0-7 --model m6
     python benchmarks/held_out_quality.py --protocol kp200 --seeds 0-7 --set prior=0.5 --set starts=2
+    python benchmarks/held_out_quality.py --protocol nested-gain --seeds 0-7 --candidate thermal \
+        --other /work/baseline/.venv/bin/python
+    python benchmarks/held_out_quality.py --protocol nested-gain --seeds 0-7 --candidate thermal \
+        --candidate heating --candidate none
 """
 
 from __future__ import annotations
@@ -51,6 +65,12 @@ except ImportError:  # an install from before the heating addition: its fits car
 logs = read_logs(logs_dir)
 if protocol == "split":
     dataset = Dataset.split(logs, None, None, None, seed)
+elif protocol in ("gains", "trajectories"):  # fold "V|E1,E2": validate on V, train without V and E
+    key = (lambda l: str(float(l.kp))) if protocol == "gains" else (lambda l: l.trajectory)
+    held, _, excluded = fold.partition("|")
+    away = {held, *(e for e in excluded.split(",") if e)}
+    dataset = Dataset(tuple(logs), tuple(l for l in logs if key(l) not in away), tuple(l for l in logs if key(l) == held),
+                      protocol)
 else:
     out = [(l.kp == 200.0) if protocol == "kp200" else (l.trajectory == fold) for l in logs]
     dataset = Dataset(tuple(logs), tuple(l for l, o in zip(logs, out) if not o), tuple(l for l, o in zip(logs, out) if o),
@@ -62,6 +82,7 @@ r = Identification(new_model("xl330", model, additions=carry) if carry else new_
 print(json.dumps({"train": r.train_mae, "validation": r.validation_mae}))
 """
 TRAJECTORIES = ("sin_sin", "lift_and_drop", "up_and_down", "sin_time_square")
+GAINS = ("100.0", "200.0", "800.0")
 
 
 def one_fit(python: str, logs: Path, model: str, seed: int, protocol: str, fold: str,
@@ -84,6 +105,72 @@ def seed_figures(python: str, logs: Path, model: str, seed: int, protocol: str,
     folds = TRAJECTORIES if protocol == "loto" else ("",)
     runs = [one_fit(python, logs, model, seed, protocol, fold, overrides, carry) for fold in folds]
     return tuple(statistics.mean(r[i] for r in runs) for i in range(3))  # type: ignore[return-value]
+
+
+def parse_candidate(text: str) -> Tuple[str, Dict[str, float]]:
+    """``"heating;prior=0.5"`` -> ``("heating", {"prior": 0.5})`` (carry, FitSettings overrides)."""
+    carry, *fields = text.split(";")
+    return carry or "none", dict(parse_field(f) for f in fields if f)
+
+
+def parse_field(item: str) -> Tuple[str, float]:
+    field, _, value = item.partition("=")
+    return field, (int(value) if value.lstrip("-").isdigit() else float(value))
+
+
+def nested_fold(python: str, logs: Path, model: str, seed: int, protocol: str, held: str,
+                candidates: List[str], overrides: Dict[str, float]) -> Tuple[float, float, float, str]:
+    """(train, validation MAE, seconds, chosen candidate) of one outer fold of a nested protocol:
+    the candidate is chosen by the inner cross-validation over the training groups only."""
+    groups = GAINS if protocol == "gains" else TRAJECTORIES
+    rest = [g for g in groups if g != held]
+    chosen, seconds = candidates[0], 0.0
+    if len(candidates) > 1:
+        scores = []
+        for text in candidates:
+            carry, fields = parse_candidate(text)
+            inner = [one_fit(python, logs, model, seed, protocol, f"{g}|{held}", {**overrides, **fields, "force": 1}, carry)
+                     for g in rest]
+            seconds += sum(r[2] for r in inner)
+            scores.append(statistics.mean(r[1] for r in inner))
+        chosen = candidates[scores.index(min(scores))]
+    carry, fields = parse_candidate(chosen)
+    train, validation, took = one_fit(python, logs, model, seed, protocol, f"{held}|", {**overrides, **fields}, carry)
+    return train, validation, seconds + took, chosen
+
+
+def nested(args: argparse.Namespace, overrides: Dict[str, float]) -> int:
+    """The nested protocols (module docstring): a table per seed and fold, then the summary."""
+    protocol = "gains" if args.protocol == "nested-gain" else "trajectories"
+    groups = GAINS if protocol == "gains" else TRAJECTORIES
+    candidates = args.candidate or [args.carry]
+    installs: Dict[str, Tuple[str, List[str]]] = {"ours": (args.python, candidates),
+                                                  **({"other": (args.other, ["auto"])} if args.other else {})}
+    print(f"{args.model}, protocol {args.protocol}, seeds {args.seeds}, settings {overrides or 'default'}, "
+          f"candidates {candidates}: validation MAE [rad] of each held-out group (chosen candidate)")
+    print("| seed | install | " + " | ".join(groups) + " | mean | worst | s |")
+    print("|---" * (5 + len(groups)) + "|")
+    means: Dict[str, List[float]] = {name: [] for name in installs}
+    worsts: Dict[str, List[float]] = {name: [] for name in installs}
+    for seed in seeds_of(args.seeds):
+        for name, (python, cands) in installs.items():
+            folds = [nested_fold(python, args.logs, args.model, seed, protocol, g, cands, overrides) for g in groups]
+            values = [f[1] for f in folds]
+            means[name].append(statistics.mean(values))
+            worsts[name].append(max(values))
+            cells = " | ".join(f"{f[1]:.5f} ({f[3]})" for f in folds)
+            print(f"| {seed} | {name} | {cells} | {means[name][-1]:.5f} | {worsts[name][-1]:.5f} | "
+                  f"{sum(f[2] for f in folds):.0f} |", flush=True)
+    print()
+    for name in installs:
+        print(f"{name}: mean over folds {spread(means[name])}; worst fold {spread(worsts[name])}")
+    if args.other:
+        diffs = [a - b for a, b in zip(means["ours"], means["other"])]
+        ratio = statistics.mean(means["ours"]) / statistics.mean(means["other"])
+        print(f"mean over folds, ours - other: {statistics.mean(diffs):+.5f}{paired_interval(diffs)}, ours lower on "
+              f"{sum(d < 0 for d in diffs)} of {len(diffs)} seeds; ours / other {ratio:.3f}; worst fold ours "
+              f"{max(worsts['ours']):.5f}, other {max(worsts['other']):.5f}")
+    return 0
 
 
 def spread(values: List[float]) -> str:
@@ -127,7 +214,10 @@ def seeds_of(text: str) -> List[int]:
 def main(argv: Optional[List[str]] = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--model", default="m6")
-    p.add_argument("--protocol", choices=("kp200", "loto", "split"), default="kp200")
+    p.add_argument("--protocol", choices=("kp200", "loto", "split", "nested-gain", "nested-trajectory"), default="kp200")
+    p.add_argument("--candidate", action="append", default=[], metavar="CARRY[;FIELD=VALUE...]",
+                   help="nested protocols: a configuration the inner cross-validation may choose (repeatable; "
+                        "one: no choice is made; none given: --carry)")
     p.add_argument("--seeds", default="0-7", help="a range, e.g. 0-15 [0-7]")
     p.add_argument("--logs", type=Path, default=LOGS)
     p.add_argument("--python", default=sys.executable, help="the python of the install under test [this one]")
@@ -146,6 +236,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             overrides[field] = int(value) if value.lstrip("-").isdigit() else float(value)
         except ValueError:
             p.error(f"--set {item}: expected FIELD=NUMBER")
+    if args.protocol.startswith("nested"):
+        return nested(args, overrides)
     installs: Dict[str, str] = {"ours": args.python, **({"other": args.other} if args.other else {})}
     print(f"{args.model}, protocol {args.protocol}, seeds {args.seeds}, settings {overrides or 'default'}"
           f", carry {args.carry}: "

@@ -69,6 +69,33 @@ def test_terrains_of_table3_carry_the_toes(kind, args):
         assert heights[0] == 0.0
 
 
+def test_turning_in_place_at_the_default_sweep_angle(tmp_path, capsys):
+    # issue 35: an rc file asking for turn-in-place and nothing else ran at the running sweep 0.75
+    # and stopped at 0.97 s ("discontinuous boundary?"); now it gets 0.5, written to .param
+    from hybrid_sim.hexapod_parts import TURN_IN_PLACE_SWEEP
+
+    rc = tmp_path / "turn.rc"
+    rc.write_text('control_type = "turn-in-place";\n')
+    base = tmp_path / "turn"
+    assert main(["hexapod", "--config", str(rc), "--final-time", "0.05", "--out", str(base)]) == 0
+    assert "sweep_angle = 0.5;" in (tmp_path / "turn.param").read_text()
+    assert main(["hexapod", "--config", str(base) + ".param", "--final-time", "0.05", "--out",
+                 str(tmp_path / "again")]) == 0
+    assert (tmp_path / "again.data").read_text() == (tmp_path / "turn.data").read_text()
+    capsys.readouterr()
+    # running keeps 0.75, an explicit sweep_angle is kept
+    assert HexapodParameters.from_symbols({}).sweep_angle == 0.75
+    assert HexapodParameters.from_symbols({"control_type": "turn-in-place", "sweep_angle": 0.6}).sweep_angle == 0.6
+    params = HexapodParameters.from_symbols({"control_type": "turn-in-place"})
+    assert params.sweep_angle == TURN_IN_PLACE_SWEEP == 0.5
+    model = Hexapod(params)
+    result = simulate(model, model.standing_state(), SETTINGS)  # 1.5 s: past the 0.97 s where 0.75 stopped
+    assert result.success, result.message
+    aux = dict(zip(result.aux_names, result.aux))
+    assert aux["yaw"][-1] < -0.5  # turn_polarity 1: clockwise seen from above, as documented
+    assert np.hypot(aux["x"][-1], aux["y"][-1]) < 0.05  # in place
+
+
 def test_turning_in_place_both_ways_and_differential_turning():
     # manual 5.2.2: contralateral legs run opposite ways (sweep 0.5 rad: the default 0.75 makes a
     # stance leg lag its reference past pi after about 1 s, where the hip torque jumps)

@@ -205,9 +205,14 @@ def test_anisotropic_stiffness_and_coupling():
 
 def test_damper_and_slip_only_dissipate():
     rng = np.random.default_rng(11)
+    # (a coupled tangential damper, here only for the damper alone: the slip rule refuses it)
     damper = Damper(np.array([[2.0, 0.1, 0, 0.3], [0.1, 50.0, 5.0, 0], [0, 5.0, 40.0, 0], [0.3, 0, 0, 80.0]]))
+    with pytest.raises(ValueError, match="tangential damper"):
+        SlipRule(0.8, K, damper)
     rule = SlipRule(0.8, K)
-    contact = TireContact(Plane(), Torus(R, CROWN), K, damper=damper, mu=0.8)
+    with pytest.raises(ValueError, match="normal damper"):  # the elastic circle would ignore d_z's force
+        SlipRule(0.8, K, Damper(np.diag([2.0, 0.0, 0.0, 80.0])))
+    contact = TireContact(Plane(), Torus(R, CROWN), K, damper=Damper(np.diag([2.0, 0.0, 0.0, 0.0])), mu=0.8)
     for _ in range(300):
         q, xi = 1e-3 * rng.normal(size=4), rng.normal(size=4)
         q[3] = -abs(q[3])
@@ -230,6 +235,41 @@ def test_damper_and_slip_only_dissipate():
     slipping = contact.evaluate(GROUND, body, np.zeros(4), q, True)
     assert rule.release(q, contact.evaluate(GROUND, body, np.zeros(4), q, False).spring_rate) > 0.0
     assert slipping.dissipation > 0.0
+
+
+def test_tangential_damper_total_force_respects_the_friction_limit():
+    # issue 35: with d_t > 0 the limit holds on the TOTAL forces (spring + damper) read from the
+    # assembled wrench: |(f_x, f_y)| <= mu f_z while sticking, = mu f_z while slipping, and the
+    # slider only dissipates (the reference: Coulomb's inequality on the wrench, not the rule's own margin)
+    rng = np.random.default_rng(5)
+    mu = 0.8
+    damper = Damper(np.array([[2.0, 0, 0, 0.3], [0, 150.0, 0, 0], [0, 0, 150.0, 0], [0.3, 0, 0, 100.0]]))
+    contact = TireContact(Plane(), Torus(R, CROWN), K, damper=damper, mu=mu)
+    rule = contact.slip
+    assert rule.viscous
+    counts = [0, 0]
+    for _ in range(300):
+        velocity, omega = rng.normal(scale=0.3, size=3), rng.normal(scale=3.0, size=3)
+        body = Body(pitch(0.1), np.array([0.0, 0.0, R - 0.002]), omega, velocity)
+        q = np.array([0.01, *(1e-3 * rng.normal(size=2)), -0.002])
+        stick = contact.evaluate(GROUND, body, np.zeros(4), q, False)
+        f_n = stick.wrench[3]
+        if f_n <= 0.0:
+            continue
+        sticks = rule.stick_margin(q, stick.spring_rate) >= 0.0
+        state = stick if sticks else contact.evaluate(GROUND, body, np.zeros(4), q, True)
+        f_t = np.hypot(*state.wrench[1:3])
+        assert state.wrench[3] == pytest.approx(f_n)
+        if sticks:
+            assert f_t <= mu * f_n * (1 + 1e-12)
+        else:
+            assert f_t == pytest.approx(mu * f_n, rel=1e-12)
+            # the tangential force opposes the sliding (spring rate less stick rate) and dissipates
+            sliding = stick.spring_rate[1:3] - state.spring_rate[1:3]
+            assert state.wrench[1:3] @ sliding < 0.0
+        assert state.dissipation >= -1e-12
+        counts[sticks] += 1
+    assert min(counts) > 20  # both charts exercised
 
 
 def test_frame_weights_and_axes():

@@ -7,11 +7,15 @@ bias, everything the simulators, the compiled kernel and the fit need to know ab
 - ``parameters``: its identifiable parameters (name, unit, bounds, prior centre = default);
 - ``inputs``: the per-step inputs it reads besides the state (``"temperature"`` [degC]: a log's
   ``temp`` column, a step-by-step simulator's temperature setting);
-- its per-step state (:meth:`start`), carried through every step by the servo step
+- its per-step state (:meth:`start`, or :meth:`initial` when it needs the first inputs), carried through every step by the servo step
   (:mod:`.servo`) exactly like the firmware's and the dynamic friction's state;
 - the hooks where it acts, each the identity unless overridden: :meth:`on_command` (the goal and
   torque enable before the firmware), :meth:`on_motor` (the motor's parameter values before the
-  torque), :meth:`output` / :meth:`on_output` (what the encoder reads, and its state after a step);
+  torque; :meth:`on_motor_state` when they depend on the state), :meth:`on_current` (its state
+  after the step's motor current, e.g. a thermal state heated by the copper losses),
+  :meth:`output` / :meth:`on_output` (what the encoder reads, and its state after a step);
+- :meth:`settings`: values it fixes from the training logs instead of searching them (e.g. the
+  ambient temperature), written to params files with the rest;
 - ``kernel_columns``: the parameters its compiled twin in :mod:`.kernel_numba` reads (empty: no
   twin; :mod:`.kernel` then refuses a model carrying it, naming it, and the fit runs the numpy
   step and says so);
@@ -27,14 +31,14 @@ Hooks are pure and shape-polymorphic: floats (one servo, the scalar step) or num
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
 from .parameters import Parameter, ParamValues, Value
 
 #: The hooks an addition may act through (see :attr:`Addition.acts_on`).
-HOOKS = ("on_command", "on_motor", "on_output")
+HOOKS = ("on_command", "on_motor", "on_motor_state", "on_current", "on_output")
 
 
 class Addition:
@@ -59,6 +63,11 @@ class Addition:
         ``dt`` [s] (None: stateless)."""
         return None
 
+    def initial(self, q: Value, p: ParamValues, dt: Value, inputs: Mapping[str, Optional[Value]]) -> Any:
+        """The state at the start from ``q`` [rad] and the first step's inputs by name (None: not
+        measured); :meth:`start` unless overridden."""
+        return self.start(q, p, dt)
+
     def on_command(self, state: Any, goal: Value, enable: Value, p: ParamValues, dt: Value
                    ) -> Tuple[Any, Value, Value]:
         """``(state, goal [rad], enable)`` the firmware sees, from the commands sent this step."""
@@ -68,10 +77,31 @@ class Addition:
         """The parameter values the motor's torque is computed with, given this step's inputs."""
         return p
 
+    def on_motor_state(self, state: Any, p: ParamValues, inputs: Mapping[str, Optional[Value]]) -> ParamValues:
+        """The motor's parameter values given this step's state and inputs (:meth:`on_motor`
+        unless overridden)."""
+        return self.on_motor(p, inputs)
+
+    def on_current(self, state: Any, current: Value, p: ParamValues, dt: Value) -> Any:
+        """The state after a step of ``dt`` [s] with motor current ``current`` [A] (``p``: the
+        motor's values of the step, :meth:`on_motor_state`)."""
+        return state
+
+    def settings(self, inputs: Mapping[str, Sequence[Optional[np.ndarray]]]) -> Dict[str, float]:
+        """Parameter values fixed from the training logs' inputs (per input name, one array or None
+        per log) rather than searched: none unless overridden."""
+        return {}
+
     def command_delay(self, p: ParamValues) -> float:
         """The delay [s] the :meth:`on_command` hook puts on the commands as the step ``dt -> 0``
         (its continuous form, declared by listing ``on_command`` in ``continuous_hooks``)."""
         return 0.0
+
+    def rate(self, state: Any, current: Value, p: ParamValues) -> Any:
+        """The time derivative of the state at motor ``current`` [A] as the step ``dt -> 0`` (the
+        continuous form of :meth:`on_current`, declared by listing ``on_current`` in
+        ``continuous_hooks``; a tuple of the state's entries' derivatives)."""
+        raise NotImplementedError(f"addition {self.name!r} declares no continuous form of on_current")
 
     def output(self, state: Any, q: Value) -> Value:
         """What the encoder reads [rad] when the drive is at ``q`` [rad]."""

@@ -153,17 +153,24 @@ def select_additions(
     return AdditionSelection(kept, tuple(last[a] for a in additions if a in last), settings.trials)
 
 
+def _values(value: object) -> str:
+    """``0.0123`` (one parameter) or ``(a 0.1, b 2)`` (several)."""
+    if isinstance(value, Mapping):
+        return "(" + ", ".join(f"{k} {v:.4g}" for k, v in value.items()) + ")"
+    return f"{value:.4g}"
+
+
 def markdown(models: Mapping[str, Mapping[str, Any]]) -> List[str]:
     """The report's section on additions: per model, what it carries and, for each candidate,
     the held-out MAE per fold without and with it."""
     lines = ["## Model additions", "",
              "What each model carries beyond its friction model (heating: carried from the start when the logs "
-             "record the servo temperature, `--carry`; latency, backlash: tried by `actuator-models fit --additions`), "
+             "record the servo temperature, `--carry`; thermal: `--carry thermal`; latency, backlash: tried by `actuator-models fit --additions`), "
              "and what cross-validation said of each candidate.", ""]
     for name, m in models.items():
         info: Mapping[str, Any] = m.get("additions") or {}
-        carried: Mapping[str, float] = info.get("carried", {})
-        text = ", ".join(f"{a} = {v:.4g}" for a, v in carried.items()) or "none"
+        carried: Mapping[str, Any] = info.get("carried", {})
+        text = ", ".join(f"{a} = {_values(v)}" for a, v in carried.items()) or "none"
         selection: Mapping[str, Any] = info.get("selection") or {}
         lines.append(f"**{name.upper()}** carries: {text}" + ("" if selection else " (none was tried by cross-validation)") + ".")
         lines.append("")
@@ -171,6 +178,11 @@ def markdown(models: Mapping[str, Mapping[str, Any]]) -> List[str]:
             val = "" if off["validation_mae"] is None else f", validation MAE {off['validation_mae']:.4f}"
             lines += [f"With {addition} switched off (every other parameter as fitted): training MAE "
                       f"{off['train_mae']:.4f} rad{val}.", ""]
+        bare = info.get("without_temperature")
+        if bare:
+            val = "" if bare["validation_mae"] is None else f", validation MAE {bare['validation_mae']:.4f}"
+            lines += [f"Simulated without the logs' temperature (what a simulation with no `temp` input gets): training "
+                      f"MAE {bare['train_mae']:.4f} rad{val}.", ""]
         for addition, c in (selection.get("candidates") or {}).items():
             verdict = "kept" if c["kept"] else "not kept"
             top = f" on top of {', '.join(c['on_top_of'])}" if c["on_top_of"] else ""

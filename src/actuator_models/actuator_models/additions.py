@@ -7,7 +7,7 @@ by CMA-ES and written to params files like the others; ``actuator-models fit --a
 one only where cross-validation says it predicts held-out logs better (:mod:`.addition_selection`).
 
 Shipped: ``latency`` (:mod:`.addition_latency`), ``backlash`` (:mod:`.addition_backlash`),
-``heating`` (:mod:`.addition_heating`). A new addition is one module defining an
+``heating`` (:mod:`.addition_heating`), ``thermal`` (:mod:`.addition_thermal`). A new addition is one module defining an
 :class:`~.addition.Addition` and registered either by calling :func:`register_addition` or, to be
 found by every command, by an entry point of group :data:`ENTRY_POINT_GROUP`
 (``"<name> = <module>:<Addition instance>"``).
@@ -24,11 +24,13 @@ from .addition import Addition
 from .addition_backlash import BACKLASH_ADDITION, play  # noqa: F401  (play: re-exported)
 from .addition_heating import HEATING_ADDITION, HEATING_SPAN, REFERENCE_TEMPERATURE  # noqa: F401
 from .addition_latency import LATENCY_ADDITION, delay_steps  # noqa: F401
+from .addition_thermal import THERMAL_ADDITION
 
 #: Entry-point group of additions installed by other packages.
 ENTRY_POINT_GROUP = "actuator_models.additions"
 #: The additions by name, in the order they are listed everywhere (shipped ones first).
-ADDITIONS: Dict[str, Addition] = {a.name: a for a in (LATENCY_ADDITION, BACKLASH_ADDITION, HEATING_ADDITION)}
+ADDITIONS: Dict[str, Addition] = {a.name: a for a in (LATENCY_ADDITION, BACKLASH_ADDITION, HEATING_ADDITION,
+                                                             THERMAL_ADDITION)}
 _LOADED: List[bool] = []
 
 
@@ -78,6 +80,16 @@ def carried(values: Mapping[str, object]) -> Tuple[str, ...]:
                  if a.parameters and all(n in values for n in a.parameter_names))
 
 
+def carried_values(values: Mapping[str, float]) -> Dict[str, object]:
+    """The carried additions' values by addition: its value (one parameter) or its values by
+    parameter name (several: ``thermal``)."""
+    out: Dict[str, object] = {}
+    for name in carried(values):
+        names = addition(name).parameter_names
+        out[name] = float(values[names[0]]) if len(names) == 1 else {n: float(values[n]) for n in names}
+    return out
+
+
 def parts(names: Sequence[str]) -> Tuple[Addition, ...]:
     """The :class:`~.addition.Addition` objects of ``names``."""
     return tuple(addition(name) for name in names)
@@ -90,6 +102,14 @@ def carried_by_default(temperatures: Sequence[Optional[np.ndarray]]) -> Tuple[st
     log records its temperature over :data:`HEATING_SPAN` or more."""
     inputs = {"temperature": list(temperatures)}
     return tuple(a.name for a in installed_additions().values() if a.carried_by_default(inputs))
+
+
+def settings_from_logs(names: Sequence[str], temperatures: Sequence[Optional[np.ndarray]]) -> Dict[str, float]:
+    """The values the additions ``names`` fix from the training logs' recorded temperatures [degC]
+    (one array or None per log) instead of searching them (:meth:`~.addition.Addition.settings`:
+    ``thermal``'s ambient and start temperatures)."""
+    inputs = {"temperature": list(temperatures)}
+    return {k: v for name in names for k, v in addition(name).settings(inputs).items()}
 
 
 def describe(values: Mapping[str, float]) -> str:

@@ -235,6 +235,11 @@ def run_fit(args: argparse.Namespace) -> int:
                                      ("at a search bound", s.name in rep.result.at_bounds)) if on]
             flag = f"  ({', '.join(flags)})" if flags else ""
             print(f"    {s.name:<32} {s.value:>11.5g} ± {s.half_width:<9.2g} {s.unit}{flag}")
+    for name, rep in report.models.items():
+        if rep.without_temperature and set(report.carry) & {"heating", "thermal"}:
+            bare = rep.without_temperature
+            val = "" if bare["validation_mae"] is None else f", validation MAE {bare['validation_mae']:.5f}"
+            print(f"{name.upper()} simulated without the logs' temperature: train MAE {bare['train_mae']:.5f} rad{val}")
     for warning in report.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     print(f"best model by {report.chosen_by}: {report.best_model.upper()}", end="")

@@ -84,6 +84,8 @@ class ModelReport:
         selection: the additions tried by cross-validation (None when none was).
         default_train_mae / default_validation_mae: the unfitted defaults' MAE [rad].
         switched_off: per carried addition, the MAE [rad] with it switched off.
+        without_temperature: training and validation MAE [rad] simulated without the logs'
+        ``temp`` column (what a simulation with no temperature input gets).
     """
 
     result: FitResult
@@ -95,6 +97,7 @@ class ModelReport:
     default_train_mae: float = float("nan")
     default_validation_mae: Optional[float] = None
     switched_off: Dict[str, Dict[str, Optional[float]]] = field(default_factory=dict)
+    without_temperature: Dict[str, Optional[float]] = field(default_factory=dict)
 
 
 @dataclass
@@ -249,7 +252,7 @@ def summarise(prepared: PreparedFit, reports: Dict[str, ModelReport], cv: Option
     """The :class:`FitReport` of the fitted ``reports`` (each completed with its defaults' errors
     and its additions switched off), written where the spec's outputs say."""
     from .figure_process import draw_mae_bars
-    from .report import best_model, fit_warnings, mae_figure, switched_off, write_report
+    from .report import best_model, fit_warnings, mae_figure, switched_off, without_temperature, write_report
 
     spec, train, validation = prepared.spec, prepared.dataset.train, prepared.dataset.validation
     folder = spec.outputs.report if spec.outputs else None
@@ -265,6 +268,7 @@ def summarise(prepared: PreparedFit, reports: Dict[str, ModelReport], cv: Option
         rep.default_validation_mae = (float(Objective(default, validation).of_model(default).mean())
                                       if validation else None)
         rep.switched_off = switched_off(rep.result.model, train, validation)
+        rep.without_temperature = without_temperature(rep.result.model, train, validation)
         warnings += fit_warnings(name, rep.result, rep.default_validation_mae)
     chosen = (cv.best() if cv else None) or best_model(reports)
 

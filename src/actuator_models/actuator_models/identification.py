@@ -41,6 +41,7 @@ import numpy as np
 from multiprocessing.process import BaseProcess
 
 from . import studies
+from .additions import settings_from_logs
 from .cma_run import CONVERGED, Counter, RunSpec, cma_runs, converged, default_popsize  # noqa: F401 (re-exported)
 from .friction import embed, nests
 from .logs import Log
@@ -82,7 +83,10 @@ class Identification:
 
     def __init__(self, model: Model, dataset: Dataset, settings: FitSettings = FitSettings(),
                  storage: Optional[str] = None, study_name: Optional[str] = None, start: Optional[Model] = None) -> None:
-        self.space = SearchSpace.for_model(model, settings.fixed, settings.bounds, settings.log_scale)
+        # an addition's settings (thermal: ambient and start temperature) come from the training logs
+        fixed = {**settings_from_logs(model.additions, [log.extra.get("temp") for log in dataset.train]),
+                 **(settings.fixed or {})}
+        self.space = SearchSpace.for_model(model, fixed, settings.bounds, settings.log_scale)
         self.model = model.with_values(**self.space.fixed)
         self.dataset, self.settings = dataset, settings
         needed = minimum_train_logs(len(self.space.free))

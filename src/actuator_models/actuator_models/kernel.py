@@ -43,7 +43,7 @@ _LAWS = {VoltageControlled: 0, CurrentPD: 1, CurrentControlled: 2, SpeedLimitedV
 _FRICTIONS = {"m1": 1, "m2": 2, "m3": 3, "m4": 4, "m5": 5, "m6": 6}
 _INTEGRATORS = {"bam": 0, "semi-implicit": 1}
 #: The additions with a compiled twin in :mod:`.kernel_numba`, in the order of its switches.
-ADDITION_TWINS: Tuple[str, ...] = ("latency", "backlash", "heating")
+ADDITION_TWINS: Tuple[str, ...] = ("latency", "backlash", "heating", "thermal")
 #: Columns of the parameter matrix handed to the kernel, by name, from the declarations: the
 #: actuators' parameters, M1-M6's, then each twinned addition's ``kernel_columns`` (absent ones are
 #: 0 and unused, but ``q_offset``: 0 is its meaning when a model has none).
@@ -115,6 +115,15 @@ def run(actuator: Actuator, friction: FrictionModel, values: ParamValues, batch:
     """MAE ``(P, L)`` [rad] of each parameter set on each log of a
     :class:`~actuator_models.simulation.LogBatch` and, with ``positions``, the simulated
     positions ``(P, L, T)`` [rad] (else an empty array)."""
+    maes, _, out = run_thermal(actuator, friction, values, batch, integrator, positions)
+    return maes, out
+
+
+def run_thermal(actuator: Actuator, friction: FrictionModel, values: ParamValues, batch: Any, integrator: str,
+                positions: bool = False) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`run`'s ``(maes, positions)`` with, between them, the MAE ``(P, L)`` [K] of the
+    case temperature against each log's ``temp`` readings (0 for a log without one, or a model
+    not carrying ``thermal``)."""
     additions = carried(values)
     problem = unsupported(actuator, friction, additions)
     if problem:
@@ -129,15 +138,17 @@ def run(actuator: Actuator, friction: FrictionModel, values: ParamValues, batch:
     def per_log(x: Any) -> np.ndarray:
         return np.ascontiguousarray(np.broadcast_to(np.asarray(x, dtype=float), (L,)))
 
+    heat = np.zeros((params.shape[0], L))
+    reading = np.where(batch.measured[:, None], batch.temperature, np.nan)
     kernel = compiled()
-    with nullcontext() if kernel.signatures else InterruptShield():  # the first call compiles (see the docstring)
+    with nullcontext() if kernel.signatures else InterruptShield():  # the first call compiles (module docstring)
         maes = kernel(
             law, consts, _FRICTIONS[friction.name], _INTEGRATORS[integrator] == 1, params,
             *on,
             np.ascontiguousarray(batch.goal_position), np.ascontiguousarray(batch.torque_enable),
-            np.ascontiguousarray(batch.temperature - REFERENCE_TEMPERATURE),
+            np.ascontiguousarray(batch.temperature - REFERENCE_TEMPERATURE), np.ascontiguousarray(reading),
             np.ascontiguousarray(batch.position), np.ascontiguousarray(batch.speed),
             batch.lengths.astype(np.int64), per_log(bench.mass), per_log(bench.length), per_log(bench.arm_mass),
-            per_log(batch.kp), per_log(batch.vin), per_log(batch.dt), out, positions,
+            per_log(batch.kp), per_log(batch.vin), per_log(batch.dt), out, positions, heat,
         )
-    return maes, (out if positions else np.empty(0))
+    return maes, heat, (out if positions else np.empty(0))

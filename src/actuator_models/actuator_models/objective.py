@@ -21,7 +21,8 @@ from . import kernel
 from .logs import Log
 from .model import Model
 from .parameters import Parameter
-from .simulation import LogBatch, mean_absolute_errors, rollout
+from .addition_thermal import TEMPERATURE_WEIGHT
+from .simulation import LogBatch, mean_absolute_errors, rollout_temperatures, temperature_errors
 
 #: Cost given to a parameter set whose simulation is not finite [rad].
 FAILED_COST = 1e3
@@ -170,7 +171,10 @@ class Prior:
 
 class Objective:
     """Batched cost: MAE [rad] of many parameter sets of ``model`` on a fixed set of logs,
-    simulated with the model's integrator, times an optional :class:`Prior`'s factor."""
+    simulated with the model's integrator, times an optional :class:`Prior`'s factor. For a model
+    carrying ``thermal`` the cost adds :data:`~.addition_thermal.TEMPERATURE_WEIGHT` [rad/K] times
+    the case temperature's MAE [K] against the logs' ``temp`` register (a measurement to fit);
+    :meth:`per_log` and the MAE of :meth:`evaluate` stay the position's."""
 
     def __init__(self, model: Model, logs: Sequence[Log], prior: Optional[Prior] = None) -> None:
         self.model = model
@@ -194,22 +198,33 @@ class Objective:
 
     def per_log(self, values: Mapping[str, np.ndarray]) -> np.ndarray:
         """MAE per parameter set and log, shape ``(P, L)``; the model's values fill the gaps."""
+        return self.errors(values)[0]
+
+    def errors(self, values: Mapping[str, np.ndarray]) -> Tuple[np.ndarray, np.ndarray]:
+        """``(position MAE [rad], case temperature MAE [K])`` per parameter set and log, shapes
+        ``(P, L)`` (temperature: 0 for a log without ``temp`` or a model without ``thermal``)."""
         size = len(next(iter(values.values())))
         full = {name: np.full(size, value) for name, value in self.model.values.items()}
         full.update({name: np.asarray(v, dtype=float) for name, v in values.items()})
         with np.errstate(all="ignore"):
             if self.compiled:
-                maes, _ = kernel.run(self.model.actuator, self.model.friction, full, self.batch, self.model.integrator)
+                maes, heat, _ = kernel.run_thermal(self.model.actuator, self.model.friction, full, self.batch,
+                                                   self.model.integrator)
             else:
-                simulated = rollout(self.model.actuator, self.model.friction, full, self.batch, self.model.integrator)
+                simulated, temperatures = rollout_temperatures(self.model.actuator, self.model.friction, full,
+                                                               self.batch, self.model.integrator)
                 maes = mean_absolute_errors(simulated, self.batch)
-        return np.where(np.isfinite(maes), maes, FAILED_COST)
+                heat = np.zeros_like(maes) if temperatures is None else temperature_errors(temperatures, self.batch)
+        return (np.where(np.isfinite(maes), maes, FAILED_COST),
+                np.where(np.isfinite(heat), heat, FAILED_COST / TEMPERATURE_WEIGHT))
 
     def evaluate(self, values: Mapping[str, np.ndarray]) -> Tuple[np.ndarray, np.ndarray]:
         """(cost, mean MAE [rad] over the logs) of each parameter set, both shape ``(P,)``: the
-        cost is the MAE times the prior's factor (the MAE itself without a prior)."""
-        mae = self.per_log(values).mean(axis=1)
-        return (mae if self.prior is None else mae * self.prior.factor(values)), mae
+        cost is the MAE plus the weighted temperature MAE (``thermal``), times the prior's factor."""
+        maes, heat = self.errors(values)
+        mae = maes.mean(axis=1)
+        cost = mae + TEMPERATURE_WEIGHT * heat.mean(axis=1)
+        return (cost if self.prior is None else cost * self.prior.factor(values)), mae
 
     def __call__(self, values: Mapping[str, np.ndarray]) -> np.ndarray:
         """The cost of each parameter set, shape ``(P,)`` (see :meth:`evaluate`)."""

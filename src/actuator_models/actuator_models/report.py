@@ -10,6 +10,7 @@ report's figures of merit, pure functions of a fit's results.
 from __future__ import annotations
 
 import json
+import warnings
 from collections import defaultdict
 from dataclasses import asdict, replace
 from pathlib import Path
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, 
 
 import numpy as np
 
-from .additions import carried
+from .additions import addition, carried, carried_values
 from .fit_data import FitResult
 from .logs import Log
 from .model import Model
@@ -44,11 +45,24 @@ def switched_off(model: Model, train: Sequence[Log], validation: Sequence[Log]) 
     switched off and every other parameter as fitted: how much the fit leans on it."""
     out: Dict[str, Dict[str, Optional[float]]] = {}
     for name in carried(model.values):
-        off = replace(model, values={k: v for k, v in model.values.items() if k != name},
+        names = addition(name).parameter_names
+        off = replace(model, values={k: v for k, v in model.values.items() if k not in names},
                       additions=tuple(a for a in model.additions if a != name))
         out[name] = {"train_mae": float(Objective(off, train).of_model(off).mean()),
                      "validation_mae": float(Objective(off, validation).of_model(off).mean()) if validation else None}
     return out
+
+
+def without_temperature(model: Model, train: Sequence[Log], validation: Sequence[Log]) -> Dict[str, Optional[float]]:
+    """The training and validation MAE [rad] of ``model`` simulated with the logs' ``temp``
+    column removed: what a simulation that knows no temperature gets (``heating`` then runs at
+    25 degC; ``thermal`` starts at its ``thermal_initial`` setting)."""
+    def mae(logs: Sequence[Log]) -> float:
+        bare = [replace(log, extra={k: v for k, v in log.extra.items() if k != "temp"}) for log in logs]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the warning about heating without a temperature is this number
+            return float(Objective(model, bare).of_model(model).mean())
+    return {"train_mae": mae(train), "validation_mae": mae(validation) if validation else None}
 
 
 def fit_warnings(name: str, result: FitResult, default_validation: Optional[float]) -> List[str]:
@@ -125,8 +139,9 @@ def report_content(report: "FitReport") -> Dict[str, Any]:
             "phases": [asdict(p) for p in r.phases],
             "fixed": dict(r.space.fixed),
             "starts": [asdict(start) for start in r.starts],
-            "additions": {"carried": {a: r.model.values[a] for a in carried(r.model.values)},
+            "additions": {"carried": carried_values(r.model.values),
                           "switched_off": rep.switched_off,
+                          "without_temperature": rep.without_temperature,
                           "selection": rep.selection.to_dict() if rep.selection else None},
         }
     return content

@@ -8,8 +8,9 @@ A :class:`Servo` is an :class:`~.actuators.Actuator` (firmware state, control la
     goal, enable  <- each addition's on_command (state)          e.g. latency
     setpoint      <- actuator.firmware (state)                   e.g. the STS target-speed limit
     control       =  actuator.control(setpoint, y, v, kp, vin)   y: what the encoder reads
-    p_motor       <- each addition's on_motor (this step's inputs) e.g. heating: R(T)
+    p_motor       <- each addition's on_motor_state (state, inputs)  e.g. heating: R(T), thermal: R(T_winding)
     tm            =  actuator.torque(control, enable, v, p_motor, vin)
+    state         <- each addition's on_current (current tm / kt)  e.g. thermal: copper losses heat the winding
     te, budget    =  external torque (plus the dynamic friction's), friction budget(tm, te, v)
     -- the integrator moves the drive (q, v): the pendulum step of :mod:`.simulation`, MuJoCo --
     state         <- dynamic friction advance; each addition's on_output (state)  e.g. backlash
@@ -86,13 +87,14 @@ class Drive:
     inputs: Mapping[str, Optional[Value]] = field(default_factory=dict)
 
 
-def start(servo: Servo, q: Value, p: ParamValues, dt: Value) -> ServoState:
+def start(servo: Servo, q: Value, p: ParamValues, dt: Value,
+          inputs: Optional[Mapping[str, Optional[Value]]] = None) -> ServoState:
     """The state at the start of a simulation from the drive position ``q`` [rad] (floats or
-    arrays of the batch's shape)."""
+    arrays of the batch's shape) and the first step's inputs by name (None: none measured)."""
     dynamic = servo.friction.state
     friction = None if dynamic is None else (dynamic.initial if isinstance(q, float) else np.full(np.shape(q), dynamic.initial))
     firmware = q if isinstance(q, float) else q.copy()
-    return ServoState(firmware, friction, [a.start(q, p, dt) for a in servo.additions])
+    return ServoState(firmware, friction, [a.initial(q, p, dt, inputs or {}) for a in servo.additions])
 
 
 def output(servo: Servo, state: ServoState, q: Value) -> Value:
@@ -113,16 +115,31 @@ def setpoint(servo: Servo, state: ServoState, drive: Drive, y: Value, p: ParamVa
     return target, enable
 
 
-def motor_values(servo: Servo, p: ParamValues, inputs: Mapping[str, Optional[Value]]) -> ParamValues:
-    """The parameter values of the motor this step: the additions' motor hooks."""
-    for a in servo.additions:
-        p = a.on_motor(p, inputs)
+def motor_values(servo: Servo, p: ParamValues, inputs: Mapping[str, Optional[Value]],
+                 state: Optional[ServoState] = None) -> ParamValues:
+    """The parameter values of the motor this step: the additions' motor hooks (``state``: the
+    servo's, for additions whose motor values follow their state; None: their start)."""
+    for i, a in enumerate(servo.additions):
+        p = a.on_motor(p, inputs) if state is None else a.on_motor_state(state.additions[i], p, inputs)
     return p
 
 
-def motor_torque(servo: Servo, control: Value, enable: Value, v: Value, p: ParamValues, drive: Drive) -> Value:
+def motor_torque(servo: Servo, control: Value, enable: Value, v: Value, p: ParamValues, drive: Drive,
+                 state: Optional[ServoState] = None) -> Value:
     """Motor torque [N m] of a control signal (V or A) at drive velocity ``v`` [rad/s]."""
-    return servo.actuator.torque(control, enable, v, motor_values(servo, p, drive.inputs), drive.vin)
+    return servo.actuator.torque(control, enable, v, motor_values(servo, p, drive.inputs, state), drive.vin)
+
+
+def heat(servo: Servo, state: ServoState, tm: Value, p: ParamValues, drive: Drive) -> None:
+    """After the step's motor torque ``tm`` [N m]: each addition's current hook sees the motor
+    current ``tm / kt`` [A] over ``drive.dt`` (updates ``state``; the motor's values are those the
+    torque was computed with)."""
+    if not any("on_current" in a.acts_on for a in servo.additions):
+        return
+    motor = motor_values(servo, p, drive.inputs, state)
+    current = tm / motor["kt"]
+    for i, a in enumerate(servo.additions):
+        state.additions[i] = a.on_current(state.additions[i], current, motor, drive.dt)
 
 
 def forces(servo: Servo, state: ServoState, tm: Value, te: Value, v: Value, p: ParamValues) -> Tuple[Value, Value]:

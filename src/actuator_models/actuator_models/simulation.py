@@ -26,11 +26,15 @@ displacement.
 Additions (:mod:`.additions`), when the parameter values carry them: ``latency`` delays the
 logged goal and torque enable; ``backlash`` puts the output (recorded position, control law,
 gravity) behind a play of the drive state ``(q, v)``; ``heating`` sets the motor's ``R`` from
-the logged temperature of each step.
+the logged temperature of each step (a log without one: 25 degC, with a warning); ``thermal``
+carries the winding and case temperatures, started at the log's first ``temp`` reading (else its
+``thermal_initial`` setting) and heated by the step's copper losses
+(:func:`rollout_temperatures` also returns the case temperature the register would read).
 """
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Optional, Sequence, Tuple
 
@@ -42,7 +46,8 @@ from .friction import FrictionModel, applied_friction
 from .logs import Log
 from .model import Model
 from .parameters import ParamValues, Value, clip
-from .servo import Drive, Servo, ServoState, forces, motor_torque, output, settle, setpoint, start
+from .addition_thermal import case_temperature
+from .servo import Drive, Servo, ServoState, forces, heat, motor_torque, output, settle, setpoint, start
 
 GRAVITY = 9.80665  # m/s^2
 MAX_SPEED = 100.0  # rad/s, velocity clip of the published step
@@ -99,7 +104,7 @@ class LogBatch:
 
     Shorter logs are padded with their last entry; ``mask`` marks real entries. ``temperature``
     [degC]: the logged ``temp`` column, 25 degC (:data:`.additions.REFERENCE_TEMPERATURE`) for a
-    log without one.
+    log without one; ``measured`` ``(L,)``: whether the log has a ``temp`` column.
     """
 
     bench: Pendulum
@@ -113,6 +118,7 @@ class LogBatch:
     mask: np.ndarray
     lengths: np.ndarray
     temperature: np.ndarray
+    measured: np.ndarray
 
     @classmethod
     def from_logs(cls, logs: Sequence[Log], default_vin: float = 12.0) -> "LogBatch":
@@ -149,7 +155,12 @@ class LogBatch:
             mask=np.arange(steps)[None, :] < lengths[:, None],
             lengths=lengths,
             temperature=stack([log.extra.get("temp", [REFERENCE_TEMPERATURE]) for log in logs]),
+            measured=np.array([len(log.extra.get("temp", ())) > 0 for log in logs]),
         )
+
+    def first_temperature(self) -> np.ndarray:
+        """Each log's first temperature reading [degC], NaN for a log without one, ``(L,)``."""
+        return np.where(self.measured, self.temperature[:, 0], np.nan)
 
     @property
     def steps(self) -> int:
@@ -178,7 +189,8 @@ def torque_step(servo: Servo, state: ServoState, drive_state: Tuple[Value, Value
     ``(q, v, y)``: drive position [rad], velocity [rad/s], what the encoder reads [rad]."""
     q, v, y = drive_state
     te = bench.gravity_torque(y + p.get("q_offset", 0.0))
-    tm = motor_torque(servo, control, enable, v, p, drive)
+    tm = motor_torque(servo, control, enable, v, p, drive, state)
+    heat(servo, state, tm, p, drive)
     external, budget = forces(servo, state, tm, te, v, p)
     inertia = bench.inertia(p["armature"])
     q_next, v_next = step(q, v, tm, external, budget, inertia, drive.dt, integrator)
@@ -209,25 +221,58 @@ def rollout(
     result has shape ``(L, T)``, or ``(P, L, T)`` for arrays. The additions are those ``values``
     carry.
     """
+    return rollout_temperatures(actuator, friction, values, batch, integrator)[0]
+
+
+def rollout_temperatures(
+    actuator: Actuator,
+    friction: FrictionModel,
+    values: ParamValues,
+    batch: LogBatch,
+    integrator: str = "bam",
+) -> Tuple[np.ndarray, Optional[np.ndarray]]:
+    """:func:`rollout`'s positions [rad] and, for a model carrying ``thermal``, the case
+    temperature [degC] before each step (what the ``temp`` register reads; else None)."""
     p = _batched(values)
     servo = Servo.carrying(actuator, friction, values)
+    warn_unmeasured(servo, bool(batch.measured.all()))
     shape = np.broadcast_shapes(*(v.shape for v in p.values()), batch.kp.shape)
     q = np.broadcast_to(batch.position[:, 0], shape).copy()
     v = np.broadcast_to(batch.speed[:, 0], shape).copy()
-    state = start(servo, q, p, batch.dt)
+    state = start(servo, q, p, batch.dt, {"temperature": batch.first_temperature()})
+    thermal = [i for i, a in enumerate(servo.additions) if a.name == "thermal"]
     out = np.empty(shape + (batch.steps,))
+    temperatures = np.empty(shape + (batch.steps,)) if thermal else None
     inputs = {name: getattr(batch, name) for name in servo.inputs}
     for k in range(batch.steps):
         out[..., k] = output(servo, state, q)
+        if temperatures is not None:
+            temperatures[..., k] = case_temperature(state.additions[thermal[0]])
         drive = Drive(batch.goal_position[:, k], batch.torque_enable[:, k], batch.kp, batch.vin, batch.dt,
                       {name: column[:, k] for name, column in inputs.items()})
         q, v, _ = bench_step(servo, state, q, v, batch.bench, drive, p, integrator)
-    return out
+    return out, temperatures
+
+
+def warn_unmeasured(servo: Servo, measured: bool) -> None:
+    """Warn when a model carrying ``heating`` (a replayed temperature) runs without one: it then
+    runs at 25 degC, the ``R`` as identified, which is not what the logs it was fitted on read."""
+    if not measured and any(a.name == "heating" for a in servo.additions):
+        warnings.warn("the model carries 'heating' (a replayed temperature) but no temperature is given: simulated "
+                      "at 25 degC; give the temperature (a log's temp column, the simulator's temperature setting) "
+                      "or fit with --carry thermal, which simulates it", stacklevel=3)
 
 
 def mean_absolute_errors(simulated: np.ndarray, batch: LogBatch) -> np.ndarray:
     """MAE [rad] between simulated and logged positions, per log (shape ``(..., L)``)."""
     error = np.abs(simulated - batch.position) * batch.mask
+    return error.sum(axis=-1) / batch.lengths
+
+
+def temperature_errors(temperatures: np.ndarray, batch: LogBatch) -> np.ndarray:
+    """MAE [K] between simulated case temperatures and the logged ``temp`` readings, per log
+    (shape ``(..., L)``; 0 for a log without readings)."""
+    error = np.abs(temperatures - batch.temperature) * (batch.mask & batch.measured[:, None])
     return error.sum(axis=-1) / batch.lengths
 
 
@@ -255,7 +300,9 @@ class PendulumSimulator:
         a ``backlash`` play; see :mod:`.additions`). drive: drive-side position [rad].
         control: last control signal (V or A). motor_torque, external_torque, friction_torque:
         last step's torques [N m]. temperature: the servo's temperature [degC] for a model
-        carrying ``heating`` (settable; None = 25 degC, ``R`` as identified).
+        carrying ``heating`` (settable; None = 25 degC, ``R`` as identified, with a warning), the
+        start of both thermal nodes for one carrying ``thermal`` (None: its ``thermal_initial``);
+        :attr:`temperatures` its winding and case temperatures.
     """
 
     def __init__(
@@ -278,11 +325,23 @@ class PendulumSimulator:
         self._state: Optional[ServoState] = None  # started at the first step (the latency needs dt)
         #: the servo's temperature [degC] for a model carrying ``heating`` (None: 25 degC, R as identified)
         self.temperature = temperature
+        warn_unmeasured(self.servo, temperature is not None)
 
     def _started(self, dt: float) -> ServoState:
         if self._state is None:
-            self._state = start(self.servo, self.drive, self.model.values, dt)
+            self._state = start(self.servo, self.drive, self.model.values, dt, {"temperature": self.temperature})
         return self._state
+
+    @property
+    def temperatures(self) -> Optional[Tuple[float, float]]:
+        """``(winding, case)`` [degC] of a model carrying ``thermal`` (None otherwise); before the
+        first step both are at their start (``temperature``, else ``thermal_initial``)."""
+        for i, a in enumerate(self.servo.additions):
+            if a.name == "thermal":
+                w, c = self._state.additions[i] if self._state is not None else a.initial(
+                    self.drive, self.model.values, 0.0, {"temperature": self.temperature})
+                return float(w), float(c)
+        return None
 
     @property
     def q(self) -> float:

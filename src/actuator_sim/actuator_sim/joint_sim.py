@@ -23,7 +23,9 @@ budget, dynamic friction, additions' hooks and states): this module keeps only t
 the reference rollout: ``latency`` delays goal and torque enable (in the ``timestep`` base);
 ``backlash``: the joint is the drive, the control law and :attr:`JointSimulation.position` see the
 output behind the play (gravity acts at the joint, up to ``backlash / 2`` away); ``heating``: ``R``
-at the servo's ``temperature`` setting.
+at the servo's ``temperature`` setting; ``thermal``: the winding and case temperatures as state,
+started at the servo's ``temperature`` setting (None: the model's ``thermal_initial``), heated by
+the motor current of each step (:attr:`JointSimulation.temperatures`).
 
 The armature of each actuated DoF is set from the model (``armature``). The friction-loss
 constraint of an actuated DoF is made (nearly) hard by default: ``solimpfriction`` 0.9999 and
@@ -46,7 +48,8 @@ import mujoco
 import numpy as np
 
 from actuator_models.model import Model
-from actuator_models.servo import Drive, Servo as ServoParts, forces, motor_torque, output, settle, setpoint, start
+from actuator_models.simulation import warn_unmeasured
+from actuator_models.servo import Drive, Servo as ServoParts, forces, heat, motor_torque, output, settle, setpoint, start
 
 from .friction_split import VISCOUS_MODES, ViscousMode, split_budget
 
@@ -66,7 +69,8 @@ class Servo:
         model: actuator + friction model + parameter values.
         kp: firmware proportional gain, in the actuator's own units.
         vin: supply voltage [V]; None = the actuator's default. temperature [degC]: for a model
-        carrying ``heating`` (None: 25 degC, ``R`` as identified).
+        carrying ``heating`` (None: 25 degC, ``R`` as identified), the start of a ``thermal``
+        model's nodes (None: its ``thermal_initial``).
     """
 
     joint: str
@@ -194,6 +198,7 @@ class JointSimulation:
         self.kp = np.array([s.kp for s in self.servos], dtype=float)
         #: servo temperatures [degC] for models carrying ``heating`` (NaN: 25 degC, R as identified)
         self.temperature = np.array([np.nan if s.temperature is None else s.temperature for s in self.servos])
+        self._unwarned = set(range(n))  # servos not yet warned of heating without a temperature
         self._control = np.zeros(n)
         self._motor_torque = np.zeros(n)
         self._external_torque = np.zeros(n)
@@ -291,10 +296,19 @@ class JointSimulation:
         self.data.qpos[self._qpos] = q
         self.data.qvel[self._dofs] = v
         self.goal_position = q.copy()
-        self._states = [start(part, float(q[i]), s.model.values, self.timestep)
+        self._states = [start(part, float(q[i]), s.model.values, self.timestep, {"temperature": s.temperature})
                         for i, (part, s) in enumerate(zip(self._parts, self.servos))]
         mujoco.mj_forward(self.model, self.data)
         self._friction_loss = friction_loss_torque(self.data, self.model.nv)
+
+    @property
+    def temperatures(self) -> list:
+        """Per servo, ``(winding, case)`` temperatures [degC] of a model carrying ``thermal``, else None."""
+        out = []
+        for part, state in zip(self._parts, self._states):
+            names = [a.name for a in part.additions]
+            out.append(tuple(float(t) for t in state.additions[names.index("thermal")]) if "thermal" in names else None)
+        return out
 
     def _budgets(self, tm: np.ndarray, te: np.ndarray, v: np.ndarray) -> np.ndarray:
         return np.array(
@@ -325,11 +339,16 @@ class JointSimulation:
         drives = []
         for i, servo in enumerate(self.servos):
             temperature = None if np.isnan(self.temperature[i]) else float(self.temperature[i])
+            if temperature is None and i in self._unwarned:
+                self._unwarned.discard(i)
+                warn_unmeasured(self._parts[i], False)
             drive = Drive(self.goal_position[i], bool(self.torque_enable[i]), self.kp[i], self._vin[i], self.timestep,
                           {"temperature": temperature})
             target, enable = setpoint(self._parts[i], self._states[i], drive, y[i], servo.model.values)
             self._control[i] = servo.model.actuator.control(target, y[i], v[i], self.kp[i], self._vin[i])
-            self._motor_torque[i] = motor_torque(self._parts[i], self._control[i], enable, v[i], servo.model.values, drive)
+            self._motor_torque[i] = motor_torque(self._parts[i], self._control[i], enable, v[i], servo.model.values, drive,
+                                                 self._states[i])
+            heat(self._parts[i], self._states[i], self._motor_torque[i], servo.model.values, drive)
             drives.append(drive)
         self._external_torque = external_torque(self.data, self._friction_loss)[self._dofs]
         if self.update_friction:

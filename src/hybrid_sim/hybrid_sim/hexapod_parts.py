@@ -21,6 +21,11 @@ UNUSED_SYMBOLS = ("q_rt", "speed_constant", "torque_constant", "armature_resist"
 ALIASES = {"KP": "kp", "KD": "kd"}
 TERRAINS = ("flat", "sinusoid", "sloped")
 CONTROLS = ("open-loop", "turn-in-place")
+#: sweep_angle [rad] when an rc file / command asks for turn-in-place and names none: at the
+#: running default 0.75 a stance leg lags its reference by pi after about 1 s of turning in place,
+#: the wrapped hip PD error flips sign there and a liftoff boundary jumps through zero (the run
+#: stops at 0.97 s, "discontinuous boundary?"); at 0.5 the legs keep up (issue 35)
+TURN_IN_PLACE_SWEEP = 0.5
 LEFT_LEGS = (3, 4, 5)  # legs on the -x_B side
 
 
@@ -85,7 +90,7 @@ class HexapodParameters:
     kp: float = 10.0  # hip PD [N m/rad]
     kd: float = 0.5  # [N m s/rad]
     cycle_time: float = 1.0
-    sweep_angle: float = 0.75
+    sweep_angle: float = 0.75  # from_symbols: TURN_IN_PLACE_SWEEP for turn-in-place unless given
     flight_time: float = 0.4
     leg_offset: float = 0.0
     control_type: str = "open-loop"  # or "turn-in-place" (manual 5.2.2)
@@ -161,6 +166,8 @@ class HexapodParameters:
         """Parameters from rc-file symbols named as in ``scalars`` (Table 2); others raise ValueError.
 
         Symbols of :data:`UNUSED_SYMBOLS` are accepted and left out (the command says so).
+        ``control_type = "turn-in-place"`` without a ``sweep_angle`` gets :data:`TURN_IN_PLACE_SWEEP`
+        (written to the run's .param file, so it reads back the same).
         """
         base = cls()
         flat = base.scalars()
@@ -193,6 +200,8 @@ class HexapodParameters:
             if name in values:
                 values[name] = tuple(tuple(row) for row in values[name])
         values.update({k: tuple(v) for k, v in values.items() if isinstance(v, list)})
+        if values.get("control_type") == "turn-in-place" and "sweep_angle" not in values:
+            values["sweep_angle"] = TURN_IN_PLACE_SWEEP
         return replace(base, **values)
 
     @property

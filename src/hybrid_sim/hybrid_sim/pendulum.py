@@ -40,6 +40,11 @@ through their declared hooks, each in its ``dt -> 0`` limit (``Addition.continuo
   position. The control law, the firmware and gravity see that output ``y``; the motor's back-EMF
   and the friction the drive's ``v``, as in the fixed-step step. The output is recorded as ``y``.
 
+* on its own state, following the motor current (``thermal``: ``Addition.rate``, the state's
+  time derivative): the winding and case temperatures are continuous states after ``q, v``,
+  integrated in every chart (the stalled servo heats too), started at the log's first ``temp``
+  reading, else the model's ``thermal_initial``.
+
 An addition acting through a hook it declares no continuous form of is refused with an error
 naming it, never ignored.
 
@@ -63,7 +68,7 @@ import numpy as np
 from actuator_models.additions import REFERENCE_TEMPERATURE
 from actuator_models.logs import Log
 from actuator_models.model import Model
-from actuator_models.servo import Drive, Servo, motor_torque
+from actuator_models.servo import Drive, Servo, ServoState, motor_torque, motor_values
 from actuator_models.simulation import Pendulum, simulate_logs
 
 from .engine import simulate
@@ -82,7 +87,7 @@ REFERENCE_SETTINGS = RunSettings(tolerance=1e-10, max_time_step=1e-3, stop_preci
 
 
 #: units of the reference's states (the bookkeeping ``enable``, ``k`` have none)
-STATE_UNITS = MappingProxyType({"q": "rad", "v": "rad/s", "goal": "rad", "target": "rad"})
+STATE_UNITS = MappingProxyType({"q": "rad", "v": "rad/s", "Tw": "degC", "Tc": "degC", "goal": "rad", "target": "rad"})
 
 
 @dataclass(frozen=True)
@@ -114,10 +119,10 @@ class PendulumStickSlip(HybridModel):
     State ``[q, v, goal, enable, k, target, *outputs]``: the drive's q [rad], v [rad/s] continuous;
     the held goal [rad], torque enable (0/1), the command index k, the firmware state at command
     k's time (target [rad], see the module docstring) and the output additions' states at the last
-    transition are bookkeeping states.
+    transition are bookkeeping states. A model carrying ``thermal`` adds the winding and case
+    temperatures [degC] as continuous states after v: ``[q, v, Tw, Tc, goal, ...]``.
     """
 
-    n_continuous = 2
     chart_names = CHART_NAMES
 
     def __init__(self, model: Model, bench: Pendulum, kp: float, vin: float, command: Command) -> None:
@@ -128,7 +133,12 @@ class PendulumStickSlip(HybridModel):
         self.offset = float(self.p.get("q_offset", 0.0))
         self.delay = sum(a.command_delay(self.p) for a in self.servo.additions if "on_command" in a.acts_on)
         self.outputs = tuple(a for a in self.servo.additions if "on_output" in a.acts_on)
-        self.state_names = ("q", "v", "goal", "enable", "k", "target") + tuple(a.name for a in self.outputs)
+        #: the additions with a continuous state of their own (their index among the servo's additions)
+        self.heated = [i for i, a in enumerate(self.servo.additions) if "on_current" in a.acts_on]
+        self.n_continuous = 2 + 2 * len(self.heated)
+        self.G, self.E, self.K, self.T = (self.n_continuous + i for i in range(4))  # bookkeeping indices
+        self.state_names = ("q", "v", *(("Tw", "Tc") if self.heated else ()), "goal", "enable", "k", "target") + \
+            tuple(a.name for a in self.outputs)
         self.state_units = STATE_UNITS
 
     def parameters(self) -> Mapping[str, float]:
@@ -150,7 +160,7 @@ class PendulumStickSlip(HybridModel):
     def output_states(self, x: np.ndarray) -> Tuple[float, ...]:
         """The output additions' states with the drive at ``x[0]``: each hook applied once from
         its state at the last transition (rate-independent, module docstring)."""
-        return tuple(float(a.on_output(s, x[0], self.p)) for a, s in zip(self.outputs, x[6:]))
+        return tuple(float(a.on_output(s, x[0], self.p)) for a, s in zip(self.outputs, x[self.T + 1:]))
 
     def output(self, x: np.ndarray) -> float:
         """What the encoder reads [rad] with the drive at ``x[0]``."""
@@ -163,16 +173,30 @@ class PendulumStickSlip(HybridModel):
     def firmware(self, t: float, x: np.ndarray) -> Tuple[float, float]:
         """``(firmware state, setpoint)`` [rad] at time ``t``: the actuator's firmware run from
         its state when the command in force reached it over the time since (module docstring)."""
-        elapsed = max(t - self.command_time(int(x[4])), 0.0)
-        state, setpoint = self.model.actuator.firmware(x[5], x[2], self.output(x), bool(x[3] > 0.5), elapsed, self.p)
+        elapsed = max(t - self.command_time(int(x[self.K])), 0.0)
+        state, setpoint = self.model.actuator.firmware(x[self.T], x[self.G], self.output(x), bool(x[self.E] > 0.5), elapsed, self.p)
         return float(state), float(setpoint)
+
+    def servo_state(self, x: np.ndarray) -> ServoState:
+        """The additions' states with continuous forms in ``x`` (the thermal nodes; None else)."""
+        states: list = [None] * len(self.servo.additions)
+        for n, i in enumerate(self.heated):
+            states[i] = (float(x[2 + 2 * n]), float(x[3 + 2 * n]))
+        return ServoState(None, None, states)
+
+    def heat_rates(self, t: float, x: np.ndarray, tm: float) -> list:
+        """Time derivatives [K/s] of the thermal states at motor torque ``tm`` [N m]."""
+        state = self.servo_state(x)
+        motor = motor_values(self.servo, self.p, self.inputs_at(t), state)
+        current = tm / motor["kt"]
+        return [float(r) for i in self.heated for r in self.servo.additions[i].rate(state.additions[i], current, motor)]
 
     def torques(self, t: float, x: np.ndarray, v: float) -> Tuple[float, float, float]:
         """Motor torque, external (gravity) torque and friction budget [N m] at velocity ``v``."""
         y = self.output(x)
-        drive = Drive(x[2], bool(x[3] > 0.5), self.kp, self.vin, 0.0, self.inputs_at(t))
+        drive = Drive(x[self.G], bool(x[self.E] > 0.5), self.kp, self.vin, 0.0, self.inputs_at(t))
         control = self.model.actuator.control(self.firmware(t, x)[1], y, v, self.kp, self.vin)
-        tm = float(motor_torque(self.servo, control, drive.enable, v, self.p, drive))
+        tm = float(motor_torque(self.servo, control, drive.enable, v, self.p, drive, self.servo_state(x)))
         te = float(self.bench.gravity_torque(y + self.offset))
         return tm, te, float(self.model.friction.budget(tm, te, v, self.p))
 
@@ -186,10 +210,10 @@ class PendulumStickSlip(HybridModel):
     # ----------------------------------------------------------------- hybrid model
     def vector_field(self, t: float, x: np.ndarray, chart: int) -> np.ndarray:
         if chart == STICK:
-            return np.zeros(2)
+            return np.array([0.0, 0.0, *(self.heat_rates(t, x, self.torques(t, x, 0.0)[0]) if self.heated else [])])
         tm, te, budget = self.torques(t, x, x[1])
         friction = -budget if chart == SLIDE_POS else budget
-        return np.array([x[1], (tm + te + friction) / self.inertia])
+        return np.array([x[1], (tm + te + friction) / self.inertia, *(self.heat_rates(t, x, tm) if self.heated else [])])
 
     def boundaries(self, chart: int) -> Sequence[Boundary]:
         first = Boundary(B_BREAKAWAY) if chart == STICK else Boundary(B_STOP)
@@ -197,7 +221,7 @@ class PendulumStickSlip(HybridModel):
 
     def boundary(self, t: float, x: np.ndarray, chart: int, index: int) -> float:
         if index == B_COMMAND:
-            k = int(x[4])
+            k = int(x[self.K])
             return self.command_time(k + 1) - t if k + 1 < len(self.command.t) else math.inf
         if index == B_STOP:
             return x[1] if chart == SLIDE_POS else -x[1]
@@ -206,12 +230,12 @@ class PendulumStickSlip(HybridModel):
 
     def transition(self, t: float, x: np.ndarray, chart: int, index: int) -> Transition:
         new = np.array(x, dtype=float)
-        new[6:] = self.output_states(x)  # the output hysteresis' states at this transition
+        new[self.T + 1:] = self.output_states(x)  # the output hysteresis' states at this transition
         if index == B_COMMAND:
-            k = int(x[4]) + 1
-            stays_on = x[3] > 0.5 and bool(self.command.enable[k])
-            new[5] = self.firmware(t, x)[0] if stays_on else self.output(x)  # the firmware state at command k
-            new[2], new[3], new[4] = self.command.goal[k], float(self.command.enable[k]), k
+            k = int(x[self.K]) + 1
+            stays_on = x[self.E] > 0.5 and bool(self.command.enable[k])
+            new[self.T] = self.firmware(t, x)[0] if stays_on else self.output(x)  # the firmware state at command k
+            new[self.G], new[self.E], new[self.K] = self.command.goal[k], float(self.command.enable[k]), k
             return Transition(self.at_rest_chart(t, new) if chart == STICK else chart, new)
         new[1] = 0.0  # the velocity reached zero (B_STOP), or the joint breaks away from rest
         return Transition(self.at_rest_chart(t, new), new)
@@ -228,7 +252,7 @@ class PendulumStickSlip(HybridModel):
         return ("t", "q", "v", "goal", "y")
 
     def auxiliary(self, t: float, x: np.ndarray, chart: int) -> np.ndarray:
-        return np.array([t, x[0], x[1], x[2], self.output(x)])
+        return np.array([t, x[0], x[1], x[self.G], self.output(x)])
 
 
 def log_command(log: Log) -> Command:
@@ -253,7 +277,9 @@ def exact_rollout(model: Model, log: Log, record_period: float,
     hybrid = PendulumStickSlip(model, bench_of(log), float(log.kp), vin, command)
     q0 = float(log.position[0])
     outputs = [float(a.start(q0, hybrid.p, float(log.dt))) for a in hybrid.outputs]  # e.g. the play centred
-    x0 = [q0, float(log.speed[0]), command.goal[0], float(command.enable[0]), 0.0,
+    reading = log.extra.get("temp")
+    start = float(reading[0]) if reading is not None and len(reading) else float(model.values.get("thermal_initial", 0.0))
+    x0 = [q0, float(log.speed[0]), *((start, start) * len(hybrid.heated)), command.goal[0], float(command.enable[0]), 0.0,
           q0, *outputs]  # the firmware state starts at the first position, as in the rollout
     run = replace(settings, final_time=float(command.t[-1]), record_period=record_period)
     return simulate(hybrid, x0, run)

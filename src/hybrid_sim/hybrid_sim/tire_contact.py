@@ -11,7 +11,8 @@ the spring state q on SE(2) x T(1):
    rolling moment at the same lever (power continuous): taken at Psi_c's origin, a tyre spinning
    over the ground pumped its normal spring and jumped (issue 35);
 3. the wrench W = -dV of the spring plus the damper (``tire_spring``, ``tire_damper``), limited
-   by the slip rule while slipping (``tire_slip``);
+   by the slip rule while slipping (``tire_slip``; with a tangential damper the total tangential
+   force is limited to mu times the total normal force);
 4. the rates: q' on the subgroup, hinge coordinates by Montana's kinematics (``tire_rolling``).
 
 Body 1 is the one whose outward normal the contact normal follows (the ground); the wrench is
@@ -91,7 +92,7 @@ class TireContact:
 
     @cached_property
     def slip(self) -> SlipRule:
-        return SlipRule(self.mu, self.stiffness)
+        return SlipRule(self.mu, self.stiffness, self.damper)
 
     def compliances(self) -> tuple:
         c1 = 0.0 if self.stiffness1 is None else 1.0 / self.stiffness1.normal
@@ -129,7 +130,9 @@ class TireContact:
         if slipping:
             slide = self.slip.released(q, stick_rate)
             rate = stick_rate - np.concatenate(([0.0], slide, [0.0]))
-            active = np.array([True, False, False, True])
+            # elastic rule: the tangential damper would add viscous friction; viscous rule: the
+            # damper is part of the limited force (spring + damper = mu f_n, ``tire_slip``)
+            active = np.array([True, self.slip.viscous, self.slip.viscous, True])
         wrench = stiffness.wrench(q)
         if self.damper is not None:
             wrench = wrench + self.damper.wrench(q, rate, active)

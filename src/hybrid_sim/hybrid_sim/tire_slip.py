@@ -19,6 +19,21 @@ r - |(x, y)| = 0 (stick -> slip) and |(x, y)| lambda = 0 (slip -> stick, ``relea
 the state never jumps and the slip rule adds no chattering. The rule needs an isotropic, uncoupled tangential stiffness
 (``Stiffness.tangential_isotropic``) so that "the force limit" and "the deformation limit" are
 the same circle.
+
+With a tangential damper (d_t > 0, ``Damper``) the circle above would limit the spring alone
+while the damper adds d_t q' and the normal force has its own damper term: |f_t| / f_n reached
+0.92 at mu 0.8 as the tyre unloaded (issue 35). The rule is then the Kelvin-Voigt element (spring
+k_t parallel to damper d_t) in series with a Coulomb slider, limited on the TOTAL forces:
+
+* f_n = -(K q)_z - (D q')_z, spring and damper (the damper's tangential block must be d_t I,
+  uncoupled, so f_n does not depend on the sliding);
+* trial g = k_t (x, y) + d_t s: the tangential force (f_t = -g) if the contact stuck;
+* sticking while |g| <= mu f_n (``stick_margin`` = mu f_n - |g|); else slipping, with
+  f_t = -mu f_n e, e = g / |g|, which fixes the rate: (x, y)' = s - lambda e,
+  lambda = (|g| - mu f_n) / d_t >= 0 (``release``; ``release_margin`` = |g| - mu f_n).
+
+The slider dissipates mu f_n lambda >= 0 and the state never jumps (both margins are continuous in
+the state and are each other's negatives, so stick -> slip -> stick has no chattering).
 """
 
 from __future__ import annotations
@@ -27,21 +42,54 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .tire_damper import Damper
 from .tire_spring import Stiffness
 
 
 @dataclass(frozen=True)
 class SlipRule:
-    """Coulomb limit mu (dimensionless; ``inf`` = never slips) for a stiffness K."""
+    """Coulomb limit mu (dimensionless; ``inf`` = never slips) for a stiffness K and a damper D.
+
+    With no damper, or one without tangential and normal blocks, the limit is the elastic circle
+    (module docstring, first part); with a tangential damper it is the total force's (second
+    part). A normal damper without a tangential one is refused (with a finite mu)."""
 
     mu: float
     stiffness: Stiffness
+    damper: Damper | None = None
 
     def __post_init__(self) -> None:
         if not self.mu > 0.0:
             raise ValueError(f"slip rule: mu must be > 0 (inf = no slip), got {self.mu!r}")
         if np.isfinite(self.mu):
             self.stiffness.tangential_isotropic()
+            if self.damper is not None and not self.viscous and self.damper.matrix[3, 3] != 0.0:
+                # the elastic circle holds |f_t| <= mu (-k_z z) only: a normal damper unloading the
+                # tyre pushed |f_t| / f_n to 0.92 at mu 0.8 (issue 35)
+                raise ValueError("slip rule: a normal damper (d_z > 0) needs a tangential damper (d_t > 0), "
+                                 "else the friction limit would hold on the elastic normal force only")
+            if self.viscous:
+                d = self.damper.matrix  # type: ignore[union-attr]
+                if not (np.isclose(d[2, 2], d[1, 1]) and np.allclose(d[1:3, [0, 3]], 0.0) and np.isclose(d[1, 2], 0.0)):
+                    raise ValueError("slip rule: needs a tangential damper d_t I uncoupled from theta and z, "
+                                     f"got {d.tolist()}")
+
+    @property
+    def viscous(self) -> bool:
+        """True when a tangential damper takes part in the friction limit (d_t > 0)."""
+        return self.damper is not None and bool(np.any(self.damper.matrix[1:3, 1:3] != 0.0))
+
+    def normal_force(self, q: np.ndarray, stick_rate: np.ndarray) -> float:
+        """f_n [N] pressing the surfaces together: elastic, plus the damper's when viscous."""
+        k = self.stiffness.matrix
+        f_n = -float(k[3] @ q)
+        if self.viscous:
+            f_n -= float(self.damper.matrix[3] @ stick_rate)  # type: ignore[union-attr]
+        return f_n
+
+    def trial(self, q: np.ndarray, stick_rate: np.ndarray) -> np.ndarray:
+        """g = k_t (x, y) + d_t s [N]: minus the tangential force if the contact stuck (viscous rule)."""
+        return self.stiffness.matrix[1, 1] * q[1:3] + self.damper.matrix[1, 1] * stick_rate[1:3]  # type: ignore[union-attr]
 
     @property
     def enabled(self) -> bool:
@@ -65,21 +113,28 @@ class SlipRule:
         k = self.stiffness.matrix
         return float(self.mu * (-k[3] @ rate) / k[1, 1])
 
-    def stick_margin(self, q: np.ndarray) -> float:
-        """r - |(x, y)| [m]: positive while the friction holds the tangential spring."""
+    def stick_margin(self, q: np.ndarray, stick_rate: np.ndarray) -> float:
+        """Positive while the friction holds: r - |(x, y)| [m], or mu f_n - |g| [N] when viscous."""
+        if self.viscous:
+            g = self.trial(q, stick_rate)
+            return self.mu * max(self.normal_force(q, stick_rate), 0.0) - float(np.hypot(g[0], g[1]))
         return self.radius(q) - float(np.hypot(q[1], q[2]))
 
     @staticmethod
-    def direction(q: np.ndarray, stick_rate: np.ndarray) -> np.ndarray:
-        """e: direction of (x, y), or of its sticking rate when (x, y) is (numerically) zero."""
-        for vec in (q[1:3], stick_rate[1:3]):
+    def direction(q: np.ndarray, stick_rate: np.ndarray, first: np.ndarray | None = None) -> np.ndarray:
+        """e: direction of ``first`` (if given), else of (x, y), else of its sticking rate (first nonzero)."""
+        vectors = [q[1:3], stick_rate[1:3]] if first is None else [first, q[1:3], stick_rate[1:3]]
+        for vec in vectors:
             n = float(np.hypot(vec[0], vec[1]))
             if n > 1e-15:
                 return vec / n
         return np.array([1.0, 0.0])
 
     def release(self, q: np.ndarray, stick_rate: np.ndarray) -> float:
-        """lambda = s.e - r' [m/s]: how fast the released part leaves; >= 0 while slipping."""
+        """lambda = s.e - r' [m/s] (viscous: (|g| - mu f_n) / d_t): how fast the released part leaves;
+        >= 0 while slipping."""
+        if self.viscous:
+            return self.release_margin(q, stick_rate) / float(self.damper.matrix[1, 1])  # type: ignore[union-attr]
         e = self.direction(q, stick_rate)
         return float(stick_rate[1:3] @ e) - self.radius_rate(q, stick_rate)
 
@@ -89,14 +144,19 @@ class SlipRule:
         Same sign as lambda, but continuous where (x, y) passes through 0, as it does when the
         normal force runs out while slipping (r -> 0): there lambda itself jumps, its direction
         e flipping with (x, y), a crossing no root finder locates (the undamped wheel's first
-        liftoff, issue 25). Here it crosses zero there, continuously.
+        liftoff, issue 25). Here it crosses zero there, continuously. Viscous rule: |g| - mu f_n [N]
+        (f_n not clamped, so it stays continuous through liftoff's root-finder trial points).
         """
+        if self.viscous:
+            g = self.trial(q, stick_rate)
+            return float(np.hypot(g[0], g[1])) - self.mu * self.normal_force(q, stick_rate)
         xy = np.asarray(q[1:3], float)
         return float(stick_rate[1:3] @ xy) - self.radius_rate(q, stick_rate) * float(np.hypot(xy[0], xy[1]))
 
     def released(self, q: np.ndarray, stick_rate: np.ndarray) -> np.ndarray:
         """lambda e [m/s] in Psi_c's (x, y): the sliding the spring does not take."""
-        return self.release(q, stick_rate) * self.direction(q, stick_rate)
+        first = self.trial(q, stick_rate) if self.viscous else None
+        return self.release(q, stick_rate) * self.direction(q, stick_rate, first)
 
     def slip_rate(self, q: np.ndarray, stick_rate: np.ndarray) -> np.ndarray:
         """q' while slipping: the sticking rate less lambda e on (x, y)."""

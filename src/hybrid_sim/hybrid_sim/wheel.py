@@ -16,8 +16,9 @@ Charts and boundaries (all positive inside the patch):
 * FLIGHT: gap between tread and ground; touchdown puts both hinges at the closest points with
   q = 0 (zero energy, zero wrench) and enters SLIP when the contact would have to slide at once
   (lambda > 0, see ``tire_slip``), else STICK;
-* STICK: f_z (the normal force, spring + damper: liftoff when it would pull); r - |(qx, qy)|
-  (friction limit, only when mu is finite);
+* STICK: f_z (the normal force, spring + damper: liftoff when it would pull); the friction
+  limit (only when mu is finite): mu f_n - |f_t| on the total forces with the default tangential
+  damper, r - |(qx, qy)| on the spring's without one (``tire_slip``);
 * SLIP: f_z; |(qx, qy)| lambda (slip -> stick when the twist unloads the tangential spring;
   weighted so that it stays continuous as (qx, qy) shrinks through 0 at liftoff, ``tire_slip``).
   Where a boundary falls through right after a transition (liftoff while slipping), ``rest``
@@ -85,6 +86,10 @@ class WheelParameters:
         for name in ("inertia", "gravity", "d_theta", "d_t", "d_z", "amplitude", "hardening"):
             if not getattr(self, name) >= 0.0:
                 raise ValueError(f"wheel: {name} must be >= 0, got {getattr(self, name)!r}")
+        if np.isfinite(self.mu) and self.d_z > 0.0 and self.d_t == 0.0:
+            raise ValueError(f"wheel: d_z = {self.d_z!r} needs d_t > 0 with a finite mu = {self.mu!r} (the friction "
+                             "limit holds on spring + damper forces through the tangential damper); set d_t > 0, "
+                             "d_z = 0 or mu = inf")
         if self.amplitude * (2 * np.pi / self.wavelength) ** 2 >= 1.0 / self.radius:
             raise ValueError("wheel: ground curvature amplitude*(2 pi/wavelength)^2 must be below 1/radius")
 
@@ -200,7 +205,7 @@ class Wheel(HybridModel):
             return self.gap_of(x)
         q = x[self.spring]
         if index == STICK_LIMIT:
-            return self.slip_rule.stick_margin(q)
+            return self.slip_rule.stick_margin(q, self.stick_rate(x))
         state = self.contact(x, chart)
         if index == LIFTOFF:
             return float(state.wrench[3])
