@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import warnings
 import signal
 import subprocess
 import sys
@@ -13,9 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from actuator_models.argument_names import COMMAND_LINE
+from actuator_models.exit_codes import InputWarning
 from actuator_models.fit_outputs import plan_outputs
 from actuator_models.fit_spec import FitSpec
-from actuator_models.fitting import fit
+from actuator_models.fitting import TooFewTrainingLogs, fit, prepare
 from actuator_models.identification import DEFAULT_STARTS, FitSettings
 from actuator_models.outputs import OutputExistsError
 
@@ -97,19 +100,45 @@ def test_a_budget_too_small_to_converge_is_said(tmp_path, xl330_processed):
                  "--quiet", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     warning = next(line for line in result.stderr.splitlines() if "--trials 3" in line)
-    assert warning.startswith("warning: ") and "0 CMA-ES generation" in warning and "give --trials" in warning
+    assert warning.startswith("actuator-models: warning: ") and "0 CMA-ES generation" in warning
+    assert "give --trials" in warning and "FitSettings" not in warning
     default = run("fit", "--logs", xl330_processed, "--actuator", "xl330", "--model", "m1", "--trials", "6000",
                   "--popsize", "8", "--patience", "20", "--quiet", cwd=tmp_path)
     assert default.returncode == 0 and "--trials" not in default.stderr  # 560 generations: no warning
 
 
+def test_python_fit_warns_of_a_small_budget_like_the_command(xl330_processed):
+    """Issue 34: the CLI warned that --trials 3 cannot converge, the Python fit said nothing. Both
+    now go through prepare(), which warns in the caller's own words."""
+    with pytest.warns(InputWarning) as caught:
+        prepare(FitSpec(xl330_processed, "xl330", ("m1",), FitSettings(trials=3)))
+    (message,) = [str(w.message) for w in caught if issubclass(w.category, InputWarning)]
+    assert message.startswith("FitSettings.trials=3 leaves the M1 search 0 CMA-ES generation(s)")
+    assert "give FitSettings.trials=" in message and "--trials" not in message
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", InputWarning)  # 560 generations of 8: no warning
+        prepare(FitSpec(xl330_processed, "xl330", ("m1",), FitSettings(trials=6000, popsize=8, patience=20)))
+
+
+def test_python_refusal_of_too_few_logs_names_python_arguments(xl330_processed):
+    """Issue 34: a Python caller was told to "pass --force"; the command line still is."""
+    spec = FitSpec(str(xl330_processed), "xl330", ("m6",), validation_fraction=0.5)
+    with pytest.raises(TooFewTrainingLogs, match=r"pass FitSettings\.force=True") as refused:
+        prepare(spec)
+    assert "--" not in str(refused.value)
+    with pytest.raises(TooFewTrainingLogs, match="pass --force"):
+        prepare(spec, COMMAND_LINE)
+
+
 def test_python_fit_refuses_to_overwrite_like_the_command(tmp_path, xl330_processed):
     out = tmp_path / "m1.json"
     out.write_text("my own file")
-    with pytest.raises(OutputExistsError, match="m1.json"):
+    with pytest.raises(OutputExistsError, match="m1.json") as refused:
         fit(FitSpec(xl330_processed, "xl330", ("m1",), FitSettings(trials=20),
                     outputs=plan_outputs(str(out), "xl330", ["m1"], overwrite=False)))
     assert out.read_text() == "my own file"  # before: replaced
+    # the refusal names the Python caller's own argument (issue 34: before, "pass --force")
+    assert "pass overwrite=True" in str(refused.value) and "--" not in str(refused.value)
     fit(FitSpec(xl330_processed, "xl330", ("m1",), FitSettings(trials=20, popsize=8),
                 outputs=plan_outputs(str(out), "xl330", ["m1"], overwrite=True)))
     assert json.loads(out.read_text())["model"] == "m1"

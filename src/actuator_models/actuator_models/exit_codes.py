@@ -33,6 +33,11 @@ BAD_PATH_ERRORS: Tuple[Type[BaseException], ...] = (FileNotFoundError, IsADirect
 Errors = Tuple[Type[BaseException], ...]
 
 
+class DiskFault(OSError):
+    """An output that cannot be written: a runtime fault (exit 1) in every command, even one that
+    counts other OSErrors as bad input (``hybrid-sim``)."""
+
+
 class InputWarning(UserWarning):
     """Odd input that a real user could mean (a log a real bench could produce...): a command
     goes on, after one ``<prog>: warning: ...`` line on stderr; Python callers get a warning."""
@@ -113,6 +118,9 @@ def run_command(
 def _run(run: Callable[[], int], prog: str, bad_input: Errors, runtime: Errors) -> int:
     try:
         return int(run() or DONE)
+    except DiskFault as error:
+        print(f"{prog}: error: {error}", file=sys.stderr)
+        return RUNTIME_FAULT
     except BAD_PATH_ERRORS + bad_input as error:
         print(f"{prog}: error: {error}", file=sys.stderr)
         return BAD_INPUT

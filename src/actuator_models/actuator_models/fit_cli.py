@@ -8,6 +8,7 @@ import difflib
 import math
 import sys
 import threading
+import warnings
 import time
 from pathlib import Path
 from dataclasses import replace
@@ -22,10 +23,10 @@ from .fit_counts import trial_counts
 from .logs import ALLOW_ODD_LOGS_HELP, LogError
 from .model import new_model
 from .figure_process import start_figure_process
-from .fit_outputs import budget_warning, interrupted_message, plan_outputs, resume_command
+from .argument_names import COMMAND_LINE
+from .fit_outputs import interrupted_message, plan_outputs, resume_command
 
 if TYPE_CHECKING:
-    from .fitting import PreparedFit
     from .identification import FitResult, Progress
 
 
@@ -155,15 +156,6 @@ def _actuator_arg(text: str) -> str:
     return text
 
 
-def _warn_small_budget(args: argparse.Namespace, prepared: "PreparedFit") -> None:
-    for name in prepared.spec.models:
-        free = [p for p in prepared.model(name).parameters if p.name not in prepared.spec.settings.fixed]
-        warning = budget_warning(name, args.trials, len(free), args.popsize, args.patience)
-        if warning:
-            print(f"warning: {warning}", file=sys.stderr)
-            return  # one line: the simplest model has the fewest parameters
-
-
 def spec_of(args: argparse.Namespace) -> FitSpec:
     """The :class:`~.fit_spec.FitSpec` of ``actuator-models fit``'s arguments (checked here: what
     names a flag; the fit checks the rest); its outputs are planned (and refused when they exist)."""
@@ -195,14 +187,16 @@ def run_fit(args: argparse.Namespace) -> int:
     spec = spec_of(args)
     if args.workers > 1 and not args.storage:
         raise FitUsageError("several workers need a storage they share (--storage FILE.journal or an RDB URL)")
-    try:
-        prepared = prepare(spec)
-    except LogError:
-        raise
-    except ValueError as error:
-        raise FitUsageError(str(error)) from None
     models = list(spec.models)
-    outputs = plan_outputs(args.out, actuator(args.actuator).name, models, args.force or bool(args.storage))
+    outputs = plan_outputs(args.out, actuator(args.actuator).name, models, args.force or bool(args.storage),
+                           COMMAND_LINE)
+    with warnings.catch_warnings(record=True) as held:  # said once the storage is known usable
+        try:
+            prepared = prepare(spec, COMMAND_LINE)  # warns of a budget too small to converge
+        except LogError:
+            raise
+        except ValueError as error:
+            raise FitUsageError(str(error)) from None
     if args.storage:
         from .studies import StorageError, open_storage
 
@@ -210,9 +204,10 @@ def run_fit(args: argparse.Namespace) -> int:
             open_storage(args.storage)  # a URL nothing can open is one error line, before any warning
         except StorageError as error:
             raise FitUsageError(str(error)) from None
+    for caught in held:
+        warnings.showwarning(caught.message, caught.category, caught.filename, caught.lineno)
     for warning in prepared.warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    _warn_small_budget(args, prepared)
     prepared = replace(prepared, spec=replace(spec, outputs=outputs))
     stop = threading.Event()
     try:  # the report's figure is drawn by a child process that imports matplotlib while numba loads here

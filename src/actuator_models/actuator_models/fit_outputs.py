@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Union
 
+from .argument_names import PYTHON, ArgumentNames
 from .outputs import new_run_folder, refuse_existing
 
 
@@ -36,9 +37,12 @@ class FitOutputs:
         return cls({m: Path(folder) / f"{m}.json" for m in models}, Path(folder) / "report")
 
 
-def plan_outputs(out: Optional[str], actuator_name: str, models: Sequence[str], overwrite: bool) -> FitOutputs:
-    """The outputs of a fit of ``models`` given ``--out`` (None: a new folder
-    ``fit-<actuator>[-N]``), refused when one exists unless ``overwrite``."""
+def plan_outputs(out: Optional[str], actuator_name: str, models: Sequence[str], overwrite: bool,
+                 names: ArgumentNames = PYTHON) -> FitOutputs:
+    """The outputs of a fit of ``models`` given ``out`` (None: a new folder
+    ``fit-<actuator>[-N]``), refused when one exists unless ``overwrite``, or when one cannot be
+    written; the refusal names the caller's arguments (``names``: ``--out``/``--force`` on the
+    command line, ``out``/``overwrite=True`` from Python)."""
     if out and out.endswith(".json") and len(models) == 1:
         params = {models[0]: Path(out)}
     else:
@@ -50,7 +54,7 @@ def plan_outputs(out: Optional[str], actuator_name: str, models: Sequence[str], 
     else:
         report = next(iter(params.values())).parent / "report"
     outputs = FitOutputs(params, report)
-    refuse_existing([*params.values(), report], overwrite)
+    refuse_existing([*params.values(), report], overwrite, names.out, names.switch(names.overwrite))
     return outputs
 
 
@@ -91,10 +95,11 @@ def interrupted_message(finished: Sequence[str], stopped: str, best: str, output
     return "\n".join(lines)
 
 
-def budget_warning(model: str, trials: int, dimensions: int, popsize: Optional[int], patience: Optional[int]) -> Optional[str]:
+def budget_warning(model: str, trials: int, dimensions: int, popsize: Optional[int], patience: Optional[int],
+                   names: ArgumentNames = PYTHON) -> Optional[str]:
     """A warning when ``trials`` leaves the CMA-ES search of ``model`` (``dimensions`` free
     parameters) fewer generations than its convergence test needs to ever end it (``patience``
-    generations without progress; 60 by default), else None."""
+    generations without progress; 60 by default), else None; in the caller's ``names``."""
     from .cma_run import default_popsize
     from .identification import DEFAULT_TRIALS, PATIENCE, POLISH_SHARE
 
@@ -106,6 +111,6 @@ def budget_warning(model: str, trials: int, dimensions: int, popsize: Optional[i
         return None
     usual = popsize or default_popsize(dimensions, int(DEFAULT_TRIALS * (1 - POLISH_SHARE)))
     enough = math.ceil(2 * needed * usual / (1 - POLISH_SHARE) / 100) * 100
-    return (f"--trials {trials} leaves the {model.upper()} search {generations} CMA-ES generation(s) of {size}; "
+    return (f"{names.given(names.trials, trials)} leaves the {model.upper()} search {generations} CMA-ES generation(s) of {size}; "
             f"it cannot converge in fewer than {needed} (it stops after {needed} without progress), so it will end "
-            f"on the budget and the parameters may be far from the best fit: give --trials {enough} or more")
+            f"on the budget and the parameters may be far from the best fit: give {names.given(names.trials, enough)} or more")

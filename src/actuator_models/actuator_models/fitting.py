@@ -19,12 +19,16 @@ from __future__ import annotations
 
 import tempfile
 import threading
+import warnings
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Tuple, Union
 
 from .additions import carried_by_default
+from .argument_names import PYTHON, ArgumentNames
+from .exit_codes import InputWarning
 from .fit_data import FitInterrupted, FitResult
+from .fit_outputs import budget_warning
 from .fit_spec import FitSpec
 from .friction import friction_model, nests
 from .logs import Log, check_motor, read_logs, require_processed
@@ -42,12 +46,13 @@ if TYPE_CHECKING:
 
 class TooFewTrainingLogs(ValueError):
     """Fewer training logs than one per two free parameters of ``model``, without ``force``. The
-    message names the command line's options; callers with other words use the attributes."""
+    message names the caller's arguments (``names``); callers with other words use the attributes."""
 
-    def __init__(self, model: str, train: int, free: int, needed: int) -> None:
+    def __init__(self, model: str, train: int, free: int, needed: int, names: ArgumentNames = PYTHON) -> None:
         super().__init__(
             f"{train} training log(s) for {free} free parameters of {model}: at least {needed} needed (one per two "
-            f"parameters); record more logs, hold out fewer (--validation-logs), fix parameters (--set) or pass --force")
+            f"parameters); record more logs, hold out fewer ({names.validation_logs}), fix parameters "
+            f"({names.fixed}) or pass {names.switch(names.force)}")
         self.model, self.train, self.free, self.needed = model, train, free, needed
 
 
@@ -145,9 +150,12 @@ def load_logs(spec: FitSpec) -> Dataset:
                          spec.settings.seed, spec.validation_match)
 
 
-def prepare(spec: FitSpec) -> PreparedFit:
+def prepare(spec: FitSpec, names: ArgumentNames = PYTHON) -> PreparedFit:
     """Check ``spec`` and split its logs; raises ValueError (:class:`~.logs.LogError`,
-    :class:`TooFewTrainingLogs`) before anything is fitted or written."""
+    :class:`TooFewTrainingLogs`) before anything is fitted or written. A trial budget too small
+    for the CMA-ES search to converge is an :class:`~.exit_codes.InputWarning` (the command line
+    prints it as one ``warning:`` line, Python callers get a warning). Refusals and warnings name
+    the caller's arguments (``names``: :data:`~.argument_names.COMMAND_LINE` or Python's)."""
     from .additions import check_additions
 
     dataset = load_logs(spec)
@@ -155,11 +163,15 @@ def prepare(spec: FitSpec) -> PreparedFit:
              else check_additions(spec.carry, "carry"))
     prepared = PreparedFit(spec, dataset, carry)
     s = spec.settings
+    budget: Optional[str] = None
     for name in spec.models:
         free = len(SearchSpace.for_model(prepared.model(name), s.fixed, s.bounds).free)
         needed = minimum_train_logs(free)
         if len(dataset.train) < needed and not s.force:
-            raise TooFewTrainingLogs(name, len(dataset.train), free, needed)
+            raise TooFewTrainingLogs(name, len(dataset.train), free, needed, names)
+        budget = budget or budget_warning(name, s.trials, free, s.popsize, s.patience, names)
+    if budget:  # one warning: the first model short of generations (the simplest has the fewest parameters)
+        warnings.warn(budget, InputWarning, stacklevel=2)
     return prepared
 
 

@@ -17,7 +17,7 @@ import warnings
 from pathlib import Path
 from typing import Iterable, Optional, Union
 
-from .exit_codes import InputWarning
+from .exit_codes import DiskFault, InputWarning
 
 PathLike = Union[str, Path]
 
@@ -26,12 +26,15 @@ class OutputExistsError(ValueError):
     """A command would overwrite existing files (or its own input)."""
 
 
-def refuse_existing(paths: Iterable[PathLike], force: bool = False, option: str = "--out") -> None:
+def refuse_existing(paths: Iterable[PathLike], force: bool = False, option: str = "--out",
+                    switch: Optional[str] = None) -> None:
     """Raise :class:`OutputExistsError` naming the paths that exist, unless ``force`` (then an
     :class:`~.exit_codes.InputWarning` says what is replaced); and
     :class:`OutputUnwritableError` naming ``option`` (how the caller named the output: ``--out``
     on the command line, ``out`` from Python) when one cannot be written (:func:`check_writable`):
-    both before any work."""
+    both before any work. ``switch``: how the caller says ``force`` (default ``--force`` for an
+    option, else ``force=True``)."""
+    switch = switch or ("--force" if option.startswith("-") else "force=True")
     targets = [Path(p) for p in paths]
     for path in {p.parent: p for p in targets}.values():  # one try per folder
         check_writable(path, option)
@@ -39,14 +42,13 @@ def refuse_existing(paths: Iterable[PathLike], force: bool = False, option: str 
     if existing and not force:
         shown = ", ".join(str(p) for p in existing[:3])
         more = f" and {len(existing) - 3} more" if len(existing) > 3 else ""
-        remedy = ("pass --force to overwrite, or choose another --out" if option.startswith("-") else
-                  f"pass force=True to overwrite, or choose another {option}")  # a Python caller's names
+        remedy = f"pass {switch} to overwrite, or choose another {option}"  # the caller's own names
         raise OutputExistsError(
             f"{shown}{more} already exist{'s' if len(existing) == 1 else ''}; nothing was written ({remedy})"
         )
     if existing:  # forced: say what is replaced (issue 34: --force replaced files without a word)
         shown = ", ".join(str(p) for p in existing[:3]) + (f" and {len(existing) - 3} more" if len(existing) > 3 else "")
-        warnings.warn(f"{'--force' if option.startswith('-') else 'force=True'}: replacing {shown}", InputWarning,
+        warnings.warn(f"{switch}: replacing {shown}", InputWarning,
                       stacklevel=2)
 
 
@@ -72,7 +74,7 @@ def new_run_folder(base: PathLike) -> Path:
     return candidate
 
 
-class OutputUnwritableError(OSError):
+class OutputUnwritableError(DiskFault):
     """An output path that cannot be written: a disk (runtime) fault, exit status 1."""
 
 

@@ -14,6 +14,8 @@ from typing import Callable, Optional
 
 import numpy as np
 
+from actuator_models.outputs import check_writable
+
 from .result import HybridResult
 from .symbols import refuse_overwrite
 
@@ -21,7 +23,8 @@ SUFFIXES = (".gif", ".mp4")
 
 
 def check_animation_path(path: Optional[str], force: bool) -> None:
-    """Refuse, before the run, a file that exists (without ``--force``), an unknown suffix, or MP4 without ffmpeg."""
+    """Refuse, before the run, a file that cannot be written (a disk fault) or exists (without
+    ``--force``), an unknown suffix, or MP4 without ffmpeg."""
     if not path:
         return
     suffix = Path(path).suffix.lower()
@@ -32,6 +35,7 @@ def check_animation_path(path: Optional[str], force: bool) -> None:
 
         if not animation.writers.is_available("ffmpeg"):
             raise ValueError(f"--animate: {path}: MP4 needs ffmpeg, which is not installed here; write a .gif")
+    check_writable(path, "--animate")
     refuse_overwrite(path, force)
 
 

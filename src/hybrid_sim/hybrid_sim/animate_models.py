@@ -85,6 +85,12 @@ def animate_hexapod(model: Hexapod, result: HybridResult, path: str, fps: float 
         legs = [ax.plot([], [], "-", lw=1.5, color="C0" if leg % 2 == 0 else "C1")[0] for leg in range(N_LEGS)]
         ax.set(aspect="equal", xlabel=xlabel, ylabel=ylabel)
         artists.append((body, legs))
+    from matplotlib.lines import Line2D
+
+    top.legend(handles=[Line2D([], [], color="k", lw=2.0, label="body (hips)"),
+                        Line2D([], [], color="C0", label="legs 0, 2, 4 in stance"),
+                        Line2D([], [], color="C1", label="legs 1, 3, 5 in stance"),
+                        Line2D([], [], color="grey", ls=":", label="dotted: leg in swing")], fontsize=7, loc="upper right")
 
     def draw(i: int) -> None:
         x = result.y[:, i]

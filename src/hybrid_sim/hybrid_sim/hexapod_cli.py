@@ -7,7 +7,7 @@ import argparse
 import math
 import sys
 from dataclasses import replace
-from typing import Dict, List, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, List, Sequence, Tuple
 
 import numpy as np
 
@@ -19,6 +19,9 @@ from .runopts import (add_animate_arguments, add_run_arguments, check_outputs, f
                       progress_printer, read_config, settings_from_args)
 from .settings import RunSettings
 from .symbols import refuse_overwrite
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 #: the manual's Figure 1 settings (its example init file is the hexapod's), 10 s
 FIGURE1 = RunSettings(final_time=10.0, record_period=0.01, stop_precision=1e-10, max_stop_iterations=128,
@@ -65,11 +68,22 @@ def summary(model: Hexapod, result: HybridResult) -> Dict[str, object]:
 
 
 def plot_hexapod(model: Hexapod, result: HybridResult, path: str) -> None:
-    """Forward distance, height, roll/pitch/yaw, and the gait diagram (stance per leg)."""
+    """Write :func:`hexapod_figure` as a PNG."""
+    import matplotlib.pyplot as plt
+
+    fig = hexapod_figure(model, result)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def hexapod_figure(model: Hexapod, result: HybridResult) -> "Figure":
+    """Forward distance, height, roll/pitch/yaw, and the gait diagram (stance per leg, coloured by
+    tripod, the colours in its legend)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch
 
     aux = dict(zip(result.aux_names, result.aux))
     fig, axes = plt.subplots(4, 1, sharex=True, figsize=(9, 8), gridspec_kw={"height_ratios": [2, 1.5, 1.5, 1.5]})
@@ -79,14 +93,17 @@ def plot_hexapod(model: Hexapod, result: HybridResult, path: str) -> None:
     axes[1].set_ylabel("height z [m]")
     for name in ("roll", "pitch", "yaw"):
         axes[2].plot(result.t, aux[name], lw=1.0, label=name)
-    axes[2].set_ylabel("[rad]")
+    axes[2].set_ylabel("angle [rad]")
     axes[2].legend(fontsize=7, loc="upper right")
     stance = np.array([contacts_of(int(c)) for c in result.chart])
-    for leg in range(N_LEGS):
-        on = stance[:, leg]
-        axes[3].fill_between(result.t, leg - 0.4, leg + 0.4, where=on, step="post",
-                             color="C0" if leg in (0, 2, 4) else "C1")
+    tripods = (((0, 2, 4), "C0"), ((1, 3, 5), "C1"))
+    for legs, colour in tripods:
+        for leg in legs:
+            axes[3].fill_between(result.t, leg - 0.4, leg + 0.4, where=stance[:, leg], step="post", color=colour)
+    axes[3].legend(handles=[Patch(color=colour, label=f"legs {', '.join(map(str, legs))} in stance")
+                            for legs, colour in tripods], fontsize=7, loc="upper right", ncol=2)
     axes[3].set_yticks(range(N_LEGS))
+    axes[3].set_ylim(-0.6, N_LEGS + 1.2)  # room for the legend above leg 5
     axes[3].set_ylabel("stance (leg)")
     axes[3].set_xlabel("t [s]")
     for ax in axes:
@@ -96,8 +113,7 @@ def plot_hexapod(model: Hexapod, result: HybridResult, path: str) -> None:
     fig.suptitle(f"hexapod, tripod gait: {len(result.events)} transitions, mean speed after the first cycle "
                  f"{mean}; {result.message}", fontsize=9)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    return fig
 
 
 def parse_changes(items: Sequence[str]) -> List[Tuple[float, Dict[str, float]]]:

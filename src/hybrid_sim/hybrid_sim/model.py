@@ -19,6 +19,7 @@ from __future__ import annotations
 import enum
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Mapping, Optional, Sequence, Tuple
 
 import numpy as np
@@ -57,11 +58,13 @@ class HybridModel(ABC):
 
     Attributes:
         state_names: names of all states, continuous ones first (used in ``.initial`` files).
+        state_units: the unit of each state (``m``, ``m/s``...) where it has one, for plot labels.
         n_continuous: how many leading states the vector field evolves.
         chart_names: one name per chart index (used in event lists and plots).
     """
 
     state_names: Tuple[str, ...] = ()
+    state_units: Mapping[str, str] = MappingProxyType({})
     n_continuous: int = 0
     chart_names: Tuple[str, ...] = ()
 

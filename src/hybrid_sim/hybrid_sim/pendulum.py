@@ -60,6 +60,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from types import MappingProxyType
 from typing import Dict, Mapping, Sequence, Tuple
 
 import numpy as np
@@ -83,6 +84,10 @@ INTEGRATORS = ("bam", "semi-implicit")
 #: integration settings of the reference: errors well below the 1 ms steps' discretisation error
 REFERENCE_SETTINGS = RunSettings(tolerance=1e-10, max_time_step=1e-3, stop_precision=1e-12,
                                  max_chart_count=1_000_000)
+
+
+#: units of the reference's states (the bookkeeping ``enable``, ``k`` have none)
+STATE_UNITS = MappingProxyType({"q": "rad", "v": "rad/s", "Tw": "degC", "Tc": "degC", "goal": "rad", "target": "rad"})
 
 
 @dataclass(frozen=True)
@@ -134,6 +139,7 @@ class PendulumStickSlip(HybridModel):
         self.G, self.E, self.K, self.T = (self.n_continuous + i for i in range(4))  # bookkeeping indices
         self.state_names = ("q", "v", *(("Tw", "Tc") if self.heated else ()), "goal", "enable", "k", "target") + \
             tuple(a.name for a in self.outputs)
+        self.state_units = STATE_UNITS
 
     def parameters(self) -> Mapping[str, float]:
         return {**{k: float(v) for k, v in self.p.items()}, "mass": float(self.bench.mass),

@@ -3,27 +3,45 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional, Sequence, Union
+from typing import TYPE_CHECKING, Mapping, Optional, Sequence, Union
 
 
 from .result import HybridResult
 
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
 
 def plot_run(result: HybridResult, path: Union[str, Path], states: Optional[Sequence[str]] = None,
-             title: str = "") -> Path:
-    """Write a PNG with one panel per state (default: every state) and the chart sequence."""
+             title: str = "", units: Optional[Mapping[str, str]] = None) -> Path:
+    """Write a PNG with one panel per state (default: every state) and the chart sequence
+    (:func:`run_figure`)."""
+    import matplotlib.pyplot as plt
+
+    fig = run_figure(result, states, title, units)
+    path = Path(path)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def run_figure(result: HybridResult, states: Optional[Sequence[str]] = None, title: str = "",
+               units: Optional[Mapping[str, str]] = None) -> "Figure":
+    """The figure of :func:`plot_run`: each state's panel labelled ``name [unit]`` (``units``: the
+    model's :attr:`~.model.HybridModel.state_units`; a state without one keeps its bare name)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     names = list(states) if states else list(result.state_names)
+    units = units or {}
     fig, axes = plt.subplots(len(names) + 1, 1, sharex=True, figsize=(8, 1.6 * (len(names) + 1)),
                              squeeze=False)
     axes = axes[:, 0]
     for ax, name in zip(axes, names):
         ax.plot(result.t, result.state(name), lw=1.0)
-        ax.set_ylabel(name)
+        ax.set_ylabel(f"{name} [{units[name]}]" if name in units else name)
         ax.grid(alpha=0.3)
     chart_ax = axes[-1]
     chart_ax.step(result.t, result.chart, where="post", lw=1.0, color="k")
@@ -38,7 +56,4 @@ def plot_run(result: HybridResult, path: Union[str, Path], states: Optional[Sequ
                 ax.axvline(e.t, color="r", lw=0.4, alpha=0.4)
     fig.suptitle(title or f"{len(result.events)} transitions; {result.message}", fontsize=9)
     fig.tight_layout()
-    path = Path(path)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return fig

@@ -8,6 +8,8 @@ import sys
 from dataclasses import asdict, replace
 from typing import Callable, Dict, Mapping, Optional, Sequence
 
+from actuator_models.outputs import check_writable
+
 from .animate import check_animation_path
 from .model import HybridModel
 from .plot import plot_run
@@ -119,11 +121,14 @@ MAX_FRAMES = 15_000
 
 
 def check_outputs(args: argparse.Namespace, settings: Optional[RunSettings] = None) -> None:
-    """Refuse existing output files before a run rather than after it (unless ``--force``), and an
-    animation of more than ``MAX_FRAMES`` frames for ``settings.final_time``."""
+    """Refuse, before a run rather than after it, output files that cannot be written (naming the
+    option: a disk fault, exit 1) or that exist (unless ``--force``), and an animation of more
+    than ``MAX_FRAMES`` frames for ``settings.final_time``."""
     for path in (output_paths(args.out) if args.out else ()):
+        check_writable(path, "--out")
         refuse_overwrite(path, args.force)
     if args.plot:
+        check_writable(args.plot, "--plot")
         refuse_overwrite(args.plot, args.force)
     check_animation_path(getattr(args, "animate", None), args.force)
     check_animation_frames(args, settings)
@@ -148,7 +153,7 @@ def finish(result: HybridResult, model: HybridModel, initial: Sequence[float], a
         write_outputs(args.out, result, initial, model.parameters(), force=args.force)
     if args.plot:
         refuse_overwrite(args.plot, args.force)
-        plot_run(result, args.plot, plot_states)
+        plot_run(result, args.plot, plot_states, units=model.state_units)
     if args.json:
         print(json.dumps(summary))
     if not result.success:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
+from types import MappingProxyType
 from typing import Dict, Mapping, Optional, Sequence
 
 import numpy as np
@@ -36,6 +37,8 @@ from .model import Boundary, HybridModel, Side, Transition
 ASCENT, DESCENT, COMPRESSION, DECOMPRESSION = range(4)
 CHART_NAMES = ("ASCENT", "DESCENT", "COMPRESSION", "DECOMPRESSION")
 STATE_NAMES = ("x", "y", "xd", "yd", "foot_x", "foot_y", "theta")
+STATE_UNITS = MappingProxyType({"x": "m", "y": "m", "xd": "m/s", "yd": "m/s", "foot_x": "m", "foot_y": "m",
+                                "theta": "rad"})
 #: the manual's state names (4.3.1) accepted as aliases
 STATE_ALIASES = {"xdot": "xd", "ydot": "yd", "footx": "foot_x", "footy": "foot_y", "touchdown_angle": "theta"}
 #: the manual's default initial state (4.3.4): mid-stance, leg vertical, 1 m/s forward
@@ -84,6 +87,7 @@ class Slip(HybridModel):
     """The SLIP hybrid model (see the module docstring for frames, charts and choices)."""
 
     state_names = STATE_NAMES
+    state_units = STATE_UNITS
     n_continuous = 4
     chart_names = CHART_NAMES
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from actuator_models.logs import ALLOW_ODD_LOGS_HELP, read_log
 from actuator_models.model import load_model
 
-from .pendulum import INTEGRATORS, REFERENCE_SETTINGS, discretisation_errors, exact_rollout
+from .pendulum import INTEGRATORS, REFERENCE_SETTINGS, STATE_UNITS, discretisation_errors, exact_rollout
 from .plot import plot_run
 from .runopts import check_outputs
 from .symbols import refuse_overwrite, write_outputs
@@ -59,7 +59,8 @@ def _run(args: argparse.Namespace) -> int:
             write_outputs(args.out, reference, reference.y[:, 0], reference_parameters(model, log), force=args.force)
         if args.plot:
             refuse_overwrite(args.plot, args.force)
-            plot_run(reference, args.plot, ("q", "v", "goal"), title=f"stick/slip reference: {Path(args.log).name}")
+            plot_run(reference, args.plot, ("q", "v", "goal"), title=f"stick/slip reference: {Path(args.log).name}",
+                     units=STATE_UNITS)
     if args.json:
         print(json.dumps({"log": args.log, "model": model.name, "transitions": row.transitions,
                           "stick_time": row.stick_time, "reference_vs_log": row.reference_vs_log,

@@ -5,15 +5,13 @@ from __future__ import annotations
 import argparse
 import importlib.util
 from dataclasses import asdict, fields
-from pathlib import Path
 from typing import Dict, Optional
 
 import numpy as np
 
 from .engine import simulate
 from .result import HybridResult
-from .animate import check_animation_path
-from .runopts import (add_animate_arguments, add_run_arguments, check_animation_frames, progress_printer, finish, parse_assignments, read_config,
+from .runopts import (add_animate_arguments, add_run_arguments, check_outputs, progress_printer, finish, parse_assignments, read_config,
                       settings_from_args)
 from .settings import RunSettings
 from .wheel import FLIGHT, Wheel, WheelParameters, initial_state
@@ -66,13 +64,10 @@ def _run(args: argparse.Namespace) -> int:
         initial[name] = value
     if initial["height"] <= 0.0:
         raise ValueError(f"--initial: height must be > 0 (start in flight), got {initial['height']!r}")
-    if args.plot and Path(args.plot).exists() and not args.force:
-        raise FileExistsError(f"{args.plot}: exists (use --force to overwrite)")
     if args.mujoco and importlib.util.find_spec("mujoco") is None:  # before a long hybrid run, not after
         raise ValueError(f"--mujoco: MuJoCo is not installed; {INSTALL_HINT}")
     settings = settings_from_args(args, DEFAULTS, symbols)
-    check_animation_path(args.animate, args.force)
-    check_animation_frames(args, settings)
+    check_outputs(args, settings)  # --out, --plot, --animate: writable and new (or --force), before the run
     model = Wheel(params)
     x0 = initial_state(params=params, **initial)
     result = simulate(model, x0, settings, progress=progress_printer(settings))
