@@ -120,7 +120,7 @@ def _log_folder(tmp_path, xl330_processed, count=4):
     return folder
 
 
-def test_toy_addition_is_searched_and_reported_by_the_fit_and_the_fit_job(toy, tmp_path, xl330_processed):
+def test_toy_addition_is_searched_and_reported_by_the_fit_and_the_fit_job(toy, tmp_path, xl330_processed, capsys):
     from actuator_bench.fit_job import FitJob, FitRequest
     from actuator_models.cli import main
 
@@ -128,6 +128,8 @@ def test_toy_addition_is_searched_and_reported_by_the_fit_and_the_fit_job(toy, t
     out = tmp_path / "m1.json"
     assert main(["fit", "--logs", str(logs), "--actuator", "xl330", "--model", "m1", "--trials", "40", "--out", str(out),
                  "--force", "--carry", "trim"]) == 0
+    # no compiled twin: said once, naming the addition (never a silent fallback to the numpy step)
+    assert "m1: addition(s) 'trim' have no compiled twin: it is fitted on the numpy servo step" in capsys.readouterr().err
     fitted = load_model(out)
     assert fitted.additions == ("trim",) and fitted.values["trim"] != 0.0  # searched (it moved off its start)
     reported = json.loads((tmp_path / "m1.report" / "report.json").read_text())["models"]["m1"]["additions"]["carried"]

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Tuple, Union
 
 from .additions import carried_by_default
 from .argument_names import PYTHON, ArgumentNames
+from . import kernel
 from .exit_codes import InputWarning
 from .fit_data import FitInterrupted, FitResult
 from .fit_outputs import budget_warning
@@ -170,6 +171,11 @@ def prepare(spec: FitSpec, names: ArgumentNames = PYTHON) -> PreparedFit:
         if len(dataset.train) < needed and not s.force:
             raise TooFewTrainingLogs(name, len(dataset.train), free, needed, names)
         budget = budget or budget_warning(name, s.trials, free, s.popsize, s.patience, names)
+        model = prepared.model(name)
+        slow = kernel.unsupported(model.actuator, model.friction, model.additions)
+        if slow:  # said, never a silent fallback: the numpy step gives the same numbers, slower
+            warnings.warn(f"{name}: {slow}: it is fitted on the numpy servo step (the same numbers, several times "
+                          f"slower)", InputWarning, stacklevel=2)
     if budget:  # one warning: the first model short of generations (the simplest has the fewest parameters)
         warnings.warn(budget, InputWarning, stacklevel=2)
     return prepared
