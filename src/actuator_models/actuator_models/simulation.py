@@ -180,14 +180,17 @@ def bench_step(servo: Servo, state: ServoState, q: Value, v: Value, bench: Pendu
     y = output(servo, state, q)
     target, enable = setpoint(servo, state, drive, y, p)
     control = servo.actuator.control(target, y, v, drive.kp, drive.vin)
-    return torque_step(servo, state, (q, v, y), control, enable, bench, drive, p, integrator)
+    return torque_step(servo, state, (q, v, y), (control, enable), bench, drive, p, integrator)
 
 
-def torque_step(servo: Servo, state: ServoState, drive_state: Tuple[Value, Value, Value], control: Value,
-                enable: Value, bench: Pendulum, drive: Drive, p: ParamValues, integrator: str) -> Tuple[Value, Value, Torques]:
+def torque_step(servo: Servo, state: ServoState, drive_state: Tuple[Value, Value, Value],
+                command: Tuple[Value, Value], bench: Pendulum, drive: Drive, p: ParamValues,
+                integrator: str) -> Tuple[Value, Value, Torques]:
     """The rest of :func:`bench_step` from a control signal (V or A); ``drive_state`` is
-    ``(q, v, y)``: drive position [rad], velocity [rad/s], what the encoder reads [rad]."""
+    ``(q, v, y)``: drive position [rad], velocity [rad/s], what the encoder reads [rad];
+    ``command`` is ``(control, enable)``: the control signal and the torque-enable flag."""
     q, v, y = drive_state
+    control, enable = command
     te = bench.gravity_torque(y + p.get("q_offset", 0.0))
     tm = motor_torque(servo, control, enable, v, p, drive, state)
     heat(servo, state, tm, p, drive)
@@ -382,8 +385,8 @@ class PendulumSimulator:
 
     def _advance(self, state: ServoState, control: float, enable: bool, drive: Drive) -> None:
         v0 = self.v
-        q, v, torques = torque_step(self.servo, state, (self.drive, v0, self.q), control, enable, self.bench, drive,
-                                    self.model.values, self.integrator)
+        q, v, torques = torque_step(self.servo, state, (self.drive, v0, self.q), (control, enable), self.bench,
+                                    drive, self.model.values, self.integrator)
         inertia = float(self.bench.inertia(self.model.values["armature"]))
         tm, te = float(torques.motor), float(torques.external)
         self.friction_torque = float(inertia * (v - v0) / drive.dt - tm - te)
