@@ -15,9 +15,7 @@ KNOWN = {
     "actuator_bench/session.py: record_run",
     "actuator_drivers/dynamixel_emulator/emulator.py: DynamixelEmulator.single",
     "actuator_drivers/erob/drive.py: ErobDriver.__init__",
-    "actuator_drivers/erob/master.py: ErobLine.__init__",
     "actuator_drivers/serial_bus_emulator/emulated.py: emulated_servo",
-    "actuator_models/simulation.py: torque_step",
 }
 COMPILED = ("actuator_models/kernel_numba.py", "actuator_sim/warp_kernels.py")
 

@@ -39,7 +39,7 @@ from actuator_drivers.erob import cia402
 from actuator_drivers.erob.errors import (ALStatusError, DriveFaultError, ErobError, ErobLimitError, IdentityError,
                                           InterfaceError, LostFramesError, SetupError)
 from actuator_drivers.erob.joint import ErobJoint, ErobState
-from actuator_drivers.erob.master import ErobLine
+from actuator_drivers.erob.master import ErobLine, LineTiming
 from actuator_drivers.erob.pacing import Pacing, Stepped
 from actuator_drivers.erob.units import ErobUnits
 from actuator_drivers.safe_stop import InterruptShield
@@ -96,8 +96,8 @@ class ErobDriver:
         self.watchdog_trips = 0
         self.consecutive_lost = 0
         self.line = ErobLine(iface, [j.product for j in self.joints], self.units, [j.units is None for j in self.joints],
-                             [law.max_current for law in self.laws], cycle_time=self.cycle_time, dc=dc,
-                             receive_timeout=receive_timeout, state_timeout=state_timeout)
+                             [law.max_current for law in self.laws],
+                             LineTiming(self.cycle_time, dc, receive_timeout, state_timeout))
         self.clock: WallClock = self.pacing.clock(self)
         self._states: List[Optional[ErobState]] = [None] * n
         self._controlwords = [cia402.SHUTDOWN] * n

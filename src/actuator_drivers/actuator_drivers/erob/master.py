@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import struct
 import time
+from dataclasses import dataclass
 from typing import List, Optional, Sequence
 
 from actuator_drivers.common import AL_CODES, INIT, OP, PREOP, SAFEOP, state_name
@@ -36,6 +37,18 @@ RX_BYTES, TX_BYTES = 6, 12
 STATE_ACK = 0x10
 
 
+@dataclass(frozen=True)
+class LineTiming:
+    """Timing of an EtherCAT line: ``cycle_time`` [s] of the process data, ``dc`` use distributed
+    clocks when offered, ``receive_timeout`` [s] of one exchange, ``state_timeout`` [s] of one AL
+    state change."""
+
+    cycle_time: float
+    dc: bool
+    receive_timeout: float
+    state_timeout: float
+
+
 class ErobLine:
     """One EtherCAT line of eRob drives, brought up to OP by :meth:`connect`.
 
@@ -43,17 +56,15 @@ class ErobLine:
         iface: network interface. products: expected product code per slave, in line order.
         units: scaling per slave, updated in place from 0x6075 where ``read_rated`` says so.
         read_rated: per slave, read the rated current 0x6075 from the drive. max_currents:
-        current limit per slave [A] (0x6072). cycle_time [s]. dc: use distributed clocks when
-        offered. receive_timeout [s] of one exchange. state_timeout [s] of one AL state change.
+        current limit per slave [A] (0x6072). timing: :class:`LineTiming`.
     """
 
     def __init__(self, iface: str, products: Sequence[int], units: List[ErobUnits], read_rated: Sequence[bool],
-                 max_currents: Sequence[float], *, cycle_time: float, dc: bool, receive_timeout: float,
-                 state_timeout: float) -> None:
+                 max_currents: Sequence[float], timing: LineTiming) -> None:
         self.iface, self.products, self.units = iface, list(products), units
         self.read_rated, self.max_currents = list(read_rated), list(max_currents)
-        self.cycle_time, self.use_dc = cycle_time, dc
-        self.receive_timeout, self.state_timeout = receive_timeout, state_timeout
+        self.cycle_time, self.use_dc = timing.cycle_time, timing.dc
+        self.receive_timeout, self.state_timeout = timing.receive_timeout, timing.state_timeout
         self.master = None
         self.dc_active = False
         self.dc_fallback_reason = ""
