@@ -22,6 +22,7 @@ from typing import Dict
 import numpy as np
 
 from actuator_drivers.erob.drive import ErobDriver, ErobJoint
+from actuator_drivers.erob.master import LineTiming
 from actuator_drivers.erob.pacing import Realtime
 from actuator_drivers.ethercat_emulator.emulated import EmulatedJoint, EmulatorProcess
 from actuator_drivers.ethercat_emulator.veth import veth_pair
@@ -38,8 +39,8 @@ def run(rate: float, cycles: int, fifo: bool) -> Dict[str, float]:
             if fifo:  # the cycle thread inherits the policy of the thread that creates it
                 os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(PRIORITY))
             try:
-                driver = ErobDriver(master_end, [ErobJoint()], cycle_time=period, pacing=Realtime(),
-                                    receive_timeout=min(period, 0.002), max_lost=1000, command_timeout=None)
+                driver = ErobDriver(master_end, [ErobJoint()], timing=LineTiming(period, receive_timeout=min(period, 0.002)),
+                                    pacing=Realtime(), max_lost=1000, command_timeout=None)
                 driver.pacing.cycle_starts = []
                 with driver:
                     driver.set_kp(25)

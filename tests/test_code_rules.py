@@ -14,7 +14,6 @@ KNOWN = {
     "actuator_bench/recording.py: record",
     "actuator_bench/session.py: record_run",
     "actuator_drivers/dynamixel_emulator/emulator.py: DynamixelEmulator.single",
-    "actuator_drivers/erob/drive.py: ErobDriver.__init__",
     "actuator_drivers/serial_bus_emulator/emulated.py: emulated_servo",
 }
 COMPILED = ("actuator_models/kernel_numba.py", "actuator_sim/warp_kernels.py")

@@ -16,6 +16,7 @@ import pytest
 
 from actuator_drivers.erob.drive import (ALStatusError, DriveFaultError, ErobDriver, ErobJoint, ErobLimitError,
                                           LostFramesError, SetupError)
+from actuator_drivers.erob.master import LineTiming
 from actuator_drivers.ethercat_emulator.emulated import EmulatedJoint, EmulatorProcess, emulated_erob
 from actuator_bench.messages import BenchInfo
 from actuator_drivers.erob.bench import ErobBench
@@ -95,9 +96,9 @@ def test_recording_is_the_true_model_rollout_and_independent_of_scheduling():
 def test_identity_mismatch_is_refused():
     with veth.veth_pair() as (master_end, slave_end), EmulatorProcess(slave_end, [EROB100]):
         with pytest.raises(SetupError, match=r"vendor 0x5A65726F product 0x00029252, expected an eRob .*0x00001234"):
-            ErobDriver(master_end, [ErobJoint(product=0x1234)], receive_timeout=0.05).open()
+            ErobDriver(master_end, [ErobJoint(product=0x1234)], timing=LineTiming(receive_timeout=0.05)).open()
         with pytest.raises(SetupError, match="1 slave\\(s\\) .* 2 joint\\(s\\) configured"):
-            ErobDriver(master_end, [ErobJoint(), ErobJoint("joint2")], receive_timeout=0.05).open()
+            ErobDriver(master_end, [ErobJoint(), ErobJoint("joint2")], timing=LineTiming(receive_timeout=0.05)).open()
 
 
 def test_dc_refused_falls_back_to_free_run():
@@ -130,7 +131,7 @@ def test_joint_limits_checked_before_sending_and_command_timeout_releases():
     ("--wrong-wkc", "corrupt", "wrong_wkc"),  # a reply whose working counter is wrong: data not used
 ])
 def test_one_percent_link_faults_recording_completes_with_lost_cycles_counted(option, counter, injected):
-    with emulated_erob([EROB100], options=[option, "0.01", "--seed", "3"], receive_timeout=0.02) as (emulator, driver):
+    with emulated_erob([EROB100], options=[option, "0.01", "--seed", "3"], timing=LineTiming(receive_timeout=0.02)) as (emulator, driver):
         before = getattr(driver.counters, counter)
         r = record(ErobBench.of(driver, "erob80_100"), "sin_sin", BenchInfo("erob80_100", mass=3.1, length=0.5), 25, rate=200, **SHORT)
         lost = getattr(driver.counters, counter) - before
@@ -153,7 +154,7 @@ def _drive_state(driver):
     ("--cut-at", LostFramesError, r"21 consecutive cycles without valid process data \(working counter -1, expected 3\)"),
 ])
 def test_fault_in_op_releases_torque_and_keeps_the_data(tmp_path, option, error, text):
-    with emulated_erob([EROB100], options=[option, "3000"], receive_timeout=0.05) as (_, driver):
+    with emulated_erob([EROB100], options=[option, "3000"], timing=LineTiming(receive_timeout=0.05)) as (_, driver):
         with pytest.raises(RecordingError, match=text) as info:
             record(ErobBench.of(driver, "erob80_100"), "sin_sin", BenchInfo("erob80_100", mass=3.1, length=0.5), 25, rate=200, logdir=tmp_path, **SHORT)
         assert isinstance(info.value.__cause__, error)
@@ -169,7 +170,7 @@ def test_fault_in_op_releases_torque_and_keeps_the_data(tmp_path, option, error,
         if option == "--drive-fault-at":  # the fault stays latched until a new bring-up resets it
             assert _drive_state(driver) == cia402.State.FAULT
             driver.close()
-            with ErobDriver(driver.iface, [ErobJoint()], receive_timeout=0.5) as again:
+            with ErobDriver(driver.iface, [ErobJoint()], timing=LineTiming(receive_timeout=0.5)) as again:
                 assert cia402.decode(again.read()[1].statusword) == cia402.State.SWITCHED_ON
 
 

@@ -11,7 +11,8 @@ process-data frame, so the recordings do not depend on the host's scheduling."""
 import pytest
 
 from actuator_bench.demo import process, true_validation_mae
-from actuator_drivers.ethercat_emulator.emulated import EmulatedJoint, emulated_erob, set_bench
+from actuator_drivers.erob.master import LineTiming
+from actuator_drivers.ethercat_emulator.emulated import EMULATOR_RECEIVE_TIMEOUT, EmulatedJoint, emulated_erob, set_bench
 from actuator_drivers.erob.bench import ErobBench
 from actuator_bench.record_grid import Grid, record_all
 from actuator_models.fit_spec import FitSpec
@@ -26,7 +27,7 @@ pytestmark = pytest.mark.skipif(REASON is not None, reason=REASON or "")
 
 def test_m6_fitted_on_emulated_erob_recordings_matches_the_true_model(tmp_path):
     grid = Grid((3.1, 14.6), (0.5,), (25, 100))
-    with emulated_erob([EmulatedJoint("erob80_100/m6", 3.1, 0.5)], cycle_time=0.002) as (emulator, driver):
+    with emulated_erob([EmulatedJoint("erob80_100/m6", 3.1, 0.5)], timing=LineTiming(cycle_time=0.002, receive_timeout=EMULATOR_RECEIVE_TIMEOUT)) as (emulator, driver):
         done = record_all(ErobBench.of(driver, "erob80_100"), grid, "erob80_100", tmp_path / "raw",
                           lambda m, l: set_bench(driver, 1, m, l) is None, rate=200,
                           prepare_time=0.5, settle_time=0.3, return_time=0.5)

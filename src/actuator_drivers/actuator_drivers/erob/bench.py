@@ -20,6 +20,7 @@ from actuator_models.model import Model, load_model
 from actuator_drivers.common import OneDriverBench
 from actuator_drivers.erob.drive import ErobDriver
 from actuator_drivers.erob.joint import ErobJoint, ErobState
+from actuator_drivers.erob.master import LineTiming
 from actuator_drivers.erob.pacing import Realtime, Stepped
 from actuator_drivers.erob.settings import ErobSettings
 from actuator_drivers.erob.units import ErobUnits
@@ -52,10 +53,10 @@ class ErobBench(OneDriverBench):
         models = [load_model(m) for m in params.models]
         joints = [ErobJoint(name, a, lo, hi, units=units) for name, a, lo, hi in
                   zip(params.joints, params.actuators, params.min_position, params.max_position)]
-        driver = ErobDriver(iface or settings.port, joints, cycle_time=settings.cycle_time,
-                            command_timeout=params.command_timeout, pacing=Stepped() if settings.stepped else Realtime(),
-                            dc=settings.dc, max_lost=settings.max_lost,
-                            receive_timeout=stepped_timeout if settings.stepped else REALTIME_RECEIVE_TIMEOUT)
+        timing = LineTiming(settings.cycle_time, settings.dc,
+                            stepped_timeout if settings.stepped else REALTIME_RECEIVE_TIMEOUT)
+        driver = ErobDriver(iface or settings.port, joints, timing=timing, command_timeout=params.command_timeout,
+                            pacing=Stepped() if settings.stepped else Realtime(), max_lost=settings.max_lost)
         driver.open()
         return cls(driver, models)
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 import struct
 import threading
+from dataclasses import replace
 from typing import Dict, List, Mapping, Optional, Sequence, Union
 
 from actuator_models.actuators import actuator as find_actuator
@@ -57,34 +58,34 @@ class ErobDriver:
     Args:
         iface: network interface of the EtherCAT segment.
         joints: one :class:`ErobJoint` per slave, in line order.
-        cycle_time: process-data period [s] (1 ms = 1 kHz).
+        timing: :class:`~.master.LineTiming`: process-data period ``cycle_time`` [s] (1 ms =
+            1 kHz), ``dc`` use distributed clocks when the slaves offer them (with the fallback
+            above), ``receive_timeout`` how long one cycle waits for its frame [s],
+            ``state_timeout`` seconds allowed for each AL state change.
         pacing: :class:`~.pacing.Stepped` (default) or :class:`~.pacing.Realtime`.
-        dc: use distributed clocks when the slaves offer them (with the fallback above).
-        receive_timeout: how long one cycle waits for its frame [s].
         max_lost: consecutive lost cycles tolerated.
         command_timeout: seconds of bench time without :meth:`command` before the torque is
             released; None disables it.
         enable_timeout: cycles allowed for each CiA 402 transition.
-        state_timeout: seconds allowed for each AL state change.
+        kp: initial proportional gain of each joint's PD law.
     """
 
-    def __init__(self, iface: str, joints: Sequence[ErobJoint] = (ErobJoint(),), *, cycle_time: float = 0.001,
-                 pacing: Optional[Pacing] = None, dc: bool = True, receive_timeout: float = 0.002, max_lost: int = 20,
-                 command_timeout: Optional[float] = 0.5, enable_timeout: int = 500, state_timeout: float = 5.0,
-                 kp: float = 10.0) -> None:
+    def __init__(self, iface: str, joints: Sequence[ErobJoint] = (ErobJoint(),), *,
+                 timing: LineTiming = LineTiming(), pacing: Optional[Pacing] = None, max_lost: int = 20,
+                 command_timeout: Optional[float] = 0.5, enable_timeout: int = 500, kp: float = 10.0) -> None:
         if not joints:
             raise ValueError("at least one joint is needed")
-        if not cycle_time > 0:
-            raise ValueError(f"cycle_time {cycle_time!r} s: must be positive")
+        if not timing.cycle_time > 0:
+            raise ValueError(f"cycle_time {timing.cycle_time!r} s: must be positive")
         self.iface = iface
         self.joints = list(joints)
-        self.cycle_time = float(cycle_time)
+        self.cycle_time = float(timing.cycle_time)
         self.pacing: Pacing = pacing if pacing is not None else Stepped()
-        self.receive_timeout = receive_timeout
+        self.receive_timeout = timing.receive_timeout
         self.max_lost = max_lost
         self.command_timeout = command_timeout
         self.enable_timeout = enable_timeout
-        self.state_timeout = state_timeout
+        self.state_timeout = timing.state_timeout
         self.laws = [find_actuator(j.actuator) for j in self.joints]
         self.units: List[ErobUnits] = [j.units or ErobUnits() for j in self.joints]
         n = len(self.joints)
@@ -96,8 +97,7 @@ class ErobDriver:
         self.watchdog_trips = 0
         self.consecutive_lost = 0
         self.line = ErobLine(iface, [j.product for j in self.joints], self.units, [j.units is None for j in self.joints],
-                             [law.max_current for law in self.laws],
-                             LineTiming(self.cycle_time, dc, receive_timeout, state_timeout))
+                             [law.max_current for law in self.laws], replace(timing, cycle_time=self.cycle_time))
         self.clock: WallClock = self.pacing.clock(self)
         self._states: List[Optional[ErobState]] = [None] * n
         self._controlwords = [cia402.SHUTDOWN] * n

@@ -43,10 +43,10 @@ class LineTiming:
     clocks when offered, ``receive_timeout`` [s] of one exchange, ``state_timeout`` [s] of one AL
     state change."""
 
-    cycle_time: float
-    dc: bool
-    receive_timeout: float
-    state_timeout: float
+    cycle_time: float = 0.001
+    dc: bool = True
+    receive_timeout: float = 0.002
+    state_timeout: float = 5.0
 
 
 class ErobLine:

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 from actuator_drivers.erob.drive import ErobDriver, ErobJoint
+from actuator_drivers.erob.master import LineTiming
 from actuator_drivers.erob.pacing import Stepped
 from actuator_drivers.ethercat_emulator.veth import veth_pair
 
@@ -159,17 +160,17 @@ def emulated_erob(
     options: Sequence[str] = (),
     names: Optional[Tuple[str, str]] = None,
     limits: Tuple[float, float] = (-2.8, 2.8),
+    timing: LineTiming = LineTiming(receive_timeout=EMULATOR_RECEIVE_TIMEOUT),
     **driver_options,
 ) -> Iterator[Tuple[EmulatorProcess, ErobDriver]]:
     """Veth pair + emulator process + stepped driver; all closed on exit.
 
-    ``driver_options`` go to :class:`ErobDriver` (``cycle_time``, ``dc``, ``max_lost``, ...);
-    the receive timeout defaults to 500 ms (the emulator shares a loaded host).
+    ``timing`` and ``driver_options`` go to :class:`ErobDriver` (``max_lost``, ...); the
+    receive timeout defaults to 500 ms (the emulator shares a loaded host).
     """
-    driver_options.setdefault("receive_timeout", EMULATOR_RECEIVE_TIMEOUT)
     driver_options.setdefault("pacing", Stepped())
     with veth_pair(names) as (master_end, slave_end):
         with EmulatorProcess(slave_end, joints, options) as emulator:
             erob_joints = [ErobJoint(f"joint{i + 1}", j.actuator, *limits) for i, j in enumerate(joints)]
-            with ErobDriver(master_end, erob_joints, **driver_options) as driver:
+            with ErobDriver(master_end, erob_joints, timing=timing, **driver_options) as driver:
                 yield emulator, driver
