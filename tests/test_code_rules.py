@@ -13,7 +13,6 @@ LIMIT = 8
 KNOWN = {
     "actuator_bench/recording.py: record",
     "actuator_bench/session.py: record_run",
-    "actuator_drivers/dynamixel_emulator/emulator.py: DynamixelEmulator.single",
     "actuator_drivers/serial_bus_emulator/emulated.py: emulated_servo",
 }
 COMPILED = ("actuator_models/kernel_numba.py", "actuator_sim/warp_kernels.py")

@@ -244,8 +244,9 @@ def test_ctrl_c_with_a_trajectory_playing_leaves_the_servo_torque_off(tmp_path):
     gone); the launch drives it with the real driver on its pseudo-terminal (backend dynamixel,
     the code of backend dynamixel_emulator without the emulator inside the node)."""
     from actuator_drivers.dynamixel_emulator.emulator import DynamixelEmulator
+    from actuator_drivers.serial_bus_emulator.firmware import ServoSetup
 
-    emulator = DynamixelEmulator.single("xl330", "xl330/m6", 0.49, 0.1, protocol=2, vin=7.4, time_scale=1.0, seed=0)
+    emulator = DynamixelEmulator.single("xl330", "xl330/m6", 0.49, 0.1, protocol=2, setup=ServoSetup(vin=7.4), time_scale=1.0, seed=0)
     emulator.start()
     launch = Launch(tmp_path, "robot:=pendulum", "backend:=dynamixel", f"port:={emulator.port}", "recorder:=false")
     try:

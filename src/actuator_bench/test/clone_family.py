@@ -29,7 +29,7 @@ from actuator_drivers.serial_bus.servo import ServoState
 from actuator_drivers.serial_bus.tables import CENTER, POSITION_LSB, ControlTable, Register
 from actuator_drivers.serial_bus_emulator import framing as pk
 from actuator_drivers.serial_bus_emulator.emulator import SerialBusEmulator
-from actuator_drivers.serial_bus_emulator.firmware import SerialServo
+from actuator_drivers.serial_bus_emulator.firmware import SerialServo, ServoSetup
 from actuator_drivers.serial_port import LockstepSerialPort
 from actuator_models.bench import Backend
 from actuator_models.model import load_model
@@ -147,11 +147,11 @@ class CloneServo(SerialServo):
 
 class CloneEmulator(SerialBusEmulator):
     @classmethod
-    def one_servo(cls, actuator, model, mass, length, arm_mass=0.0, protocol=1, servo_id=1, vin=None,
-                  physics_dt=0.005, **options) -> "CloneEmulator":
+    def one_servo(cls, actuator, model, mass, length, arm_mass=0.0, protocol=1, setup=ServoSetup(),
+                  **options) -> "CloneEmulator":
         model = load_model(model) if isinstance(model, str) else model
-        servo = CloneServo(TABLE, model, Pendulum(mass, length, arm_mass), servo_id=servo_id, vin=vin,
-                           physics_dt=physics_dt)
+        servo = CloneServo(TABLE, model, Pendulum(mass, length, arm_mass), servo_id=setup.servo_id, vin=setup.vin,
+                           physics_dt=setup.physics_dt)
         return cls([servo], **options)
 
     def _execute(self, packet: pk.Packet):

@@ -14,16 +14,17 @@ answered with an instruction error (unicast) or ignored (broadcast).
 
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
+from typing import List, Tuple
 
 from actuator_models.model import Model, load_model
-from actuator_models.simulation import BENCH_DT, Pendulum
+from actuator_models.simulation import Pendulum
 
 from actuator_drivers.dynamixel.tables import control_table
 from actuator_drivers.dynamixel_emulator import packets as pk
 from actuator_drivers.dynamixel_emulator.firmware import EmulatedServo
 from actuator_drivers.serial_bus_emulator.emulator import SerialBusEmulator
 from actuator_drivers.serial_bus_emulator.faults import BusCounters, Faults  # noqa: F401 (re-exported)
+from actuator_drivers.serial_bus_emulator.firmware import ServoSetup
 
 
 class DynamixelEmulator(SerialBusEmulator):
@@ -44,17 +45,15 @@ class DynamixelEmulator(SerialBusEmulator):
         length: float,
         arm_mass: float = 0.0,
         protocol: int = 2,
-        servo_id: int = 1,
-        vin: Optional[float] = None,
-        physics_dt: float = BENCH_DT,
+        setup: ServoSetup = ServoSetup(),
         **kwargs,
     ) -> "DynamixelEmulator":
         """One servo of ``actuator`` driven by ``model`` (a library name such as ``mx64/m6`` or a
-        :class:`Model`) on a pendulum of ``mass`` [kg] at ``length`` [m]."""
+        :class:`Model`) on a pendulum of ``mass`` [kg] at ``length`` [m], set up as ``setup`` says."""
         model = load_model(model) if isinstance(model, str) else model
         servo = EmulatedServo(
             control_table(actuator, protocol), model, Pendulum(mass, length, arm_mass),
-            servo_id=servo_id, vin=vin, physics_dt=physics_dt,
+            servo_id=setup.servo_id, vin=setup.vin, physics_dt=setup.physics_dt,
         )
         return cls([servo], **kwargs)
 

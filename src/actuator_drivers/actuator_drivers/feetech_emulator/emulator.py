@@ -18,14 +18,15 @@ reset) are not answered.
 
 from __future__ import annotations
 
-from typing import List, Optional, Tuple, Union
+from typing import List, Tuple, Union
 
 from actuator_models.model import Model, load_model
-from actuator_models.simulation import BENCH_DT, Pendulum
+from actuator_models.simulation import Pendulum
 
 from ..feetech.tables import control_table
 from ..serial_bus_emulator import framing as pk
 from ..serial_bus_emulator.emulator import SerialBusEmulator
+from ..serial_bus_emulator.firmware import ServoSetup
 from .firmware import StsServo
 
 #: Instructions answered by the addressed servo.
@@ -46,17 +47,15 @@ class FeetechEmulator(SerialBusEmulator):
         mass: float,
         length: float,
         arm_mass: float = 0.0,
-        servo_id: int = 1,
-        vin: Optional[float] = None,
-        physics_dt: float = BENCH_DT,
+        setup: ServoSetup = ServoSetup(),
         actuator: str = "sts3215",
         **kwargs,
     ) -> "FeetechEmulator":
         """One servo driven by ``model`` (a library name such as ``sts3215/m1``, a params file or
-        a :class:`Model`) on a pendulum of ``mass`` [kg] at ``length`` [m]."""
+        a :class:`Model`) on a pendulum of ``mass`` [kg] at ``length`` [m], set up as ``setup`` says."""
         model = load_model(model) if isinstance(model, str) else model
-        servo = StsServo(control_table(actuator), model, Pendulum(mass, length, arm_mass), servo_id=servo_id, vin=vin,
-                         physics_dt=physics_dt)
+        servo = StsServo(control_table(actuator), model, Pendulum(mass, length, arm_mass), servo_id=setup.servo_id,
+                         vin=setup.vin, physics_dt=setup.physics_dt)
         return cls([servo], **kwargs)
 
     @classmethod

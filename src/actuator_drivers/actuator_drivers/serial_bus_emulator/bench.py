@@ -21,6 +21,7 @@ from actuator_drivers.serial_bus.family import serial_family_of
 from actuator_drivers.serial_bus.settings import EmulatedSerialSettings
 from actuator_drivers.serial_bus_emulator.emulator import SerialBusEmulator
 from actuator_drivers.serial_bus_emulator.faults import Faults
+from actuator_drivers.serial_bus_emulator.firmware import ServoSetup
 
 #: The emulator of a bench's parameters and settings (not started).
 EmulatorFactory = Callable[[BenchParams, EmulatedSerialSettings, Faults], SerialBusEmulator]
@@ -54,7 +55,7 @@ def open_one_servo(params: BenchParams) -> SerialBusBench:
 
     def make(p: BenchParams, settings: EmulatedSerialSettings, faults: Faults) -> SerialBusEmulator:
         return family.emulator_class().one_servo(
-            p.actuators[0], p.models[0], p.mass, p.length, p.arm_mass, protocol=settings.protocol, servo_id=p.ids[0],
-            vin=p.vin[0] or None, time_scale=p.time_scale, faults=faults, seed=p.seed)
+            p.actuators[0], p.models[0], p.mass, p.length, p.arm_mass, protocol=settings.protocol,
+            setup=ServoSetup(p.ids[0], p.vin[0] or None), time_scale=p.time_scale, faults=faults, seed=p.seed)
 
     return open_on_emulator(params, make, family.bench_class())

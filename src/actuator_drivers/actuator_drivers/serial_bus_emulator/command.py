@@ -18,6 +18,7 @@ from actuator_models.simulation import BENCH_DT
 from actuator_drivers.common import UsageError
 from actuator_drivers.serial_bus.family import serial_family_of
 from actuator_drivers.serial_bus_emulator.faults import Faults
+from actuator_drivers.serial_bus_emulator.firmware import ServoSetup
 
 
 def _positive(text: str) -> float:
@@ -42,8 +43,8 @@ def run(args: argparse.Namespace) -> int:
     actuator = args.actuator or model.actuator.name
     family = serial_family_of(actuator)
     emulator = family.emulator_class().one_servo(
-        actuator, model, args.mass, args.length, args.arm_mass, protocol=args.protocol, servo_id=args.id, vin=args.vin,
-        physics_dt=args.physics_dt, time_scale=args.time_scale, faults=Faults(args.drop, args.corrupt, args.delay),
+        actuator, model, args.mass, args.length, args.arm_mass, protocol=args.protocol,
+        setup=ServoSetup(args.id, args.vin, args.physics_dt), time_scale=args.time_scale, faults=Faults(args.drop, args.corrupt, args.delay),
         seed=args.seed)
     with emulator:
         servo = emulator.servos[0]

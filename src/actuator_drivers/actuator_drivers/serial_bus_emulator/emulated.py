@@ -25,6 +25,7 @@ from actuator_drivers.serial_bus.family import serial_family_of
 from actuator_drivers.serial_bus.servo import ServoConfig
 from actuator_drivers.serial_bus_emulator.emulator import SerialBusEmulator
 from actuator_drivers.serial_bus_emulator.faults import Faults
+from actuator_drivers.serial_bus_emulator.firmware import ServoSetup
 
 
 @contextmanager
@@ -56,8 +57,8 @@ def emulated_servo(
     """
     family = serial_family_of(actuator)
     emulator = family.emulator_class().one_servo(
-        actuator, model, mass, length, arm_mass, protocol=protocol, servo_id=servo_id, vin=vin,
-        physics_dt=physics_dt, faults=faults, time_scale=time_scale, seed=seed, trace=trace,
+        actuator, model, mass, length, arm_mass, protocol=protocol, setup=ServoSetup(servo_id, vin, physics_dt),
+        faults=faults, time_scale=time_scale, seed=seed, trace=trace,
     )
     with emulator:
         driver = family.bench_class().DRIVER.on_bus(

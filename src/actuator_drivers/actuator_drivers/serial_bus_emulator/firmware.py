@@ -16,12 +16,24 @@ turns them into the family's status error byte.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Optional, Tuple
 
 from actuator_models.model import Model
 from actuator_models.simulation import BENCH_DT, Pendulum, PendulumSimulator
 
 from actuator_drivers.serial_bus.tables import ControlTable, Register
+
+
+@dataclass(frozen=True)
+class ServoSetup:
+    """How one emulated servo is set up besides its table, model and load: ``servo_id`` (the ID
+    register), ``vin`` supply voltage [V] (the model's default if None), ``physics_dt`` simulation
+    step [s] of bench time."""
+
+    servo_id: int = 1
+    vin: Optional[float] = None
+    physics_dt: float = BENCH_DT
 
 
 class SerialServo:
