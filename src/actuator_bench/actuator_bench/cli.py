@@ -116,7 +116,7 @@ def _configure_play(registry: BackendRegistry) -> Callable[[argparse.ArgumentPar
 
 def _run_play(registry: BackendRegistry) -> Callable[[argparse.Namespace], int]:
     def run(args: argparse.Namespace) -> int:
-        from .session import record_run
+        from .session import RunOutput, record_run
 
         settings = registry[args.backend].settings_from({"port": args.port} if args.port else {})
         params = BenchParams(actuators=(args.actuator,), models=(args.model,), mass=args.mass, length=args.length,
@@ -124,9 +124,9 @@ def _run_play(registry: BackendRegistry) -> Callable[[argparse.Namespace], int]:
         bench = registry.open(args.backend, params)
         try:
             info = BenchInfo(args.actuator, mass=args.mass, length=args.length)
-            record = record_run(bench, info, args.trajectory, args.kp, rate=args.rate, logdir=args.out,
-                                bag=args.bag, dt=None if args.raw else DEFAULT_DT, name=args.backend,
-                                overwrite=args.force)
+            record = record_run(bench, info, args.trajectory, args.kp, rate=args.rate,
+                                output=RunOutput(args.out, args.bag, None if args.raw else DEFAULT_DT,
+                                                 args.backend, args.force))
         finally:
             bench.close()
         for path in record.paths:

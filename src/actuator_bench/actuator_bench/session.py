@@ -102,14 +102,27 @@ class RunRecord:
     ticks: int
 
 
+@dataclass(frozen=True)
+class RunOutput:
+    """Where :func:`record_run` writes: the logs into ``logdir`` (none if None), resampled at ``dt``
+    [s] (None: raw), named after ``name``; with ``bag``, an MCAP bag of the same cycles (a new
+    folder). Existing logs of the same names are refused unless ``overwrite``."""
+
+    logdir: Optional[Path] = None
+    bag: Optional[Path] = None
+    dt: Optional[float] = DEFAULT_DT
+    name: str = "run"
+    overwrite: bool = False
+
+
 def record_run(bench: Bench, info: BenchInfo, trajectory: str, kp: float, *, rate: float = 100.0,
-               logdir: Optional[Path] = None, bag: Optional[Path] = None, dt: Optional[float] = DEFAULT_DT,
-               name: str = "run", arm: str = "mx", joints: Optional[Sequence[str]] = None,
-               overwrite: bool = False) -> RunRecord:
+               output: RunOutput = RunOutput(), arm: str = "mx",
+               joints: Optional[Sequence[str]] = None) -> RunRecord:
     """Play ``trajectory`` at gain ``kp`` on ``bench`` at ``rate`` [Hz] of bench time; write the
-    logs into ``logdir`` (resampled at ``dt`` [s], None: raw) and, with ``bag``, an MCAP bag of
-    the same cycles. ``info`` describes the bench (actuator, pendulum) for the logs. Existing logs
-    of the same names are refused before anything is played, unless ``overwrite``."""
+    logs and the bag as ``output`` says. ``info`` describes the bench (actuator, pendulum) for the
+    logs. Existing logs of the same names are refused before anything is played, unless
+    ``output.overwrite``."""
+    logdir, bag, dt, name, overwrite = output.logdir, output.bag, output.dt, output.name, output.overwrite
     player = TrajectoryPlayer(joints or bench.joints, info, arm)
     if logdir is not None and not overwrite:  # names follow from the run: check the joints' ones now
         refuse_existing(Path(logdir).glob(f"{name}_000_{trajectory}_*.json"), overwrite)

@@ -29,7 +29,7 @@ from actuator_bench.backends import GROUP, installed_backends
 from actuator_bench.bag2json import bag_logs
 from actuator_bench.bench_core import BENCH_TOPICS, BenchCore
 from actuator_bench.messages import BenchInfo
-from actuator_bench.session import record_run
+from actuator_bench.session import RunOutput, record_run
 from actuator_models.family import GROUP as FAMILIES, family_of, installed_families
 from actuator_models.actuator_file import actuator_from_description
 from actuator_models.bench import Bench, BenchParams
@@ -161,7 +161,7 @@ def test_bench_node_core_picks_up_the_fifth_family(fifth_family):
 def test_recorder_picks_up_the_fifth_family(tmp_path, fifth_family):
     bench = installed_backends().open("first_order", BenchParams())
     record = record_run(bench, BenchInfo("xl330", mass=0.49, length=0.1), "sin_sin", 400.0, rate=200.0,
-                        bag=tmp_path / "bag", dt=None)
+                        output=RunOutput(bag=tmp_path / "bag", dt=None))
     (log,) = record.logs
     assert_first_order(log)
     assert log.timestamp[-1] == pytest.approx(6.0, abs=0.01)  # the whole trajectory, t = 0 at the first command

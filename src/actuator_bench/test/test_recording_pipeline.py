@@ -13,7 +13,7 @@ from actuator_bench.backends import installed_backends
 from actuator_models.bench import BenchParams
 from actuator_bench.bag2json import bag_logs
 from actuator_bench.messages import BenchInfo
-from actuator_bench.session import record_run
+from actuator_bench.session import RunOutput, record_run
 from actuator_models.logs import resample
 
 PARAMS = BenchParams(mass=0.49, length=0.1, time_scale=2.0, seed=7)
@@ -24,8 +24,8 @@ COLUMNS = ("timestamp", "position", "speed", "goal_position", "torque_enable")
 def emulated_run(tmp_path, name, bag=True):
     bench = installed_backends().open("dynamixel_emulator", PARAMS)
     try:
-        return record_run(bench, INFO, "sin_sin", 400.0, rate=100.0, bag=tmp_path / name if bag else None, dt=None,
-                          name=name)
+        return record_run(bench, INFO, "sin_sin", 400.0, rate=100.0,
+                          output=RunOutput(bag=tmp_path / name if bag else None, dt=None, name=name))
     finally:
         bench.close()
 
@@ -84,7 +84,7 @@ def test_cli_recording_and_its_bag_are_the_same_log_and_match_a_played_run(tmp_p
     lockstep = BenchParams(mass=0.49, length=0.1, time_scale=None, seed=7)
     bench = installed_backends().open("dynamixel_emulator", lockstep)
     try:
-        played = record_run(bench, INFO, "sin_sin", 400.0, rate=100.0, dt=None, name="play").logs[0]
+        played = record_run(bench, INFO, "sin_sin", 400.0, rate=100.0, output=RunOutput(dt=None, name="play")).logs[0]
     finally:
         bench.close()
     pa, pb = resample(recording.log, 0.005), resample(played, 0.005)
