@@ -14,17 +14,21 @@ from hybrid_sim.cli import main
 LOG = "2026-01-15_10h28m17.json"
 
 
-@pytest.mark.parametrize("command", [
-    ["slip", "--final-time", "0.5"],
-    ["hexapod", "--final-time", "0.5"],
-    ["wheel", "--final-time", "0.2"],
-    ["stick-slip", "--params", "xl330/m1", "--log", "{log}"],
-])
-@pytest.mark.parametrize("option, name", [("--out", "run"), ("--plot", "run.png"), ("--animate", "run.gif")])
-def test_an_unwritable_output_is_refused_before_the_run_naming_the_option(
-        tmp_path, capsys, xl330_processed, command, option, name):
-    if command[0] == "stick-slip" and option == "--animate":
-        pytest.skip("stick-slip draws no animation")
+COMMANDS = {
+    "slip": ["slip", "--final-time", "0.5"],
+    "hexapod": ["hexapod", "--final-time", "0.5"],
+    "wheel": ["wheel", "--final-time", "0.2"],
+    "stick-slip": ["stick-slip", "--params", "xl330/m1", "--log", "{log}"],
+}
+OUTPUTS = {"--out": "run", "--plot": "run.png", "--animate": "run.gif"}
+#: every command's output options (stick-slip draws no animation: it has no --animate)
+CASES = [(command, option) for command in COMMANDS for option in OUTPUTS
+         if not (command == "stick-slip" and option == "--animate")]
+
+
+@pytest.mark.parametrize("which, option", CASES)
+def test_an_unwritable_output_is_refused_before_the_run_naming_the_option(tmp_path, capsys, xl330_processed, which, option):
+    command, name = COMMANDS[which], OUTPUTS[option]
     argv = [str(Path(xl330_processed) / LOG) if word == "{log}" else word for word in command]
     not_a_folder = tmp_path / "notes.txt"
     not_a_folder.write_text("a file of the user's, not a folder")
