@@ -19,6 +19,7 @@ import numpy as np
 
 from actuator_models.logs import Log, LogError
 from actuator_models.model import Model, ParamsError
+from actuator_models.servo import Servo as ServoModel
 from actuator_models.simulation import LogBatch, mean_absolute_errors
 
 from .joint_sim import Servo
@@ -58,12 +59,12 @@ def mjwarp_positions(model: Model, logs: Sequence[Log]) -> np.ndarray:
     sim.set_kp(batch.kp[:, None])
     sim.reset(batch.position[:, :1], batch.speed[:, :1])
     out = np.empty(batch.position.shape)
-    heating = "heating" in model.values
+    temperature = "temperature" in ServoModel.of(model).inputs  # an addition declares that it reads it
     for k in range(batch.steps):
         out[:, k] = sim.position[:, 0]
         sim.set_goal(batch.goal_position[:, k, None])
         sim.set_torque_enable(batch.torque_enable[:, k, None])
-        if heating:
+        if temperature:
             sim.set_temperature(batch.temperature[:, k, None])
         sim.step()
     return out

@@ -82,8 +82,9 @@ def servo_row(servo: Servo, dt: float) -> tuple:
     check_supported(model)
     act, values = model.actuator, model.values
     friction = {k: float(v) for k, v in embed(values, model.friction, FRICTION_MODELS["m6"]).items()}
+    carried = set(model.additions)  # the model's declared additions, each with its Warp twin (WARP_ADDITIONS)
     whole, fraction, held = (0, 0.0, 0)
-    if "latency" in values:
+    if "latency" in carried:
         w, f, h = delay_steps(values["latency"], dt)
         whole, fraction, held = int(w), float(f), int(h)
     row: Dict[str, float] = {
@@ -98,7 +99,7 @@ def servo_row(servo: Servo, dt: float) -> tuple:
         "backlash": values.get("backlash", 0.0), "heating": values.get("heating", 0.0),
         "delay_fraction": fraction,
     }
-    ints = (_law(model), whole, held, int("backlash" in values), int("heating" in values))
+    ints = (_law(model), whole, held, int("backlash" in carried), int("heating" in carried))
     return tuple(float(row[name]) for name in kernels.COLUMNS), ints
 
 
