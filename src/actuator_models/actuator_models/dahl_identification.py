@@ -11,7 +11,7 @@ loading branch of the steady state (eq. 35)::
 
 and ``rho`` follows from one point of it: ``x = Xmin`` (eq. 39), ``x = Xmax`` (eq. 40) or the
 midpoint (eq. 41). None of them differentiates the measured signals. As an extension,
-:func:`fit_loading_branch` fits eq. 35 to the whole loading branch by least squares.
+:func:`.dahl_rho.fit_loading_branch` (the closed forms live there too) fits eq. 35 to the whole loading branch by least squares.
 
 The steady state is the *last full period* of the record (from a minimum of ``x`` through a
 maximum to the next minimum; reversals are found with a hysteresis band, so that noise on ``x``
@@ -31,6 +31,7 @@ from typing import Dict, List, Tuple
 import numpy as np
 
 from .dahl import steady_loading_force
+from .dahl_rho import conditioning, fit_loading_branch, rho_from_midpoint, rho_from_xmax, rho_from_xmin
 from .dahl_denoise import smooth_displacement
 from .dahl_turning import TURN_BAND, turning_points  # noqa: F401 (TURN_BAND re-exported)
 from .model import Model, new_model
@@ -183,51 +184,6 @@ def full_periods(record: Record, noise: float = 0.0) -> List[Period]:
     return periods
 
 
-def rho_from_xmin(f_min: float, fc: float, x_min: float, x_max: float) -> float:
-    """Eq. 39: ``rho = ln((1 + F(Xmin)/Fc) / (1 - F(Xmin)/Fc)) / (Xmin - Xmax)``; NaN when
-    ``|F(Xmin)| >= Fc`` (outside the model's range, e.g. by noise)."""
-    r = f_min / fc
-    if not -1.0 < r < 1.0:
-        return math.nan
-    return math.log((1.0 + r) / (1.0 - r)) / (x_min - x_max)
-
-
-def rho_from_xmax(f_max: float, fc: float, x_min: float, x_max: float) -> float:
-    """Eq. 40: ``rho = ln((1 - F(Xmax)/Fc) / (1 + F(Xmax)/Fc)) / (Xmin - Xmax)``; NaN outside
-    ``|F(Xmax)| < Fc``."""
-    r = f_max / fc
-    if not -1.0 < r < 1.0:
-        return math.nan
-    return math.log((1.0 - r) / (1.0 + r)) / (x_min - x_max)
-
-
-def rho_from_midpoint(f_mid: float, fc: float, x_min: float, x_max: float) -> float:
-    """Eq. 41: with ``g = 1 - F(Xmid)/Fc``, ``rho = 2 ln((1 - sqrt(1 - g^2)) / g) / (Xmin - Xmax)``;
-    NaN outside ``0 < g <= 1``."""
-    g = 1.0 - f_mid / fc
-    if not 0.0 < g <= 1.0:
-        return math.nan
-    return 2.0 * math.log((1.0 - math.sqrt(1.0 - g * g)) / g) / (x_min - x_max)
-
-
-def fit_loading_branch(x: np.ndarray, force: np.ndarray, fc: float, x_min: float, x_max: float, rho0: float) -> float:
-    """Least-squares ``rho`` of eq. 35 over loading-branch samples ``(x, F)`` (our extension).
-
-    Minimises ``sum (F - Fc (1 - a(rho) exp(-rho (x - Xmin))))^2`` over ``log rho`` (so rho
-    stays positive), from ``rho0``, with scipy's trust-region least squares (scipy is imported
-    here, not at module level: every ``actuator-models`` command imports this module through
-    the CLI, and scipy.optimize alone costs about 0.8 s of start-up).
-    """
-    from scipy.optimize import least_squares
-
-    def residual(log_rho: np.ndarray) -> np.ndarray:
-        return steady_loading_force(x, fc, math.exp(log_rho[0]), x_min, x_max) - force
-
-    start = math.log(rho0) if math.isfinite(rho0) and rho0 > 0 else -math.log(x_max - x_min)
-    solution = least_squares(residual, [start], xtol=1e-14, ftol=1e-14, gtol=1e-14)
-    return float(math.exp(solution.x[0]))
-
-
 #: The four stage-2 estimates, by the attribute names of :class:`RhoEstimate`.
 METHODS = ("rho_xmin", "rho_xmax", "rho_mid", "rho_fit")
 
@@ -287,16 +243,6 @@ def _loading_branch(record: Record, period: Period) -> Tuple[np.ndarray, np.ndar
     span = slice(period.start, period.peak + 1)
     order = np.argsort(record.x[span], kind="stable")
     return record.x[span][order], record.F[span][order]
-
-
-def conditioning(rho: float, x_min: float, x_max: float) -> float:
-    """Condition number of eqs. 39 and 40: |d ln rho / d ln F| at the loop's ends, sinh(u) / u with
-    u = rho (Xmax - Xmin) (F(Xmin)/Fc = -tanh(u/2), eq. 35). A relative force error e there moves
-    rho by this times e: 1.8 for the paper's u = 2, 3e7 for u = 21."""
-    u = rho * (x_max - x_min)
-    if not math.isfinite(u) or u <= 0.0:
-        return math.nan
-    return math.sinh(u) / u if u < 700.0 else math.inf
 
 
 def _period_estimates(record: Record, period: Period, fc: float) -> Tuple[Tuple[float, ...], Tuple[float, ...]]:
