@@ -30,8 +30,9 @@ with ``bam`` (the default of ``fit``) runs as it was fitted; other joints keep M
 
 Warp runs float32: against the float64 CPU step this costs a relative 1e-7 per operation, which
 :func:`tests.test_warp_servo` bounds on whole rollouts. A servo the kernels cannot run (a
-friction model, addition or control law they do not know) is an error naming it, never dropped. Writing ``qfrc_applied`` of the servo DoFs is the kernels' job; leave
-the servo joints' own ``<motor>`` controls at 0.
+friction model, addition or control law they do not know) is an error naming it, never
+dropped. Writing ``qfrc_applied`` of the servo DoFs is the kernels' job; leave the servo
+joints' own ``<motor>`` controls at 0.
 """
 
 from __future__ import annotations
