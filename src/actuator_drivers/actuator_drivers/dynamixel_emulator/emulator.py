@@ -63,7 +63,7 @@ class DynamixelEmulator(SerialBusEmulator[EmulatedServo]):
         return cls.single(actuator, model, mass, length, arm_mass, protocol=protocol, **options)
 
     @property
-    def address_width(self) -> int:  # type: ignore[override]
+    def address_width(self) -> int:
         return 1 if self.protocol == 1 else 2
 
     def parser(self):

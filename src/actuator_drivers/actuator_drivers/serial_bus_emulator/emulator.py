@@ -64,8 +64,11 @@ class SerialBusEmulator(Generic[S]):
         trace: keep every packet in :attr:`trace` as ``("rx" | "tx", bytes)`` (for tests and debugging).
     """
 
-    #: bytes of an address and of a length in READ/WRITE/SYNC WRITE parameters
-    address_width = 1
+    @property
+    def address_width(self) -> int:
+        """Bytes of an address and of a length in READ/WRITE/SYNC WRITE parameters (a family whose
+        width depends on the protocol overrides it)."""
+        return 1
 
     def __init__(
         self,
