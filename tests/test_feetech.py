@@ -18,7 +18,7 @@ from actuator_drivers.common import CommandTimeout
 from actuator_drivers.feetech.bench import FeetechBench
 from actuator_drivers.feetech.errors import CommunicationError, HardwareError, JointLimitError, ModelMismatchError
 from actuator_drivers.feetech.tables import sts3215
-from actuator_drivers.feetech_emulator.emulated import emulated_feetech
+from actuator_drivers.feetech_emulator.emulated import Emulation, emulated_feetech
 from actuator_drivers.feetech_emulator.emulator import FeetechEmulator
 
 FAST = dict(prepare_time=0.3, settle_time=0.1, return_time=0.3)
@@ -104,7 +104,7 @@ def test_driver_reads_si_units_and_moves_with_the_sts_speed_limit():
 
 
 def test_joint_limits_refuse_a_goal_and_send_nothing():
-    with emulated_feetech("sts3215/m1", 0.3, 0.1, limits=(-1.0, 1.0)) as (emulator, driver):
+    with emulated_feetech("sts3215/m1", 0.3, 0.1, emulation=Emulation(time_scale=None, limits=(-1.0, 1.0))) as (emulator, driver):
         before = emulator.servo(1).peek("goal_position")
         with pytest.raises(JointLimitError, match=r"goal 1\.5 rad is outside the joint limits"):
             driver.command(1.5, True)
@@ -121,7 +121,7 @@ def test_fault_bits_become_clear_errors_and_torque_is_off():
 
 
 def test_dead_bus_is_a_clear_error_after_retries_and_counted():
-    with emulated_feetech("sts3215/m1", 0.3, 0.1, retries=2) as (emulator, driver):
+    with emulated_feetech("sts3215/m1", 0.3, 0.1, emulation=Emulation(time_scale=None, retries=2)) as (emulator, driver):
         driver.command(0.2, True)
         emulator.set_faults(dead=True)
         with pytest.raises(CommunicationError, match="servo 1: read 15 bytes at address 56: There is no status packet! after 3 attempt"):
@@ -134,7 +134,7 @@ def test_dead_bus_is_a_clear_error_after_retries_and_counted():
 
 
 def test_corrupt_and_dropped_replies_are_retried_and_counted():
-    with emulated_feetech("sts3215/m1", 0.3, 0.1, seed=3) as (emulator, driver):
+    with emulated_feetech("sts3215/m1", 0.3, 0.1, emulation=Emulation(time_scale=None, seed=3)) as (emulator, driver):
         emulator.set_faults(drop=0.2, corrupt=0.2)
         for _ in range(30):
             driver.command(0.1, True)

@@ -69,9 +69,9 @@ def test_cli_recording_and_its_bag_are_the_same_log_and_match_a_played_run(tmp_p
     with a ``play`` run of the same trajectory on the same emulator seed (lockstep: no jitter
     but where each run started from)."""
     from actuator_bench.recording import record
-    from actuator_drivers.dynamixel_emulator.emulated import emulated_dynamixel
+    from actuator_drivers.dynamixel_emulator.emulated import Emulation, emulated_dynamixel
 
-    with emulated_dynamixel("xl330", "xl330/m6", 0.49, 0.1, time_scale=None, seed=7) as (_, driver):
+    with emulated_dynamixel("xl330", "xl330/m6", 0.49, 0.1, emulation=Emulation(time_scale=None, seed=7)) as (_, driver):
         from actuator_drivers.dynamixel.bench import DynamixelBench
 
         recording = record(DynamixelBench.of(driver, "xl330"), "sin_sin", INFO, 400.0, rate=100.0, logdir=tmp_path,
