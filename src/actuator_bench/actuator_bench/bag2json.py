@@ -141,7 +141,7 @@ def find_runs(namespace: str, bench: BenchStreams) -> List[Run]:
     command to that of the next command outside it (the release), or to the next bench_info."""
     infos = sorted(bench.infos, key=lambda item: item[0])
     commands = list(zip(bench.commands.time, bench.commands.received))
-    runs = []
+    runs: List[Run] = []
     for i, (t, info) in enumerate(infos):
         if not info.trajectory:
             continue

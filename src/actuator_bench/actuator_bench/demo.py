@@ -55,6 +55,7 @@ def record_logs(settings: DemoSettings, raw_dir: Path) -> List[Path]:
     done: List[Path] = []
 
     def finished(recording: Recording) -> None:
+        assert recording.path is not None  # recorded with a log folder: written
         done.append(recording.path)
         say(f"recorded {len(done)}/{count}: {recording.path.name} ({recording.cycles} cycles: {recording.quality.summary()})")
 
@@ -100,6 +101,13 @@ def true_validation_mae(reference: Model, data: Union[Dataset, Sequence[Log]]) -
     return float(Objective(reference, validation).of_model(reference).mean())
 
 
+def _validation_mae(report: ModelReport) -> float:
+    """A fit's MAE on its validation logs [rad]."""
+    mae = report.result.validation_mae
+    assert mae is not None  # the demo's fits hold out validation logs (its grid records more than it trains on)
+    return mae
+
+
 def figures(reports: Dict[str, ModelReport], logs: Sequence[Log], settings: DemoSettings, out: Path) -> List[Path]:
     """Trajectory, drive/backdrive and 2R figures (the MAE bars are in the report)."""
     from actuator_sim.drive_backdrive import drive_backdrive, stall_torque
@@ -109,10 +117,12 @@ def figures(reports: Dict[str, ModelReport], logs: Sequence[Log], settings: Demo
     from actuator_models.plots import plot_drive_backdrive, plot_mae_bars, plot_trajectory
 
     written = []
-    best = min(reports, key=lambda m: reports[m].result.validation_mae)
+    best = min(reports, key=lambda m: _validation_mae(reports[m]))
     title = actuator(settings.actuator).title
     truth = f"emulated {title}, true model {settings.reference}"
-    validation = next(iter(reports.values())).result.dataset.validation  # the fit's own split
+    dataset = next(iter(reports.values())).result.dataset
+    assert dataset is not None  # a fit run here keeps its dataset (only a result read back has none)
+    validation = dataset.validation  # the fit's own split
     shown = next((log for log in validation if log.trajectory == "lift_and_drop"), validation[0])
     fitted_label = {name: f"fitted {name.upper()} (params/{name}.json)" for name in reports}
     simulated = {

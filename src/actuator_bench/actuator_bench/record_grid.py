@@ -18,7 +18,7 @@ import math
 from dataclasses import dataclass
 from itertools import product
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, List, Optional, Tuple, Union
 
 from actuator_models.bench import Bench
 from actuator_models.trajectories import TRAJECTORIES
@@ -124,6 +124,6 @@ def parse_values(text: str, what: str) -> Tuple[float, ...]:
     return values
 
 
-def split_names(text: str) -> Sequence[str]:
+def split_names(text: str) -> Tuple[str, ...]:
     """``"sin_sin,up_and_down"`` -> names."""
     return tuple(v.strip() for v in text.split(",") if v.strip())

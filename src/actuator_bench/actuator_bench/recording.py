@@ -228,20 +228,21 @@ def _watchdog_guard(bench: Bench) -> Callable[[], None]:
 
 def _progress(report: Callable[[Progress], None], traj: Trajectory, bench: Bench, before: Optional[BusHealth]) -> Sink:
     """A sink reporting every 0.1 s of the run."""
-    start: List[float] = []
-    state = {"next": 0.0, "cycles": 0}
+    start: Optional[float] = None
+    due, cycles = 0.0, 0
 
     def sink(cycle: Cycle) -> None:
+        nonlocal start, due, cycles
         if cycle.sample is None or cycle.command is None:
             return
-        if not start:
-            start.append(cycle.time)
-        state["cycles"] += 1
-        t = cycle.time - start[0]
-        if t >= state["next"]:
+        if start is None:
+            start = cycle.time
+        cycles += 1
+        t = cycle.time - start
+        if t >= due:
             errors = _since(bench, before).errors
-            report(Progress(traj.name, t, traj.duration, state["cycles"], errors))
-            state["next"] = t + 0.1
+            report(Progress(traj.name, t, traj.duration, cycles, errors))
+            due = t + 0.1
     return sink
 
 

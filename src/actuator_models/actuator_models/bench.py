@@ -33,6 +33,30 @@ from .model import published_model
 S = TypeVar("S")
 
 
+class DriveState(Protocol):
+    """What a driver reads of one joint: ``time`` [s] on the bench clock, ``position`` [rad],
+    ``velocity`` [rad/s], ``input_voltage`` [V], ``temperature`` [degC], ``torque_enabled``
+    (a serial servo's or an eRob joint's state)."""
+
+    @property
+    def time(self) -> float: ...  # noqa: E704
+
+    @property
+    def position(self) -> float: ...  # noqa: E704
+
+    @property
+    def velocity(self) -> float: ...  # noqa: E704
+
+    @property
+    def input_voltage(self) -> float: ...  # noqa: E704
+
+    @property
+    def temperature(self) -> float: ...  # noqa: E704
+
+    @property
+    def torque_enabled(self) -> bool: ...  # noqa: E704
+
+
 @dataclass(frozen=True)
 class Command:
     """Commands for some joints of a bench (``actuator_interfaces/ActuatorCommand``).
@@ -108,7 +132,7 @@ class JointSample:
                 raise ValueError(f"joint sample: {size} {field_name} values for {n} joints (give {n} or none)")
 
     @classmethod
-    def from_states(cls, name: Sequence[str], states: Sequence[object], motor_torque: Sequence[float],
+    def from_states(cls, name: Sequence[str], states: Sequence[DriveState], motor_torque: Sequence[float],
                     control: Sequence[float], comm_errors: int) -> "JointSample":
         """A sample from a driver's per-joint states (each with ``time`` [s], ``position`` [rad],
         ``velocity`` [rad/s], ``input_voltage`` [V], ``temperature`` [degC], ``torque_enabled``),

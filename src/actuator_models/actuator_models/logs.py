@@ -94,6 +94,13 @@ class Log:
         return len(self.position)
 
     @property
+    def period(self) -> float:
+        """The sample period ``dt`` [s] of a processed log; a :class:`LogError` for a raw log."""
+        if self.dt is None:
+            raise LogError(f"{self.source}: raw log (no 'dt'); process it first")
+        return self.dt
+
+    @property
     def duration(self) -> float:
         """Time span of the entries [s]."""
         return float(self.timestamp[-1] - self.timestamp[0]) if len(self) else 0.0
@@ -198,19 +205,21 @@ def log_from_dict(data: object, source: str = "<dict>") -> Log:
     """Check and convert a decoded JSON log. Raises :class:`LogError` naming the problem."""
     if not isinstance(data, Mapping):
         raise LogError(f"{source}: expected a JSON object at top level, got {type(data).__name__}")
-    header: Dict[str, object] = {}
+    numbers: Dict[str, float] = {}
+    texts: Dict[str, str] = {}
     for name, required in HEADER_FIELDS.items():
         if name not in data:
             if required:
                 raise LogError(f"{source}: field {name!r}: missing")
             continue
         if name in ("motor", "trajectory"):
-            if not isinstance(data[name], str):
-                raise LogError(f"{source}: field {name!r}: expected a string, got {data[name]!r}")
-            header[name] = data[name]
+            text = data[name]
+            if not isinstance(text, str):
+                raise LogError(f"{source}: field {name!r}: expected a string, got {text!r}")
+            texts[name] = text
         else:
             where = f"{source}: field {name!r}"
-            header[name] = check_range(name, _number(data[name], where), where)
+            numbers[name] = check_range(name, _number(data[name], where), where)
     arm_key = "arm_mass" if "arm_mass" in data else "arm-mass"
     arm_where = f"{source}: field {arm_key!r}"
     arm_mass = check_range(arm_key, _number(data[arm_key], arm_where), arm_where) if arm_key in data else 0.0
@@ -233,22 +242,23 @@ def log_from_dict(data: object, source: str = "<dict>") -> Log:
     needs_time = dt is None
     fields = REQUIRED_FIELDS + (("timestamp",) if needs_time else ())
     columns = _fast_columns(entries, fields, not needs_time) or _checked_columns(entries, fields, needs_time, source)
-    timestamp = columns.pop("timestamp", None)
-    if timestamp is None:
-        timestamp = np.arange(len(entries)) * dt
-    elif needs_time and not np.all(np.diff(timestamp) > 0):
-        index = int(np.argmin(np.diff(timestamp) > 0)) + 1
-        raise LogError(
-            f"{source}: entry {index}: field 'timestamp': {float(timestamp[index])} does not increase "
-            f"(previous {float(timestamp[index - 1])})"
-        )
+    if dt is None:
+        timestamp = columns.pop("timestamp")  # a required field of a log without dt
+        if not np.all(np.diff(timestamp) > 0):
+            index = int(np.argmin(np.diff(timestamp) > 0)) + 1
+            raise LogError(
+                f"{source}: entry {index}: field 'timestamp': {float(timestamp[index])} does not increase "
+                f"(previous {float(timestamp[index - 1])})"
+            )
+    else:
+        timestamp = columns.pop("timestamp") if "timestamp" in columns else np.arange(len(entries)) * dt
     return Log(
-        mass=float(header["mass"]),
-        length=float(header["length"]),
-        kp=float(header["kp"]),
-        vin=header.get("vin"),  # type: ignore[arg-type]
-        motor=str(header.get("motor", "")),
-        trajectory=str(header.get("trajectory", "")),
+        mass=numbers["mass"],
+        length=numbers["length"],
+        kp=numbers["kp"],
+        vin=numbers.get("vin"),
+        motor=texts.get("motor", ""),
+        trajectory=texts.get("trajectory", ""),
         arm_mass=arm_mass,
         dt=dt,
         timestamp=timestamp,

@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable, List, Optional, Sequence, Tuple
+from typing import Callable, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import scipy.integrate
@@ -318,7 +318,7 @@ class _Epoch:
         return _Crossing(t, dense(t), position, bound, fell_through)
 
 
-def simulate(model: HybridModel, x0: Sequence[float], settings: RunSettings = RunSettings(),
+def simulate(model: HybridModel, x0: Union[Sequence[float], np.ndarray], settings: RunSettings = RunSettings(),
              t0: float = 0.0, progress: Optional[Callable[[float, int], None]] = None) -> HybridResult:
     """Integrate ``model`` from state ``x0`` at ``t0`` until ``settings.final_time`` or a failure.
 
@@ -329,18 +329,18 @@ def simulate(model: HybridModel, x0: Sequence[float], settings: RunSettings = Ru
     does not raise: the result has ``status = -1``, the reason in ``message`` and every sample
     and event recorded up to the failure.
     """
-    x0 = np.asarray(x0, dtype=float)
-    if x0.shape != (len(model.state_names),):
+    initial = np.asarray(x0, dtype=float)
+    if initial.shape != (len(model.state_names),):
         raise ValueError(f"initial state: expected {len(model.state_names)} values "
-                         f"({', '.join(model.state_names)}), got shape {x0.shape}")
-    if not np.all(np.isfinite(x0)):
-        raise ValueError(f"initial state: not finite: {x0.tolist()}")
+                         f"({', '.join(model.state_names)}), got shape {initial.shape}")
+    if not np.all(np.isfinite(initial)):
+        raise ValueError(f"initial state: not finite: {initial.tolist()}")
     recorder = _Recorder(settings.record_period, settings.final_time)
     events: List[Event] = []
     nfev = [0, 0]
     status, message, zeno_time = REACHED_FINAL_TIME, "reached final time", None
     on_step = _measure(settings.measure_period, progress, events, t0)
-    start = model.initial_chart(t0, x0)
+    start = model.initial_chart(t0, initial)
     t, x, chart = t0, np.asarray(start.state, dtype=float), start.chart
     chain = [chart]
     try:
