@@ -11,7 +11,6 @@ LIMIT = 8
 #: objects by the work that owns them; none may be added. The compiled kernels are exempt for
 #: good: numba's nopython code takes its arrays positionally (a settings object cannot cross in).
 KNOWN = {
-    "actuator_bench/recording.py: record",
     "actuator_drivers/serial_bus_emulator/emulated.py: emulated_servo",
 }
 COMPILED = ("actuator_models/kernel_numba.py", "actuator_sim/warp_kernels.py")

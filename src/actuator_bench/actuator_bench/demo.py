@@ -42,7 +42,7 @@ from . import demo_titles
 from .backends import installed_backends
 from .demo_settings import DemoSettings, demo_settings
 from .record_grid import record_all
-from .recording import Recording
+from .recording import Recording, RecordSettings
 
 
 def say(text: str) -> None:
@@ -73,7 +73,7 @@ def record_logs(settings: DemoSettings, raw_dir: Path) -> List[Path]:
 
     try:
         record_all(bench, settings.grid, settings.actuator, raw_dir, change_load,
-                   on_recording=finished, prepare_time=1.0, return_time=1.0)
+                   on_recording=finished, settings=RecordSettings(prepare_time=1.0, return_time=1.0))
     finally:  # the driver releases the torque, then the emulator stops (also after Ctrl-C) and is read back
         bench.close()
         state = getattr(bench, "emulated_state", lambda: None)()
