@@ -24,7 +24,7 @@ from actuator_drivers.erob.bench import ErobBench
 from actuator_bench.recording import RecordingError, RecordOutput, RecordSettings, record
 from actuator_drivers.erob import cia402
 from actuator_drivers.ethercat_emulator import veth
-from actuator_models.logs import resample
+from actuator_models.resampling import resample
 from actuator_models.model import load_model
 from actuator_models.simulation import log_maes
 

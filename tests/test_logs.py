@@ -6,7 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from actuator_models.logs import LogError, read_log, read_logs, resample, write_log
+from actuator_models.logs import LogError, read_log, read_logs, write_log
+from actuator_models.resampling import resample
 
 
 def test_resampling_raw_reproduces_the_published_processed_logs(xl330_raw, xl330_processed):

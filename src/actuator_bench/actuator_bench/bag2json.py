@@ -33,7 +33,8 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
-from actuator_models.logs import PROCESSED_DT, Log, resample, write_log
+from actuator_models.logs import PROCESSED_DT, Log, write_log
+from actuator_models.resampling import resample
 from actuator_models.outputs import refuse_existing
 from rosbags.highlevel import AnyReader, AnyReaderError
 

@@ -32,7 +32,8 @@ from actuator_models.fit_outputs import FitOutputs
 from actuator_models.fit_spec import ALL_MODELS, FitSpec
 from actuator_models.fitting import ModelReport, fit
 from actuator_models.objective import Objective
-from actuator_models.logs import PROCESSED_DT, Log, read_log, resample, write_log
+from actuator_models.logs import PROCESSED_DT, Log, read_log, write_log
+from actuator_models.resampling import resample
 from actuator_models.recording_quality import RecordingQuality
 from actuator_models.model import Model, load_model
 from actuator_models.splits import Dataset

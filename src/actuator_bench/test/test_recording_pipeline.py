@@ -14,7 +14,7 @@ from actuator_models.bench import BenchParams
 from actuator_bench.bag2json import bag_logs
 from actuator_bench.messages import BenchInfo
 from actuator_bench.session import RunOutput, record_run
-from actuator_models.logs import resample
+from actuator_models.resampling import resample
 
 PARAMS = BenchParams(mass=0.49, length=0.1, time_scale=2.0, seed=7)
 INFO = BenchInfo("xl330", mass=0.49, length=0.1, vin=7.4)

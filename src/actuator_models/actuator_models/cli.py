@@ -24,7 +24,8 @@ from .evaluation import evaluate_model, evaluation_backends
 from .exit_codes import ArgumentParser, json_alone, run_command, whole_process
 from .log_checks import OddLogWarning, check_dt
 from .fit_cli import FitUsageError, add_fit_command
-from .logs import ALLOW_ODD_LOGS_HELP, PROCESSED_DT, Log, LogError, check_motor, log_files, read_log, read_logs, require_processed, resample, write_log
+from .logs import ALLOW_ODD_LOGS_HELP, PROCESSED_DT, Log, LogError, check_motor, log_files, read_log, read_logs, require_processed, write_log
+from .resampling import resample
 from .model import ParamsError, library_names, load_model
 from .recording_quality import processing_warning
 from .residuals_cli import add_residuals_command

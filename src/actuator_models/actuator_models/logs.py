@@ -1,11 +1,12 @@
-"""Bench logs in the published (BAM) JSON format: read, check, resample, write.
+"""Bench logs in the published (BAM) JSON format: read, check, write (:mod:`.resampling`
+turns raw logs into processed ones).
 
 A log is ``{"mass", "arm_mass" (or "arm-mass"), "length", "kp", "vin", "motor", "trajectory",
 "dt" (processed logs only), "recording" (optional: what happened while recording, see
 :mod:`.recording_quality`), "entries": [{"timestamp", "position", "speed", "goal_position",
 "torque_enable", ...optional "load", "input_volts", "temp", "control"}]}``.
-Units: kg, m, V, s, rad, rad/s. Raw logs have irregular timestamps; :func:`resample` turns them
-into processed logs at a fixed ``dt``.
+Units: kg, m, V, s, rad, rad/s. Raw logs have irregular timestamps;
+:func:`~.resampling.resample` turns them into processed logs at a fixed ``dt``.
 
 Every problem is reported as one :class:`LogError` line naming the file, the entry index and
 the field.
@@ -16,7 +17,7 @@ from __future__ import annotations
 import json
 import math
 import warnings
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Union
 
@@ -345,50 +346,6 @@ def write_log(log: Log, path: Union[str, Path]) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(log.to_dict()))
-
-
-def _interpolate(t: np.ndarray, stamps: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """Linear interpolation, extrapolated linearly beyond the ends (as the published tool)."""
-    out = np.interp(t, stamps, values)
-    if len(stamps) < 2:
-        return out
-    before, after = t < stamps[0], t > stamps[-1]
-    out[before] = values[0] + (t[before] - stamps[0]) * (values[1] - values[0]) / (stamps[1] - stamps[0])
-    out[after] = values[-1] + (t[after] - stamps[-1]) * (values[-1] - values[-2]) / (stamps[-1] - stamps[-2])
-    return out
-
-
-def resample(log: Log, dt: float = PROCESSED_DT) -> Log:
-    """Resample a raw log at a fixed ``dt`` [s].
-
-    Samples lie at ``k dt`` for ``k = 0 .. floor(t_last / dt)``; every column is linearly
-    interpolated (extrapolated at the ends) and torque_enable is thresholded at 0.5.
-    """
-    if dt <= 0 or not math.isfinite(dt):
-        raise LogError(f"{log.source}: dt {dt} is not a positive number")
-    if len(log) < 2:
-        raise LogError(f"{log.source}: field 'entries': need at least 2 entries to resample")
-    t = np.arange(int(math.floor(log.timestamp[-1] / dt + 1e-9)) + 1) * dt
-    columns = {
-        name: _interpolate(t, log.timestamp, values)
-        for name, values in (
-            ("position", log.position),
-            ("speed", log.speed),
-            ("goal_position", log.goal_position),
-            *log.extra.items(),
-        )
-    }
-    enable = _interpolate(t, log.timestamp, log.torque_enable.astype(float)) > 0.5
-    return replace(
-        log,
-        dt=dt,
-        timestamp=t,
-        position=columns.pop("position"),
-        speed=columns.pop("speed"),
-        goal_position=columns.pop("goal_position"),
-        torque_enable=enable,
-        extra=columns,
-    )
 
 
 def motor_mismatches(logs: Sequence[Log], actuator_name: str) -> List[Log]:
