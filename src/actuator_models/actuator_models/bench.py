@@ -28,33 +28,10 @@ from dataclasses import dataclass, field, fields
 from typing import Any, Callable, Dict, Mapping, Optional, Protocol, Sequence, Tuple, Type, TypeVar, runtime_checkable
 
 from .actuators import actuator
+from .drive_state import DriveState
 from .model import published_model
 
 S = TypeVar("S")
-
-
-class DriveState(Protocol):
-    """What a driver reads of one joint: ``time`` [s] on the bench clock, ``position`` [rad],
-    ``velocity`` [rad/s], ``input_voltage`` [V], ``temperature`` [degC], ``torque_enabled``
-    (a serial servo's or an eRob joint's state)."""
-
-    @property
-    def time(self) -> float: ...  # noqa: E704
-
-    @property
-    def position(self) -> float: ...  # noqa: E704
-
-    @property
-    def velocity(self) -> float: ...  # noqa: E704
-
-    @property
-    def input_voltage(self) -> float: ...  # noqa: E704
-
-    @property
-    def temperature(self) -> float: ...  # noqa: E704
-
-    @property
-    def torque_enabled(self) -> bool: ...  # noqa: E704
 
 
 @dataclass(frozen=True)
