@@ -48,8 +48,8 @@ from typing import Callable, List, Optional, Sequence, Tuple, Union
 import numpy as np
 import scipy.integrate
 
-from .errors import SimulationError
 from .crossing import Crossing, find_dip, locate_crossing
+from .errors import SimulationError
 from .model import Boundary, HybridModel, Side, Transition
 from .result import FAILED, REACHED_FINAL_TIME, ZENO, Event, HybridResult
 from .settings import RunSettings
