@@ -13,7 +13,7 @@ import pytest
 import scservo_sdk as sdk
 
 from actuator_bench.messages import BenchInfo
-from actuator_bench.recording import RecordingError, record
+from actuator_bench.recording import RecordingError, RecordOutput, RecordSettings, record
 from actuator_drivers.common import CommandTimeout
 from actuator_drivers.feetech.bench import FeetechBench
 from actuator_drivers.feetech.errors import CommunicationError, HardwareError, JointLimitError, ModelMismatchError
@@ -21,7 +21,7 @@ from actuator_drivers.feetech.tables import sts3215
 from actuator_drivers.feetech_emulator.emulated import Emulation, emulated_feetech
 from actuator_drivers.feetech_emulator.emulator import FeetechEmulator
 
-FAST = dict(prepare_time=0.3, settle_time=0.1, return_time=0.3)
+FAST = RecordSettings(prepare_time=0.3, settle_time=0.1, return_time=0.3)
 STS = BenchInfo("sts3215", mass=0.3, length=0.1)
 
 
@@ -170,7 +170,8 @@ def test_ctrl_c_during_a_recording_leaves_the_torque_off(tmp_path):
 
     with emulated_feetech("sts3215/m1", 0.3, 0.1) as (emulator, driver):
         with pytest.raises(KeyboardInterrupt):
-            record(FeetechBench.of(driver, "sts3215"), "sin_sin", STS, 32, logdir=tmp_path, progress=interrupt, **FAST)
+            record(FeetechBench.of(driver, "sts3215"), "sin_sin", STS, 32, output=RecordOutput(tmp_path), progress=interrupt,
+                   settings=FAST)
         assert not emulator.servo(1).torque_enabled  # read back from the emulated servo's memory
         assert emulator.servo(1).peek("torque_enable") == 0
     assert list((tmp_path / "partial").glob("*.json"))
@@ -183,7 +184,8 @@ def test_a_stalled_loop_stops_an_sts_recording_with_torque_off(tmp_path):
 
     with emulated_feetech("sts3215/m1", 0.3, 0.1) as (emulator, driver):
         with pytest.raises(RecordingError) as info:
-            record(FeetechBench.of(driver, "sts3215"), "up_and_down", STS, 32, logdir=tmp_path, progress=stall, **FAST)
+            record(FeetechBench.of(driver, "sts3215"), "up_and_down", STS, 32, output=RecordOutput(tmp_path), progress=stall,
+                   settings=FAST)
         assert isinstance(info.value.__cause__, CommandTimeout) and not emulator.servo(1).torque_enabled
 
 

@@ -33,7 +33,8 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
-from actuator_models.logs import PROCESSED_DT, Log, resample, write_log
+from actuator_models.logs import PROCESSED_DT, Log, write_log
+from actuator_models.resampling import resample
 from actuator_models.outputs import refuse_existing
 from rosbags.highlevel import AnyReader, AnyReaderError
 
@@ -141,7 +142,7 @@ def find_runs(namespace: str, bench: BenchStreams) -> List[Run]:
     command to that of the next command outside it (the release), or to the next bench_info."""
     infos = sorted(bench.infos, key=lambda item: item[0])
     commands = list(zip(bench.commands.time, bench.commands.received))
-    runs = []
+    runs: List[Run] = []
     for i, (t, info) in enumerate(infos):
         if not info.trajectory:
             continue

@@ -5,13 +5,24 @@ new process; see :mod:`.kernel` for what is computed and why.
 """
 
 import math
+from typing import Literal, TypedDict
 
 import numba
 import numpy as np
 
 from .kernel import COLUMNS
 
-OPTIONS = dict(cache=True, fastmath=False, error_model="numpy", nogil=True)
+
+class Options(TypedDict):
+    """The compile options every kernel function shares (``numba.njit`` keywords)."""
+
+    cache: bool
+    fastmath: bool
+    error_model: Literal["python", "numpy"]
+    nogil: bool
+
+
+OPTIONS = Options(cache=True, fastmath=False, error_model="numpy", nogil=True)
 
 # Where each declared parameter sits in a row of the parameter matrix (kernel.COLUMNS, built by
 # name from the parts' declarations); numba freezes these globals as compile-time constants.

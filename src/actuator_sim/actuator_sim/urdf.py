@@ -11,7 +11,7 @@ A hinge's ``ref`` becomes a rotation of the joint origin: the URDF angle equals 
 from __future__ import annotations
 
 import math
-from typing import List, Sequence
+from typing import List, Sequence, Union
 from xml.sax.saxutils import escape
 
 import mujoco
@@ -25,7 +25,7 @@ def _num(x: float) -> str:
     return "0" if text in ("-0", "0") else text
 
 
-def _vec(values: Sequence[float]) -> str:
+def _vec(values: Union[Sequence[float], np.ndarray]) -> str:
     return " ".join(_num(v) for v in values)
 
 
@@ -33,7 +33,7 @@ def _rgba(values: Sequence[float]) -> str:
     return " ".join(f"{float(c):.3g}" for c in values)
 
 
-def quat_to_rpy(quat: Sequence[float]) -> np.ndarray:
+def quat_to_rpy(quat: Union[Sequence[float], np.ndarray]) -> np.ndarray:
     """URDF roll-pitch-yaw [rad] (``R = Rz(yaw) Ry(pitch) Rx(roll)``) of a MuJoCo quaternion (w, x, y, z)."""
     mat = np.zeros(9)
     mujoco.mju_quat2Mat(mat, np.asarray(quat, dtype=float))
@@ -42,7 +42,7 @@ def quat_to_rpy(quat: Sequence[float]) -> np.ndarray:
     return np.array([math.atan2(r[2, 1], r[2, 2]), pitch, math.atan2(r[1, 0], r[0, 0])])
 
 
-def _origin(pos: Sequence[float], quat: Sequence[float]) -> str:
+def _origin(pos: Union[Sequence[float], np.ndarray], quat: Union[Sequence[float], np.ndarray]) -> str:
     return f'<origin xyz="{_vec(pos)}" rpy="{_vec(quat_to_rpy(quat))}"/>'
 
 
@@ -73,7 +73,7 @@ def _link(model: mujoco.MjModel, body: int, name: str) -> List[str]:
             f'izz="{_num(inertia[2])}"/>',
             "    </inertial>",
         ]
-    for geom in np.flatnonzero(model.geom_bodyid == body):
+    for geom in np.flatnonzero(model.geom_bodyid == body).tolist():
         geom_name = _name(model, mujoco.mjtObj.mjOBJ_GEOM, geom, f"{name}_geom{geom}")
         lines += [
             "    <visual>",
@@ -121,7 +121,7 @@ def _joint(model: mujoco.MjModel, body: int, parent: str, child: str) -> List[st
 
 def _sites(model: mujoco.MjModel, body: int, parent: str) -> List[str]:
     lines: List[str] = []
-    for site in np.flatnonzero(model.site_bodyid == body):
+    for site in np.flatnonzero(model.site_bodyid == body).tolist():
         name = _name(model, mujoco.mjtObj.mjOBJ_SITE, site, f"{parent}_site{site}")
         lines += [
             f'  <link name="{escape(name)}"/>',
