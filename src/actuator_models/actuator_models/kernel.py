@@ -139,14 +139,16 @@ def run_thermal(actuator: Actuator, friction: FrictionModel, values: ParamValues
         return np.ascontiguousarray(np.broadcast_to(np.asarray(x, dtype=float), (L,)))
 
     heat = np.zeros((params.shape[0], L))
-    reading = np.where(batch.measured[:, None], batch.temperature, np.nan)
+    thermal = on.pop(ADDITION_TWINS.index("thermal"))  # the kernel's switch for it: the readings, or None
+    reading = np.where(batch.measured[:, None], batch.temperature, np.nan) if thermal else None
     kernel = compiled()
     with nullcontext() if kernel.signatures else InterruptShield():  # the first call compiles (module docstring)
         maes = kernel(
             law, consts, _FRICTIONS[friction.name], _INTEGRATORS[integrator] == 1, params,
             *on,
             np.ascontiguousarray(batch.goal_position), np.ascontiguousarray(batch.torque_enable),
-            np.ascontiguousarray(batch.temperature - REFERENCE_TEMPERATURE), np.ascontiguousarray(reading),
+            np.ascontiguousarray(batch.temperature - REFERENCE_TEMPERATURE),
+            None if reading is None else np.ascontiguousarray(reading),
             np.ascontiguousarray(batch.position), np.ascontiguousarray(batch.speed),
             batch.lengths.astype(np.int64), per_log(bench.mass), per_log(bench.length), per_log(bench.arm_mass),
             per_log(batch.kp), per_log(batch.vin), per_log(batch.dt), out, positions, heat,
