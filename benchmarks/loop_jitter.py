@@ -1,6 +1,6 @@
 """Period jitter of the bench control loop (read -> player -> write) on the emulated Dynamixel.
 
-Runs :class:`actuator_bench.loop.BenchLoop` (the loop the bench node runs in its one timer) on
+Runs :class:`actuator_bench.loop.BenchLoop` (the loop the bench node runs in its loop thread) on
 the ``dynamixel_emulator`` backend in real time (time scale 1: the driver talks to the emulator
 over a pseudo-terminal through dynamixel-sdk) at each requested rate, playing ``sin_sin``, and
 prints, per rate, the achieved rate and the distribution of the cycle period (wall clock between

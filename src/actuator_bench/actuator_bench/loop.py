@@ -3,8 +3,9 @@
 As in ros2_control's ``read() -> update() -> write()``, one cycle samples every joint of the
 bench, asks the trajectory player for the command of that sample's time, and sends it: the
 command of a cycle is computed from, and stamped with, the sample of the same cycle. The bench
-node calls :meth:`BenchLoop.tick` from its one timer; without ROS, :meth:`BenchLoop.run` paces
-the same cycles on the bench's clock. Every cycle goes to the caller as a :class:`Cycle`, the
+node calls :meth:`BenchLoop.tick` from its loop thread (:class:`~actuator_bench.pacing.LoopThread`);
+without ROS, :meth:`BenchLoop.run` paces the same cycles on the bench's clock
+(:func:`~actuator_bench.pacing.paced`). Every cycle goes to the caller as a :class:`Cycle`, the
 sample stream that recorders (MCAP bags, JSON logs) and publishers consume.
 """
 
