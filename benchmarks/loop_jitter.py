@@ -13,7 +13,8 @@ With ``--ros`` (a sourced ROS 2 workspace), each rate is measured again on the b
 in this process, spun as its executable spins it (a single-threaded executor, in 0.1 s slices,
 :func:`actuator_bench.nodes.common.spin_until`): its loop thread runs the cycles and publishes the
 four topics (:mod:`actuator_bench.pacing`). The table then has a row per loop and rate, the
-ROS-free loop's and the node's measured one after the other under the same load. ``--timer``
+ROS-free loop's and the node's measured one after the other under the same load, each in a
+process of its own. ``--timer``
 adds the node cycled by an rclpy timer of its executor (the design before the loop thread: the
 executor's work around each callback is what it adds).
 
@@ -23,6 +24,8 @@ Usage: ``python benchmarks/loop_jitter.py [--rates 100 500] [--seconds 6] [--lat
 from __future__ import annotations
 
 import argparse
+import functools
+import multiprocessing
 import time
 from typing import List, Tuple
 
@@ -127,12 +130,13 @@ def main() -> None:
     args = parser.parse_args()
     loops = [("ROS-free", periods)] + ([("node", ros_periods)] if args.ros else [])
     if args.ros and args.timer:
-        loops.append(("timer", lambda *a: ros_periods(*a, timer=True)))
+        loops.append(("timer", functools.partial(ros_periods, timer=True)))
     print(f"{'loop':>8} {'rate Hz':>8} {'achieved':>9} {'mean ms':>8} {'std ms':>7} {'p1 ms':>6} {'p50 ms':>7} "
           f"{'p99 ms':>7} {'max ms':>7} {'>1.5T':>6} {'cpu ms':>6}")
     for rate in args.rates:
         for name, measure in loops:
-            period_s, cpu = measure(rate, args.seconds, args.latency_ms)
+            with multiprocessing.get_context("spawn").Pool(1) as pool:  # a fresh process each: no thread
+                period_s, cpu = pool.apply(measure, (rate, args.seconds, args.latency_ms))  # of an earlier one
             p = period_s * 1e3
             late = np.mean(p > 1.5e3 / rate)
             print(f"{name:>8} {rate:8.0f} {1e3 / p.mean():9.1f} {p.mean():8.3f} {p.std():7.3f} "
