@@ -20,7 +20,6 @@ again in the executor thread (guard condition): the node ends as on an error in 
 
 from __future__ import annotations
 
-import gc
 from typing import Iterable, Optional
 
 from actuator_interfaces.srv import RunTrajectory
@@ -55,8 +54,6 @@ class BenchNode(Node):
                                f'{1 / self.core.period:g} Hz')
         if self.core.autostart:
             self.start('', 0.0)
-        gc.collect()  # the start-up's objects (rclpy, numpy, the backend) out of the collector's reach: a
-        gc.freeze()   # full collection in the loop would walk them all (a 15-23 ms pause once, at 500 Hz)
         self.loop_thread.start()
 
     def start(self, trajectory: str, kp: float) -> float:
