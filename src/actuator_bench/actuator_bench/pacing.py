@@ -6,11 +6,11 @@ cycle more than one period behind resynchronises instead of bursting to make up 
 :class:`~actuator_bench.loop.BenchLoop` paces its runs with it on the bench's clock.
 
 :class:`LoopThread` runs the same pacing on the wall clock in a thread of its own: the bench
-node's control loop. An rclpy timer would cost the loop the executor's work of every callback
-(about 0.6 ms of Python per cycle on this project's 2-core host: wait set rebuilt, a timeout
-timer created, a task made, measured by ``benchmarks/loop_jitter.py --ros``), a third of the
-2 ms period at 500 Hz; in its own thread the loop waits on its deadline alone and the executor
-thread sleeps in its wait set until a service call comes.
+node's control loop. An rclpy timer costs the loop the executor's work around every callback
+(its wait set rebuilt in Python, a timeout timer made, a task: about 0.6 ms per cycle on this
+project's 2-core host, a third of the 2 ms period at 500 Hz; ``benchmarks/loop_jitter.py --ros
+--timer`` shows the process's CPU per cycle with either); in its own thread the loop waits on its
+deadline alone, and the executor thread sleeps in its wait set until a service call comes.
 """
 
 from __future__ import annotations
