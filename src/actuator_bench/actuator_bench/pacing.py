@@ -10,7 +10,8 @@ node's control loop. An rclpy timer costs the loop the executor's work around ev
 (its wait set rebuilt in Python, a timeout timer made, a task: about 0.6 ms per cycle on this
 project's 2-core host, a third of the 2 ms period at 500 Hz; ``benchmarks/loop_jitter.py --ros
 --timer`` shows the process's CPU per cycle with either); in its own thread the loop waits on its
-deadline alone, and the executor thread sleeps in its wait set until a service call comes.
+deadline alone, and the executor thread sleeps in its wait set (0.02 ms of CPU per cycle
+measured) until a service call comes.
 """
 
 from __future__ import annotations
