@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Dict, Optional, Sequence, Tuple
 
+import numpy as np
 from actuator_sim.so100 import JOINT_NAMES
 
 #: Namespace of the control node; the topic-based system's topics live in it.
@@ -96,6 +97,22 @@ def robot_description(name: str, mock: bool = False) -> str:
     urdf = read_model(chosen.urdf)
     end = urdf.rindex("</robot>")
     return urdf[:end] + ros2_control_tag(chosen.name, chosen.joints, mock) + urdf[end:]
+
+
+def joint_limits(name: str) -> Optional[Tuple[Tuple[float, float], ...]]:
+    """(lower, upper) [rad] of each joint of robot ``name``, from its URDF's ``<limit>`` tags
+    (one source with the simulated robot); None when no joint is limited (continuous joints)."""
+    import xml.etree.ElementTree as ET
+
+    from actuator_sim.models import read_model
+
+    chosen = robot(name)
+    found = {j.get("name"): j.find("limit") for j in ET.fromstring(read_model(chosen.urdf)).findall("joint")}
+    tags = [found.get(j) for j in chosen.joints]
+    if all(tag is None for tag in tags):
+        return None
+    return tuple((-np.inf, np.inf) if tag is None else (float(tag.get("lower", -np.inf)), float(tag.get("upper", np.inf)))
+                 for tag in tags)
 
 
 def controllers_yaml(name: str, update_rate: int = UPDATE_RATE) -> str:

@@ -3,8 +3,8 @@
     ros2 run actuator_bench control_player --ros-args -p robot:=pendulum \
         -p trajectories:="[lift_and_drop, sin_sin]" -p kp:=400.0 -p record:=true
 
-For each trajectory (the four identification trajectories, or the 2R paths with ``robot:=arm2r``)
-it moves the joints slowly to the trajectory's start and holds them there (2 s + 1 s, not part
+For each trajectory (the four identification trajectories, or the 2R paths with ``robot:=arm2r``;
+clipped into the robot's joint ranges) it moves the joints slowly to the trajectory's start and holds them there (2 s + 1 s, not part
 of the run: a run starts at rest, as in the bench node's recordings), names the run on the
 control node (``/hardware/announce_run``: bench_info carries the trajectory and gain, as
 recordings need), arms the torque, sends the trajectory as a
@@ -37,7 +37,7 @@ from rclpy.signals import SignalHandlerOptions
 from std_srvs.srv import SetBool
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-from ..control_description import HARDWARE_NAMESPACE, robot
+from ..control_description import HARDWARE_NAMESPACE, joint_limits, robot
 from ..control_goals import GoalPlan, goal_plan
 from ..node_main import STOP_SIGNALS
 
@@ -188,11 +188,12 @@ def main(args=None) -> int:
     log = node.get_logger()
     try:
         try:
-            joints = robot(node.declare_parameter("robot", "pendulum").value).joints
+            chosen = robot(node.declare_parameter("robot", "pendulum").value)
             names = list(node.declare_parameter("trajectories", ["lift_and_drop"]).value)
             kp = float(node.declare_parameter("kp", 0.0).value)
             arm = str(node.declare_parameter("arm", "mx").value)
-            plans = [goal_plan(name, joints, arm) for name in names]
+            limits = joint_limits(chosen.name)  # goals within the joints' ranges (the SO-100's gripper)
+            plans = [goal_plan(name, chosen.joints, arm, limits=limits) for name in names]
         except ValueError as error:
             log.fatal(f"error: {error}")
             return 2
