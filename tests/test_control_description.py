@@ -62,10 +62,10 @@ def test_so100_urdf_and_mjcf_carry_the_table_limits():
 @pytest.mark.parametrize("name", sorted(ROBOTS))
 def test_controllers_yaml_names_the_robot_joints(name):
     params = yaml.safe_load(controllers_yaml(name, 250))
-    manager = params["controller_manager"]["ros__parameters"]
+    manager = params["/**/controller_manager"]["ros__parameters"]
     assert manager["update_rate"] == 250
     assert manager["joint_trajectory_controller"]["type"] == "joint_trajectory_controller/JointTrajectoryController"
-    trajectory = params["joint_trajectory_controller"]["ros__parameters"]
+    trajectory = params["/**/joint_trajectory_controller"]["ros__parameters"]
     assert trajectory["joints"] == list(robot(name).joints) and trajectory["command_interfaces"] == ["position"]
     with pytest.raises(ValueError, match="update_rate 0"):
         controllers_yaml(name, 0)

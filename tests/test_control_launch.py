@@ -61,14 +61,14 @@ EROB = ("erob80_100/m6", 3.1, 0.5, 48.0, 25.0)   # config/erob_bench.yaml
 
 
 class Launch:
-    """``ros2 launch actuator_bench control.launch.py ARGS`` in a ROS domain of its own."""
+    """``ros2 launch actuator_bench control.launch.py ARGS`` (or ``launch_file``) in a ROS domain of its own."""
 
-    def __init__(self, tmp_path: Path, *args: str) -> None:
+    def __init__(self, tmp_path: Path, *args: str, launch_file: str = "control.launch.py") -> None:
         self.domain = random.Random(os.getpid() + hash(args)).randrange(101, 200)
         env = {**os.environ, "ROS_DOMAIN_ID": str(self.domain)}
         self.log = tmp_path / "launch.log"
         with open(self.log, "w") as out:
-            self.process = subprocess.Popen(["ros2", "launch", "actuator_bench", "control.launch.py", *args], env=env,
+            self.process = subprocess.Popen(["ros2", "launch", "actuator_bench", launch_file, *args], env=env,
                                             cwd=tmp_path, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         rclpy.init(domain_id=self.domain)
         self.node = rclpy.create_node("control_test_client")

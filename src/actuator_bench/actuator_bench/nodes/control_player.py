@@ -28,7 +28,7 @@ from typing import Callable, List, Optional
 
 import rclpy
 from actuator_interfaces.srv import RunTrajectory
-from builtin_interfaces.msg import Duration
+from builtin_interfaces.msg import Duration, Time
 from control_msgs.action import FollowJointTrajectory
 from rclpy.action import ActionClient
 from rclpy.executors import Executor, SingleThreadedExecutor
@@ -45,6 +45,9 @@ from ..node_main import STOP_SIGNALS
 #: The move to a run's first waypoint before it starts, and the hold there [s].
 PREPARE_MOVE = 2.0
 PREPARE_HOLD = 1.0
+#: A run's goal starts this long after it is named [s] (the goal's stamp; the control node names
+#: the run from that instant: its logs start with the trajectory, two graphs' runs align).
+START_DELAY = 0.5
 
 
 def duration(seconds: float) -> Duration:
@@ -63,8 +66,8 @@ def trajectory_msg(plan: GoalPlan) -> JointTrajectory:
 class Played:
     """What a goal gave: the action's ``error_code`` (0 success; None: not accepted or not done),
     ``message``, its feedback (the controller's desired and actual states each cycle) and
-    ``start``, the goal's start on the ROS clock [s] (its first feedback's stamp: the
-    controller leaves the feedback's ``time_from_start`` at zero)."""
+    ``start``, the goal's start on the ROS clock [s] (the goal's stamp, :data:`START_DELAY`
+    after the run is named: the controller leaves the feedback's ``time_from_start`` at zero)."""
 
     error_code: Optional[int] = None
     message: str = ""
@@ -136,7 +139,10 @@ class ControlPlayer:
         if not self.prepare(plan, stop):
             played.message = "the move to the start did not complete"
             return played
-        answer = self.call(self.announce, RunTrajectory.Request(start=True, trajectory=plan.name, kp=float(kp)))
+        start = self.node.get_clock().now().nanoseconds * 1e-9 + START_DELAY
+        played.start = start
+        answer = self.call(self.announce, RunTrajectory.Request(start=True, trajectory=plan.name, kp=float(kp),
+                                                                start_time=start))
         if not answer.success:
             raise ValueError(answer.message)
         try:
@@ -146,14 +152,14 @@ class ControlPlayer:
             def on_feedback(message) -> None:
                 feedback = message.feedback
                 played.feedback.append(feedback)
-                stamp = feedback.header.stamp.sec + feedback.header.stamp.nanosec * 1e-9
-                played.start = stamp if played.start is None else played.start
-                t = stamp - played.start
+                t = feedback.header.stamp.sec + feedback.header.stamp.nanosec * 1e-9 - start
                 if plan.release is not None and t >= plan.release - 1e-6 and not released.is_set():
                     released.set()
                     self.torque.call_async(SetBool.Request(data=False))
 
-            sent = self.action.send_goal_async(FollowJointTrajectory.Goal(trajectory=trajectory_msg(plan)),
+            trajectory = trajectory_msg(plan)
+            trajectory.header.stamp = Time(sec=int(start), nanosec=int(round((start - int(start)) * 1e9)) % 1_000_000_000)
+            sent = self.action.send_goal_async(FollowJointTrajectory.Goal(trajectory=trajectory),
                                                feedback_callback=on_feedback)
             if not self.wait(sent.done, 30.0, stop) or not sent.result().accepted:
                 played.message = "goal not accepted"
