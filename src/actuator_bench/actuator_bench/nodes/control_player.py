@@ -13,8 +13,9 @@ trajectory's release instant (``lift_and_drop``: 2 s; seen in the goal's feedbac
 controller sends every cycle) and, once the goal is done, ends the run (torque released). With
 ``record:=true`` the control node's recorder records all runs into one bag
 (``actuator-bench bag2json`` turns it into logs that ``actuator-models fit`` accepts). Ctrl-C or
-SIGTERM cancels the goal and releases the torque. Exit status: 0 every goal succeeded, 1 one
-failed, 2 bad parameters, 130 interrupted. :class:`ControlPlayer` is the same for tests.
+SIGTERM cancels the goal and releases the torque. ``namespaces:="[real, sim]"`` plays every
+goal on the control graphs of those namespaces at once (compare_control.launch.py). Exit
+status: 0 every goal succeeded, 1 one failed, 2 bad parameters, 130 interrupted. :class:`ControlPlayer` is the same for tests.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from rclpy.signals import SignalHandlerOptions
 from std_srvs.srv import SetBool
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-from ..control_description import HARDWARE_NAMESPACE, joint_limits, robot
+from ..control_description import HARDWARE_NAMESPACE, hardware_namespace, joint_limits, robot
 from ..control_goals import GoalPlan, goal_plan
 from ..node_main import STOP_SIGNALS
 
@@ -90,6 +91,13 @@ class ControlPlayer:
         self.torque = node.create_client(SetBool, f"/{hardware}/torque_enable")
         self.announce = node.create_client(RunTrajectory, f"/{hardware}/announce_run")
         self.recorder = node.create_client(SetBool, f"/{hardware}/recorder/record")
+
+    @classmethod
+    def in_namespace(cls, node: Node, executor: Executor, namespace: str = "") -> "ControlPlayer":
+        """The player of the control graph in ``namespace`` (control.launch.py namespace:=; "":
+        the root)."""
+        prefix = f"{namespace.strip('/')}/" if namespace.strip("/") else ""
+        return cls(node, executor, f"{prefix}joint_trajectory_controller", hardware_namespace(namespace))
 
     def wait_ready(self, timeout: float) -> bool:
         """Whether the controller's action and the control node's services are up."""
@@ -192,6 +200,7 @@ def main(args=None) -> int:
     executor = SingleThreadedExecutor()
     executor.add_node(node)
     log = node.get_logger()
+    players: List[ControlPlayer] = []
     try:
         try:
             chosen = robot(node.declare_parameter("robot", "pendulum").value)
@@ -204,31 +213,58 @@ def main(args=None) -> int:
             log.fatal(f"error: {error}")
             return 2
         recording = bool(node.declare_parameter("record", False).value)
-        player = ControlPlayer(node, executor)
-        if not player.wait_ready(60.0):
-            log.fatal("no joint_trajectory_controller or control node answered in 60 s")
+        namespaces = list(node.declare_parameter("namespaces", [""]).value) or [""]
+        players.append(ControlPlayer.in_namespace(node, executor, namespaces[0]))
+        for index, namespace in enumerate(namespaces[1:], 1):  # each on a node and executor of its own
+            extra = rclpy.create_node(f"control_player_{index}")
+            extra_executor = SingleThreadedExecutor()
+            extra_executor.add_node(extra)
+            players.append(ControlPlayer.in_namespace(extra, extra_executor, namespace))
+        if not all(player.wait_ready(60.0) for player in players):
+            log.fatal(f"no joint_trajectory_controller or control node answered in 60 s (namespaces {namespaces})")
             return 1
         if recording:
-            player.record(True)
+            for player in players:
+                player.record(True)
         failed = 0
         try:
             for plan in plans:
                 if stop.is_set():
                     break
                 log.info(f"playing {plan.name} ({plan.duration:g} s) through the controllers")
-                played = player.play(plan, kp, stop)
-                failed += played.error_code != 0
-                log.info(f"{plan.name}: {'done' if played.error_code == 0 else 'failed: ' + played.message}")
+                played = play_all(players, plan, kp, stop)
+                failed += any(p.error_code != 0 for p in played)
+                log.info(f"{plan.name}: " + ", ".join("done" if p.error_code == 0 else "failed: " + p.message
+                                                       for p in played))
         finally:
             if recording:
-                log.info(f"bag: {player.record(False)}")
+                for player in players:
+                    log.info(f"bag: {player.record(False)}")
         return 130 if stop.is_set() else int(failed > 0)
     finally:
         for number in STOP_SIGNALS:
             signal.signal(number, signal.SIG_IGN)
+        for player in players[1:]:  # the extra players' own nodes and executors
+            player.executor.shutdown()
+            player.node.destroy_node()
         executor.shutdown()
         node.destroy_node()
         rclpy.try_shutdown()
+
+
+def play_all(players: List[ControlPlayer], plan: GoalPlan, kp: float, stop: threading.Event) -> List[Played]:
+    """``plan`` played by every player at once (a thread each: each spins its own executor)."""
+    played: List[Played] = [Played() for _ in players]
+
+    def run(index: int) -> None:
+        played[index] = players[index].play(plan, kp, stop)
+
+    threads = [threading.Thread(target=run, args=(index,)) for index in range(len(players))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return played
 
 
 if __name__ == "__main__":
