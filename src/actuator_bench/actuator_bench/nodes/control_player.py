@@ -5,7 +5,9 @@
 
 For each trajectory (the four identification trajectories, or the 2R paths with ``robot:=arm2r``;
 clipped into the robot's joint ranges) it moves the joints slowly to the trajectory's start and holds them there (2 s + 1 s, not part
-of the run: a run starts at rest, as in the bench node's recordings), names the run on the
+of the run: a run starts at rest at its first waypoint, as in the published logs and the
+``record`` command's recordings; the bench node's ``run_trajectory`` starts from wherever the
+last run left the joint), names the run on the
 control node (``/hardware/announce_run``: bench_info carries the trajectory and gain, as
 recordings need), arms the torque, sends the trajectory as a
 ``FollowJointTrajectory`` goal to ``/joint_trajectory_controller``, releases the torque at the
@@ -127,7 +129,7 @@ class ControlPlayer:
 
     def prepare(self, plan: GoalPlan, stop: Optional[threading.Event] = None) -> bool:
         """Arm the torque and move slowly to the plan's first waypoint, then hold it (not part of
-        the run: a run starts at rest, as the bench node's recordings do); whether it completed."""
+        the run: a run starts at rest, as the ``record`` command's recordings do); whether it completed."""
         self.call(self.torque, SetBool.Request(data=True))
         first = [float(q) for q in plan.positions[0]]
         hold = JointTrajectory(joint_names=list(plan.joints), points=[
