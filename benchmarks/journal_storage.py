@@ -6,12 +6,13 @@ Runs whole commands, alternating which goes first in each pair (the host's load 
     the same with --storage <tmp>/runs.journal --workers 2                                 (the README's)
 
 and prints each pair's wall times, their ratio, the journal's size and its trial count.
-``--bookkeeping`` instead times the storage alone: recording a fit's generations (M6's
-parameters and attributes, 16 trials an ``add_trials``) in memory, in this project's journal file
-and in optuna's own ``JournalFileBackend`` (an fsync and a symlink lock per trial), ms per trial.
+``--bookkeeping`` instead times the storage alone: recording a default M6 search's lockstep
+generations (4 starts of 48 evaluated parameter sets, one ``add_trials`` of a trial per start, with
+its CMA-ES state) in memory, in this project's journal file and in optuna's own
+``JournalFileBackend`` (an fsync and a symlink lock per log), ms per evaluated parameter set.
 
     python benchmarks/journal_storage.py [--pairs 2] [--model all] [--trials N]
-    python benchmarks/journal_storage.py --bookkeeping [--generations 50]
+    python benchmarks/journal_storage.py --bookkeeping [--generations 300]
 
 Wall-clock: run it on a quiet machine, or say how loaded it was (it prints the load average).
 """
@@ -55,24 +56,29 @@ def bookkeeping(generations: int) -> None:
     from optuna.storages.journal import JournalFileBackend, JournalStorage
 
     from actuator_models import studies
+    from actuator_models.cma_es import CMA
     from actuator_models.model import new_model
     from actuator_models.objective import SearchSpace
 
     space = SearchSpace.for_model(new_model("xl330", "m6"), {}, {})
     rng = np.random.default_rng(0)
-    points = [{p.name: p.lower + (p.upper - p.lower) * rng.uniform() for p in space.free} for _ in range(16)]
+    points = [{p.name: p.lower + (p.upper - p.lower) * rng.uniform() for p in space.free} for _ in range(48)]
+    dims = len(space.free)
+    state = CMA(np.full(dims, 0.5), 1 / 6, np.tile([0.0, 1.0], (dims, 1)), 0, 48).state()
     with tempfile.TemporaryDirectory() as scratch:
         storages = {"memory": lambda: None, "journal (this project)": lambda: studies.open_storage(f"{scratch}/a.journal"),
                     "journal (optuna's backend)": lambda: JournalStorage(JournalFileBackend(f"{scratch}/b.journal"))}
-        print(f"{'storage':<28} {'ms/trial':>9}")
+        print(f"{'storage':<28} {'ms/evaluation':>13}")
         for name, make in storages.items():
             study = studies.open_study(make(), "bench")
             start = time.perf_counter()
             for generation in range(generations):
-                studies.record(study, space, points, rng.uniform(0, 1, 16), {studies.PHASE: "search", studies.RUN: 0,
-                                                                             studies.WORKER: 0, studies.GENERATION: generation})
-            studies.completed(study)
-            print(f"{name:<28} {1000 * (time.perf_counter() - start) / (16 * generations):>9.3f}", flush=True)
+                studies.record(study, space, [
+                    studies.Generation(points, rng.uniform(0, 1, 48), {studies.PHASE: "search", studies.RUN: run,
+                                                                      studies.WORKER: 0, studies.GENERATION: generation},
+                                       state) for run in range(4)])
+                studies.completed(study)  # as a worker sharing the study counts it, every generation
+            print(f"{name:<28} {1000 * (time.perf_counter() - start) / (4 * 48 * generations):>13.4f}", flush=True)
 
 
 def main() -> int:
@@ -81,7 +87,7 @@ def main() -> int:
     parser.add_argument("--model", default="all")
     parser.add_argument("--trials", default="", help="budget per model (default: the fit's default)")
     parser.add_argument("--bookkeeping", action="store_true", help="time the storages alone (see above)")
-    parser.add_argument("--generations", type=int, default=50, help="with --bookkeeping: generations of 16 recorded")
+    parser.add_argument("--generations", type=int, default=300, help="with --bookkeeping: lockstep generations recorded")
     args = parser.parse_args()
     if args.bookkeeping:
         print(f"load average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")

@@ -60,15 +60,16 @@ def test_starts_run_side_by_side_one_record_per_generation_and_halve(xl330_logs)
     dataset = Dataset.split(xl330_logs, validation_logs=3)
     writes = []
     original = studies.record
-    studies.record = lambda study, space, points, costs, attrs: (writes.append(len(points)),
-                                                                  original(study, space, points, costs, attrs))
+    studies.record = lambda study, space, generations: (writes.append([len(g.costs) for g in generations]),
+                                                         original(study, space, generations))
     try:
         result = Identification(new_model("xl330", "m1"), dataset,
                                 FitSettings(trials=400, popsize=10, starts=4, polish=False, patience=None)).run()
     finally:
         studies.record = original
     assert halving_milestones(4, 10, 400) == [3, 9]  # 400/3 trials per rung: 3 generations of 4, 6 of 2
-    assert writes == [40] * 3 + [20] * 6 + [10] * 16  # one write per generation of the running starts
+    # one write per generation of the running starts, a trial per start
+    assert writes == [[10] * 4] * 3 + [[10] * 2] * 6 + [[10]] * 16
     counts = sorted(s.trials for s in result.starts)
     assert counts == [30, 30, 90, 250] and sum(counts) == result.trials
     assert min(s.train_mae for s in result.starts) == pytest.approx(result.train_mae)
@@ -101,14 +102,14 @@ def test_resumed_starts_continue_their_generations(tmp_path, xl330_logs):
     fit(spec)  # a first fit, its last generation cut by the budget
     second = fit(replace(spec, settings=replace(spec.settings, trials=196))).result()
     done = studies.completed(studies.open_study(studies.open_storage(storage), "s-m1"))
-    assert second.trials == len(done) == 196
+    assert second.trials == studies.evaluations(done) == 196
     cut = []
     for run in range(3):  # each start numbers its generations on; the cut generation stays as it was
         generations = studies.run_trials(done, "search", run, 0)
         assert list(generations) == list(range(len(generations)))
-        cut.extend(len(trials) for trials in generations.values() if len(trials) != 8)
+        cut.extend(t.user_attrs["evaluations"] for t in generations.values() if t.user_attrs["evaluations"] != 8)
     assert len(cut) <= 1  # at most one generation, the first fit's last, was cut by its budget
-    assert len({(t.user_attrs["run"], t.user_attrs["generation"], t.user_attrs["member"]) for t in done}) == 196
+    assert len({(t.user_attrs["run"], t.user_attrs["generation"]) for t in done}) == len(done)
 
 
 def test_log_scale_search_space_round_trips_and_centres_geometrically():

@@ -50,21 +50,36 @@ def test_a_line_being_written_is_not_read_until_complete(tmp_path):
     assert json.loads(path.read_text().splitlines()[2]) == {"op_code": 0, "n": 2}
 
 
-def test_a_fit_killed_with_sigkill_resumes_from_its_journal(tmp_path, xl330_processed):
+def test_a_fit_killed_with_sigkill_continues_and_ends_where_a_fit_run_through_ends(tmp_path, xl330_processed):
+    """kill -9 mid-fit, then the same command again: the second run keeps every trial of the
+    first, runs only the rest of the budget (each start's generations numbered on), and ends with
+    the very parameters of the same fit run through in memory: the CMA-ES state is restored from
+    the last recorded generation, not rebuilt, and no completed generation is run twice."""
+    budget = 2400  # 2 starts of 8, halved once, and a polish: hundreds of generations, none cut
     argv = ["actuator-models", "fit", "--logs", xl330_processed, "--actuator", "xl330", "--model", "m1",
-            "--trials", "100000", "--popsize", "8", "--patience", "0", "--storage", "runs.journal", "--out", "m1.json"]
-    err, status = interrupt_when(start(argv, tmp_path), "[xl330/m1 ", signal.SIGKILL)
+            "--trials", str(budget), "--popsize", "8", "--starts", "2", "--patience", "0", "--out", "m1.json"]
+    (tmp_path / "through").mkdir()
+    through = start(argv, tmp_path / "through")
+    assert through.wait(timeout=600) == 0, through.stderr.read()
+    argv += ["--storage", "runs.journal"]
+    err, status = interrupt_when(start(argv, tmp_path), "[xl330/m1 search]", signal.SIGKILL)
     assert status == -signal.SIGKILL, err
     storage = studies.open_storage(str(tmp_path / "runs.journal"))
     name = optuna.get_all_study_summaries(storage)[0].study_name
-    before = {t.number: (t.params, t.value) for t in optuna.load_study(study_name=name, storage=storage).trials}
-    assert len(before) >= 8
-    budget = len(before) + 16
-    argv[argv.index("100000")] = str(budget)
-    result = start(argv, tmp_path)
-    _, err = result.communicate(timeout=300)
-    assert result.returncode == 0, err
+    before = optuna.load_study(study_name=name, storage=storage).trials
+    killed_at = studies.evaluations(before)
+    assert 0 < killed_at < budget
+    resumed = start(argv, tmp_path)
+    out, err = resumed.communicate(timeout=600)
+    assert resumed.returncode == 0, err
+    summary = next(line for line in out.splitlines() if line.startswith("M1: train MAE"))
+    assert f"{budget} trials in the study, {budget - killed_at} by this process" in summary, summary
     after = optuna.load_study(study_name=name, storage=studies.open_storage(str(tmp_path / "runs.journal"))).trials
-    assert len(after) == budget  # resumed: only the rest of the budget was run
-    assert all((after[n].params, after[n].value) == trial for n, trial in before.items())
-    assert json.loads((tmp_path / "m1.json").read_text())["model"] == "m1"
+    assert studies.evaluations(after) == budget
+    assert [(t.params, t.value, t.user_attrs) for t in after[:len(before)]] == [
+        (t.params, t.value, t.user_attrs) for t in before]
+    for run in (0, 1):
+        generations = studies.run_trials(after, "search", run, 0)
+        assert list(generations) == list(range(len(generations))) and generations
+    ours, theirs = (json.loads((folder / "m1.json").read_text()) for folder in (tmp_path, tmp_path / "through"))
+    assert ours == theirs and ours["model"] == "m1"

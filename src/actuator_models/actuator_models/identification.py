@@ -12,7 +12,8 @@ integrator), a :class:`~actuator_models.splits.Dataset` (split once) and a stora
 3. **polish**: a local CMA-ES run (step :data:`POLISH_SIGMA` of each range) from the best point
    of the study, with what is left of the budget.
 
-The trial budget covers all phases and is never exceeded (the last generation is cut). A
+The trial budget (evaluated parameter sets; the study records one optuna trial per CMA-ES
+generation, :mod:`.studies`) covers all phases and is never exceeded (the last generation is cut). A
 :class:`threading.Event` stops the fit after the current generation (Ctrl-C, a ROS action's
 cancel); the result then says ``stopped``. Progress goes to a typed callback.
 
@@ -165,7 +166,8 @@ class Identification:
         if x0 is not None and counter.refresh() == 0 and s.worker == 0:
             def start(after: Callable[[float, float], None]) -> None:
                 cost, mae = self.objective.evaluate(space.batch([x0]))
-                studies.record(study, space, [x0], cost, {studies.PHASE: "start", studies.WORKER: s.worker})
+                studies.record(study, space, [studies.Generation([x0], cost, {studies.PHASE: "start",
+                                                                               studies.WORKER: s.worker})])
                 counter.done += 1
                 after(float(cost[0]), float(mae[0]))
             phase("start", start)
@@ -213,7 +215,7 @@ class Identification:
             validation_mae=float(np.mean(list(validation.values()))) if validation else None,
             train_logs=train,
             validation_logs=validation,
-            trials=len(trials),
+            trials=studies.evaluations(trials),
             seconds=seconds,
             study_name=self.study_name,
             space=self.space,
@@ -235,7 +237,7 @@ class Identification:
             if a.get(studies.PHASE) != "search":
                 continue
             key = (int(a[studies.WORKER]), int(a[studies.RUN]))
-            counts[key] = counts.get(key, 0) + 1
+            counts[key] = counts.get(key, 0) + int(a.get(studies.EVALUATIONS, 1))
             if key not in bests or t.value < bests[key].value:  # type: ignore[attr-defined]
                 bests[key] = t
         if not bests:
