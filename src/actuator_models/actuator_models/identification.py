@@ -144,10 +144,8 @@ class Identification:
 
         def phase(name: str, body: Callable[[Callable[[float, float], None]], None]) -> None:
             first, t0 = counter.done, time.perf_counter()
-            best = [(math.inf, math.inf)]
 
             def after(cost: float, mae: float) -> None:
-                best[0] = min(best[0], (cost, mae))
                 overall[0] = min(overall[0], (cost, mae))
                 elapsed = time.perf_counter() - t0
                 rate = (counter.done - first) / elapsed if elapsed > 0 else 0.0
@@ -157,7 +155,8 @@ class Identification:
 
             body(after)
             if counter.done > first:
-                figures.append(PhaseFigures(name, counter.done - first, time.perf_counter() - t0, best[0][1]))
+                figures.append(PhaseFigures(name, counter.done - first, time.perf_counter() - t0, overall[0][1],
+                                            overall[0][0]))
 
         def run(spec: RunSpec, after: Callable[[float, float], None]) -> None:
             cma_runs([spec], study, counter, space, self.objective, stop, s.patience, after)
