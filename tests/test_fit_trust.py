@@ -253,3 +253,23 @@ def test_model_chosen_by_cross_validation_and_its_table(tmp_path, xl330_processe
     assert report["chosen_by"] == "cross-validation (leave one gain out)"
     assert "## Cross-validation" in (out / "m1.report" / "report.md").read_text()
     assert cli("fit", "--logs", xl330_processed, "--actuator", "xl330", "--model", "m1", "--cv", "speed").returncode == 2
+
+
+def test_a_phase_that_finds_nothing_better_keeps_the_better(xl330_logs):
+    """Issue 34.6: "the polish raises the training MAE (0.06551 -> 0.06560)": a phase's figure was
+    the best of its own trials, so a phase that found nothing better read as making the fit worse.
+    Here M2 starts from a fitted M1 (an optimum of M2's nested case) and its short, wide search
+    finds nothing as good: every phase's figure is the best so far, never above the one before,
+    and the result costs no more than the best found before the polish (cost = MAE: no prior)."""
+    dataset = Dataset.split(xl330_logs, validation_logs=3)
+    m1 = Identification(new_model("xl330", "m1"), dataset, FitSettings(trials=2000, popsize=8, starts=1, prior=0.0,
+                                                                          polish=False)).run()
+    m2 = Identification(new_model("xl330", "m2"), dataset, FitSettings(trials=24, popsize=8, starts=1, prior=0.0),
+                        start=m1.model).run()
+    assert [p.phase for p in m2.phases] == ["start", "search", "polish"]
+    start = m2.phases[0]
+    assert start.best == pytest.approx(m1.train_mae, rel=1e-9)  # M2 from M1's point is M1
+    costs = [p.cost for p in m2.phases]
+    assert costs == sorted(costs, reverse=True) and costs[1] == start.cost  # the search found nothing better
+    assert all(p.best == p.cost for p in m2.phases)  # no prior: the cost is the MAE
+    assert m2.train_mae <= min(costs[:2]) and m2.train_mae == pytest.approx(costs[-1])
