@@ -29,6 +29,7 @@ from __future__ import annotations
 import functools
 import math
 import multiprocessing
+import multiprocessing.connection
 import os
 import signal
 import threading
@@ -263,10 +264,27 @@ class Identification:
 
 
 def _helper(model: Model, dataset: Dataset, settings: FitSettings, storage: str, study_name: str) -> None:
-    """A helper process: one more worker on the study, until its phases end or Ctrl-C."""
+    """A helper process: one more worker on the study, until its phases end or Ctrl-C, or its
+    parent dies."""
+    end_with_parent()
     stop = threading.Event()
     with stop_on_sigint(stop):
         Identification(model, dataset, replace(settings, force=True), storage, study_name).run(stop)
+
+
+def end_with_parent() -> None:
+    """End this process (at once, as a ``kill -9`` would) when the process that started it dies:
+    a fit killed with SIGKILL, which no handler sees, must not leave its helper running beside the
+    helper of the same worker index that the resumed fit starts."""
+    parent = multiprocessing.parent_process()
+    if parent is None:
+        return
+
+    def watch() -> None:
+        multiprocessing.connection.wait([parent.sentinel])
+        os._exit(1)
+
+    threading.Thread(target=watch, name="end-with-parent", daemon=True).start()
 
 
 @contextmanager
