@@ -5,7 +5,8 @@ Runs whole commands, alternating which goes first in each pair (the host's load 
     actuator-models fit --logs data/xl330/processed --actuator xl330 --model all --quiet   (in memory)
     the same with --storage <tmp>/runs.journal --workers 2                                 (the README's)
 
-and prints each pair's wall times, their ratio, the journal's size and its trial count.
+and prints each pair's wall times, their ratio, the journal's size, its trials (one per CMA-ES
+generation) and the parameter sets they evaluated.
 ``--bookkeeping`` instead times the storage alone: recording a default M6 search's lockstep
 generations (4 starts of 48 evaluated parameter sets, one ``add_trials`` of a trial per start, with
 its CMA-ES state) in memory, in this project's journal file and in optuna's own
@@ -26,6 +27,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Tuple
 
 REPO = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -41,14 +43,16 @@ def fit(out: Path, model: str, trials: str, storage: str = "") -> float:
     return time.perf_counter() - start
 
 
-def trial_count(journal: Path) -> int:
+def trial_count(journal: Path) -> Tuple[int, int]:
+    """The journal's trials (CMA-ES generations) and the parameter sets they evaluated, all studies."""
     import optuna
 
-    from actuator_models.studies import open_storage
+    from actuator_models.studies import evaluations, open_storage
 
     storage = open_storage(str(journal))
-    return sum(len(s.trials) for s in (optuna.load_study(study_name=x.study_name, storage=storage)
-                                       for x in optuna.get_all_study_summaries(storage)))
+    trials = [t for x in optuna.get_all_study_summaries(storage)
+              for t in optuna.load_study(study_name=x.study_name, storage=storage).trials]
+    return len(trials), evaluations(trials)
 
 
 def bookkeeping(generations: int) -> None:
@@ -94,7 +98,7 @@ def main() -> int:
         bookkeeping(args.generations)
         return 0
     print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-    print(f"{'pair':>4} {'memory s':>9} {'journal s':>10} {'ratio':>6} {'journal MB':>11} {'trials':>7}")
+    print(f"{'pair':>4} {'memory s':>9} {'journal s':>10} {'ratio':>6} {'journal MB':>11} {'trials':>7} {'evaluations':>12}")
     ratios = []
     for pair in range(args.pairs):
         with tempfile.TemporaryDirectory() as scratch:
@@ -106,8 +110,9 @@ def main() -> int:
                 times[name] = fit(tmp / name, args.model, args.trials, storage)
             ratio = times["journal"] / times["memory"]
             ratios.append(ratio)
+            trials, evaluated = trial_count(journal)
             print(f"{pair + 1:>4} {times['memory']:>9.1f} {times['journal']:>10.1f} {ratio:>6.2f} "
-                  f"{journal.stat().st_size / 1e6:>11.1f} {trial_count(journal):>7}", flush=True)
+                  f"{journal.stat().st_size / 1e6:>11.1f} {trials:>7} {evaluated:>12}", flush=True)
     print(f"load average after: {os.getloadavg()[0]:.1f}; ratio journal/memory: "
           f"{', '.join(f'{r:.2f}' for r in ratios)}")
     return 0

@@ -101,6 +101,13 @@ class Counter:
     def __init__(self, study: Any, shared: bool) -> None:
         self.study, self.shared = study, shared
         self.done = studies.evaluations(studies.completed(study))
+        #: the parameter sets this process evaluated (``done`` also counts other workers')
+        self.mine = 0
+
+    def add(self, evaluated: int) -> None:
+        """Count ``evaluated`` parameter sets this process has just recorded."""
+        self.done += evaluated
+        self.mine += evaluated
 
     def refresh(self) -> int:
         if self.shared:
@@ -196,7 +203,7 @@ def cma_runs(
             r.history.append(float(np.min(mine)))
             r.generation += 1
         studies.record(study, space, generations)
-        counter.done += len(points)
+        counter.add(len(points))
         lowest = int(np.argmin(costs))
         after_generation(float(costs[lowest]), float(maes[lowest]))
     return {r.spec.run: r.history for r in runs}

@@ -144,19 +144,19 @@ class Identification:
                    (float(known.value), float(self.objective.per_log(space.batch([known.params])).mean()))]
 
         def phase(name: str, body: Callable[[Callable[[float, float], None]], None]) -> None:
-            first, t0 = counter.done, time.perf_counter()
+            first, t0 = counter.mine, time.perf_counter()
 
             def after(cost: float, mae: float) -> None:
                 overall[0] = min(overall[0], (cost, mae))
                 elapsed = time.perf_counter() - t0
-                rate = (counter.done - first) / elapsed if elapsed > 0 else 0.0
+                rate = (counter.mine - first) / elapsed if elapsed > 0 else 0.0
                 left = max(s.trials - counter.done, 0)
                 report(Progress(self.model.friction.name, name, counter.done, s.trials, rate, overall[0][1],
                                 left / rate if rate > 0 else math.inf, overall[0][0]))
 
             body(after)
-            if counter.done > first:
-                figures.append(PhaseFigures(name, counter.done - first, time.perf_counter() - t0, overall[0][1],
+            if counter.mine > first:  # this process's evaluations: the summary's phases add up to them
+                figures.append(PhaseFigures(name, counter.mine - first, time.perf_counter() - t0, overall[0][1],
                                             overall[0][0]))
 
         def run(spec: RunSpec, after: Callable[[float, float], None]) -> None:
@@ -168,7 +168,7 @@ class Identification:
                 cost, mae = self.objective.evaluate(space.batch([x0]))
                 studies.record(study, space, [studies.Generation([x0], cost, {studies.PHASE: "start",
                                                                                studies.WORKER: s.worker})])
-                counter.done += 1
+                counter.add(1)
                 after(float(cost[0]), float(mae[0]))
             phase("start", start)
         rng = np.random.default_rng(s.seed + s.worker)
