@@ -21,7 +21,10 @@ Several workers on one study (``workers`` processes here, or processes on machin
 RDB, each with its own ``worker`` index) each run their own independent CMA-ES (their own seed
 and, but for worker 0, a seeded random start), counting the study's trials together against
 the budget; they share their best point through the study: every worker's polish starts from
-the best trial of any worker. Re-running a worker with its index resumes its CMA-ES runs.
+the best trial of any worker. The ``workers`` helpers stop (after their current generation) when
+this process's phases end: a second worker adds starts while the fit runs, it does not lengthen
+it (each worker's search run to its own end made a 2-worker fit evaluate 1.6x what the fit in
+memory does, and wait for it). Re-running a worker with its index resumes its CMA-ES runs.
 """
 
 from __future__ import annotations
@@ -124,9 +127,11 @@ class Identification:
         try:
             phases = self._phases(study, stop, progress or (lambda p: None))
         finally:
+            # the fit ends with this worker's phases (or a stop): the helpers stop after their
+            # current generation (SIGTERM: one still starting ends silently, having recorded nothing)
             for process in helpers:
-                if stop.is_set() and process.is_alive() and process.pid is not None:
-                    os.kill(process.pid, signal.SIGINT)  # they stop after their current generation
+                if process.is_alive() and process.pid is not None:
+                    os.kill(process.pid, signal.SIGTERM)
             for process in helpers:
                 process.join()
         return self._result(study, phases, time.perf_counter() - began, stop.is_set())
