@@ -9,7 +9,7 @@ population's spread) and the optimizer's state after it (``cma_state``, JSON:
 :meth:`~.cma_es.CMA.state`). The given start point of a fit is a trial of one evaluation. So
 optuna's tools show a study as a convergence history (value per generation, best so far, the
 parameters of each generation's best), and the study's best trial is the fit's best parameter
-set. A default M6 fit records about 1300 trials for its 60000 evaluations instead of 60000
+set. A default M6 fit records a trial per 48 evaluations (its population) instead of one each
 (issue 34: a journal written per evaluation cost 17x the fit in memory).
 
 The generations of a lockstep batch are recorded in one ``study.add_trials`` once they are
