@@ -1,7 +1,8 @@
 """Parity and throughput of the servo step across backends: numpy, numba kernel, MuJoCo CPU, MuJoCo Warp.
 
 Parity: the same processed logs (default: the 12 XL330 logs, cut to ``--steps`` entries) through
-the numpy rollout (semi-implicit, float64: the reference), the numba kernel, MuJoCo on the CPU
+the numpy rollout (semi-implicit, float64: the reference; every backend runs the published models
+with the semi-implicit integrator, so the table shows the backends' arithmetic alone), the numba kernel, MuJoCo on the CPU
 (``JointSimulation``, one log at a time) and MuJoCo Warp (all logs as one batch of worlds, float32,
 Warp on the CPU unless a GPU is there); per model, the MAE [rad] of each backend against the
 reference and against the logs.
@@ -13,7 +14,9 @@ servo step (one world, as reference).
 
 Usage: ``python benchmarks/parity.py`` (quick: 400 steps, 1 and 64 worlds);
 ``python benchmarks/parity.py --steps 0 --worlds 1 64 1024 4096`` (whole logs, the issue's sizes).
-Numbers depend on the machine and its load: print them side by side, compare ratios.
+On a CUDA device each throughput step is one captured CUDA graph (servo kernels and
+``mujoco_warp.step``), as batched trainers run it. Numbers depend on the machine and its load:
+print them side by side, compare ratios.
 """
 
 from __future__ import annotations
@@ -109,10 +112,19 @@ def _warp_rate(xml: str, servos: List[Servo], nworld: int, steps: int, with_serv
             sim.after_step()
 
     once()  # compile
+    run = once
+    if wp.get_device().is_cuda:  # on a GPU, one captured graph per step, as batched trainers run it
+        with wp.ScopedCapture() as capture:
+            once()
+        graph = capture.graph
+
+        def run() -> None:
+            wp.capture_launch(graph)
+    run()
     wp.synchronize()
     t = time.perf_counter()
     for _ in range(steps):
-        once()
+        run()
     wp.synchronize()
     return nworld * steps / (time.perf_counter() - t)
 
@@ -145,9 +157,11 @@ def main() -> None:
     parser.add_argument("--no-parity", action="store_true", help="throughput only")
     args = parser.parse_args()
     wp.config.quiet = True
-    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Warp device {wp.get_device()}")
-    m6 = load_model("xl330/m6")
-    models = {"xl330/m1": load_model("xl330/m1"), "xl330/m6": m6, "xl330/m6+heating": m6.with_values(heating=0.01)}
+    device = wp.get_device()
+    name = f" ({device.name})" if device.is_cuda else ""
+    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Warp device {device}{name}")
+    m1, m6 = (replace(load_model(f"xl330/{name}"), integrator="semi-implicit") for name in ("m1", "m6"))
+    models = {"xl330/m1": m1, "xl330/m6": m6, "xl330/m6+heating": m6.with_values(heating=0.01)}
     if not args.no_parity:
         parity(models, _cut(read_logs(args.logs), args.steps))
     throughput(args.worlds, args.throughput_steps)

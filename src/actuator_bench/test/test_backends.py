@@ -14,12 +14,9 @@ recording follows a direct simulation of its model.
 """
 
 import importlib
-import json
-import os
 import signal
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -30,11 +27,10 @@ from actuator_bench.bag2json import bag_logs
 from actuator_bench.bench_core import BENCH_TOPICS, BenchCore
 from actuator_bench.messages import BenchInfo
 from actuator_bench.session import RunOutput, record_run
-from actuator_models.family import GROUP as FAMILIES, family_of, installed_families
-from actuator_models.actuator_file import actuator_from_description
+from actuator_models.family import family_of, installed_families
 from actuator_models.bench import Bench, BenchParams
 from actuator_models.logs import read_log, resample
-from actuator_models.model import Model, load_model, save_model
+from actuator_models.model import load_model
 from actuator_models.simulation import simulate_logs
 
 TAU = 0.05  # s
@@ -204,38 +200,11 @@ def test_backends_publish_the_same_topics_and_types(fifth_family):
 
 
 # ---------------------------------------------------------------- a new serial-bus family
-#: a user-described voltage-law servo (the actuator library is not touched), MX-64-like numbers
-CLONE_ACTUATOR = {
-    "name": "p1clone", "title": "P1 clone servo", "control_law": "voltage",
-    "constants": {"error_gain": {"value": 0.158, "unit": "1/rad"}, "max_duty": {"value": 0.9625, "unit": "1"},
-                  "vin": {"value": 12.0, "unit": "V"}},
-    "parameters": {"kt": {"default": 1.6, "bounds": [1.0, 3.0], "unit": "N m/A"},
-                   "R": {"default": 4.0, "bounds": [1.0, 8.0], "unit": "ohm"},
-                   "armature": {"default": 0.012, "bounds": [0.001, 0.05], "unit": "kg m^2"},
-                   "q_offset": {"default": 0.0, "bounds": [-0.1, 0.1], "unit": "rad"}},
-}
-
-
 @pytest.fixture()
-def clone_family(tmp_path, monkeypatch):
-    """Install the new serial family (module + entry point) on ``sys.path`` and in ``PYTHONPATH``
-    (for subprocesses); returns the params file of its emulated servo's true model."""
-    site = tmp_path / "site"
-    info = site / "clone_family-0.1.dist-info"
-    info.mkdir(parents=True)
-    (site / "clone_family.py").write_text(Path(__file__).with_name("clone_family.py").read_text())
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: clone-family\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text(f"[{FAMILIES}]\nclone = clone_family:FAMILY\n")
-    monkeypatch.syspath_prepend(str(site))
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")])))
-    importlib.invalidate_caches()
-    m1 = load_model("mx64/m1")
-    params = site / "p1clone_m1.json"  # the family's data file
-    save_model(Model(actuator_from_description(CLONE_ACTUATOR), m1.friction, dict(m1.values)), params)
-    (site / "p1clone.json").write_text(json.dumps(CLONE_ACTUATOR))  # its description, for actuator("p1clone")
-    yield params
-    sys.modules.pop("clone_family", None)
-    importlib.invalidate_caches()
+def clone_family(family_distribution):
+    """The new serial family installed (module + entry point); returns the params file of its
+    emulated servo's true model."""
+    return family_distribution("clone_family", "clone", "p1clone", "P1 clone servo")
 
 
 def test_families_are_the_entry_points_of_the_installed_packages():

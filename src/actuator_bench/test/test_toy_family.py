@@ -9,9 +9,7 @@ the log's first state, its goals, gains and supply) must reproduce every logged 
 two mass groups of the family's grid must each follow their own pendulum (``set_load``).
 """
 
-import importlib
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -22,45 +20,17 @@ import pytest
 from actuator_bench import cli
 from actuator_bench.backends import installed_backends
 from actuator_bench.bench_core import BenchCore, bench_parameters
-from actuator_models.actuator_file import actuator_from_description
 from actuator_models.actuators import actuator
-from actuator_models.family import GROUP, family_of, installed_families
+from actuator_models.family import family_of, installed_families
 from actuator_models.logs import read_log, resample
-from actuator_models.model import Model, load_model, save_model
+from actuator_models.model import load_model
 from actuator_models.simulation import simulate_logs
 
-#: a user-described voltage-law servo (the actuator library is not touched), MX-64-like numbers
-TOY_ACTUATOR = {
-    "name": "toyservo", "title": "Toy servo", "control_law": "voltage",
-    "constants": {"error_gain": {"value": 0.158, "unit": "1/rad"}, "max_duty": {"value": 0.9625, "unit": "1"},
-                  "vin": {"value": 12.0, "unit": "V"}},
-    "parameters": {"kt": {"default": 1.6, "bounds": [1.0, 3.0], "unit": "N m/A"},
-                   "R": {"default": 4.0, "bounds": [1.0, 8.0], "unit": "ohm"},
-                   "armature": {"default": 0.012, "bounds": [0.001, 0.05], "unit": "kg m^2"},
-                   "q_offset": {"default": 0.0, "bounds": [-0.1, 0.1], "unit": "rad"}},
-}
-
-
 @pytest.fixture()
-def toy_family(tmp_path, monkeypatch):
-    """Install the family (its module, its data files, one entry point) on ``sys.path`` and in
-    ``PYTHONPATH`` (for subprocesses); returns the params file of its servos' true model."""
-    site = tmp_path / "site"
-    info = site / "toy_family-0.1.dist-info"
-    info.mkdir(parents=True)
-    (site / "toy_family.py").write_text(Path(__file__).with_name("toy_family.py").read_text())
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toy-family\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text(f"[{GROUP}]\ntoy = toy_family:FAMILY\n")
-    (site / "toyservo.json").write_text(json.dumps(TOY_ACTUATOR))
-    m1 = load_model("mx64/m1")
-    params = site / "toyservo_m1.json"
-    save_model(Model(actuator_from_description(TOY_ACTUATOR), m1.friction, dict(m1.values)), params)
-    monkeypatch.syspath_prepend(str(site))
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")])))
-    importlib.invalidate_caches()
-    yield params
-    sys.modules.pop("toy_family", None)
-    importlib.invalidate_caches()
+def toy_family(family_distribution):
+    """The toy family installed (its module, its data files, one entry point); returns the params
+    file of its servos' true model."""
+    return family_distribution("toy_family", "toy", "toyservo", "Toy servo")
 
 
 def rollout_error(path: Path, truth: Path) -> float:

@@ -7,7 +7,9 @@ start at the first entry's position and speed, record before each step, each ste
 goal, torque enable and temperature at the log's gain. One MJCF serves all worlds, so the logs
 must share the bench (mass, length, arm mass), ``dt`` and supply voltage; logs of different
 lengths are padded with their last entry (their MAE counts their own entries only).
-MuJoCo's integrator is the semi-implicit one (``v += a dt; q += v dt``).
+The servo joint is integrated as the model was fitted (its params' ``integrator``, as the
+default backend does): MuJoCo's semi-implicit update, plus the ``bam`` step's ``a dt^2 / 2``
+for a ``bam`` model (:class:`~actuator_sim.warp_servo.WarpServos`).
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ def mjwarp_positions(model: Model, logs: Sequence[Log]) -> np.ndarray:
     servos = [Servo(JOINT, model, float(batch.kp[0]), float(batch.vin[0]))]
     mjm = mujoco.MjModel.from_xml_string(pendulum_mjcf(bench_of(logs[0], model)))
     prepare_model(mjm, servos)
-    sim = WarpServos(mjm, mjw.put_model(mjm), mjw.make_data(mjm, nworld=len(logs)), servos)
+    sim = WarpServos(mjm, mjw.put_model(mjm), mjw.make_data(mjm, nworld=len(logs)), servos, model.integrator)
     sim.set_kp(batch.kp[:, None])
     sim.reset(batch.position[:, :1], batch.speed[:, :1])
     out = np.empty(batch.position.shape)

@@ -153,3 +153,21 @@ def servo_after_step(
         half = 0.5 * p[s, wp.static(_C["backlash"])]
         q = qpos[w, ints[s, wp.static(_I["qpos"])]]
         output[w, s] = _clip(output[w, s], q - half, q + half)
+
+
+@wp.kernel
+def servo_velocity(ints: wp.array2d[int], qvel: wp.array2d[float], velocity: wp.array2d[float]):
+    """Each servo joint's velocity [rad/s] before the step (for :func:`servo_bam_position`)."""
+    w, s = wp.tid()
+    velocity[w, s] = qvel[w, ints[s, wp.static(_I["dof"])]]
+
+
+@wp.kernel
+def servo_bam_position(ints: wp.array2d[int], dt: float, qvel: wp.array2d[float], velocity: wp.array2d[float],
+                       qpos: wp.array2d[float]):
+    """The published (``bam``) position update on a servo joint after MuJoCo's semi-implicit one:
+    MuJoCo moves ``q += v' dt`` with the new velocity ``v' = v + a dt``; ``bam`` moves
+    ``q += v' dt + a dt^2 / 2`` (actuator_models.simulation.step), so add ``(v' - v) dt / 2``."""
+    w, s = wp.tid()
+    a = ints[s, wp.static(_I["qpos"])]
+    qpos[w, a] = qpos[w, a] + 0.5 * dt * (qvel[w, ints[s, wp.static(_I["dof"])]] - velocity[w, s])

@@ -20,6 +20,10 @@ Use (``mjm`` a ``mujoco.MjModel``)::
         sim.set_goal(goals[k])                        # (nworld, nservo) [rad]
         sim.step()                                    # = sim.before_step(); mjw.step(m, d); sim.after_step()
 
+MuJoCo integrates semi-implicitly (``v' = v + a dt; q += v' dt``). ``integrator="bam"`` adds the
+published step's ``a dt^2 / 2`` to each servo joint's position after every step, so a model fitted
+with ``bam`` (the default of ``fit``) runs as it was fitted; other joints keep MuJoCo's update.
+
 Warp runs float32: against the float64 CPU step this costs a relative 1e-7 per operation, which
 :func:`tests.test_warp_servo` bounds on whole rollouts. A servo the kernels cannot run (Dahl's
 dynamic friction, a friction model, addition or control law they do not know) is an error
@@ -39,7 +43,7 @@ import warp as wp
 from actuator_models.actuators import CurrentControlled, CurrentPD, SpeedLimitedVoltage, VoltageControlled
 from actuator_models.additions import ADDITIONS, delay_steps
 from actuator_models.friction import FRICTION_MODELS, embed
-from actuator_models.model import Model
+from actuator_models.model import INTEGRATORS, Model
 
 from . import warp_kernels as kernels
 from .joint_sim import HARD_FRICTION_SOLIMP, Servo
@@ -138,11 +142,15 @@ class WarpServos:
     outputs [rad] (behind a backlash play), :attr:`velocity` [rad/s].
     """
 
-    def __init__(self, mjm: mujoco.MjModel, m: object, d: object, servos: Sequence[Servo]) -> None:
+    def __init__(self, mjm: mujoco.MjModel, m: object, d: object, servos: Sequence[Servo],
+                 integrator: str = "semi-implicit") -> None:
         import mujoco_warp as mjw  # the optional extra
 
         if not servos:
             raise ValueError("no servo to simulate")
+        if integrator not in INTEGRATORS:
+            raise ValueError(f"integrator {integrator!r}: not one of {', '.join(INTEGRATORS)}")
+        self.integrator = integrator
         self._mjw, self.m, self.d, self.servos = mjw, m, d, tuple(servos)
         joints = _dofs(mjm, servos)
         armature = np.asarray(m.dof_armature.numpy()).reshape(-1, mjm.nv)[0]  # type: ignore[attr-defined]
@@ -178,6 +186,7 @@ class WarpServos:
         self._history_enable = wp.zeros((self.nworld, n, history), dtype=int)
         self._pushes = wp.zeros(shape, dtype=int)
         self.motor_torque, self.external_torque, self.budget = (wp.zeros(shape, dtype=float) for _ in range(3))
+        self._velocity_before = wp.zeros(shape, dtype=float)
         self.reset()
 
     # ------------------------------------------------------------------ commands
@@ -226,6 +235,8 @@ class WarpServos:
             self._friction_loss, self._goal, self._enable, self._kp, self._temperature, self._firmware,
             self._output, self._history_goal, self._history_enable, self._pushes,
             d.qfrc_applied, self.m.dof_frictionloss, self.motor_torque, self.external_torque, self.budget])  # type: ignore[attr-defined]
+        if self.integrator == "bam":
+            wp.launch(kernels.servo_velocity, dim=self._goal.shape, inputs=[self._ints, d.qvel, self._velocity_before])  # type: ignore[attr-defined]
 
     def _after(self) -> None:
         d = self.d
@@ -234,7 +245,11 @@ class WarpServos:
             self._output, self._friction_loss])
 
     def after_step(self) -> None:
-        """The servo step after ``mujoco_warp.step``: friction-loss forces read, outputs moved."""
+        """The servo step after ``mujoco_warp.step``: the ``bam`` position update if asked,
+        friction-loss forces read, outputs moved."""
+        if self.integrator == "bam":
+            wp.launch(kernels.servo_bam_position, dim=self._goal.shape, inputs=[
+                self._ints, self.dt, self.d.qvel, self._velocity_before, self.d.qpos])  # type: ignore[attr-defined]
         self._after()
 
     def step(self, n: int = 1) -> None:
