@@ -75,9 +75,3 @@ def shortfall(model: Model, free: Sequence[str], train: Sequence[Log]) -> Option
             return Shortfall(evidence, count, have, needed)
     return None
 
-
-def describe(model: Model, free: Sequence[str]) -> str:
-    """``"15 free parameters (+ 5 of thermal counted against the temperature register)"``."""
-    counts = evidence_counts(model, free)
-    extra = [f"{n} counted against the {k} register" for k, n in counts.items() if k != "positions"]
-    return f"{counts['positions']} free parameters" + (f" (+ {', '.join(extra)})" if extra else "")
