@@ -20,10 +20,10 @@ from typing import List, Optional
 import numpy as np
 from actuator_models import load_model, resample, simulate_logs
 
-from actuator_drivers.dynamixel_emulator.emulated import emulated_dynamixel
+from actuator_drivers.dynamixel_emulator.emulated import Emulation, emulated_dynamixel
 from actuator_bench.messages import BenchInfo
 from actuator_drivers.dynamixel.bench import DynamixelBench
-from actuator_bench.recording import record
+from actuator_bench.recording import RecordSettings, record
 
 
 def run(time_scale: Optional[float], trajectories: List[str]) -> dict:
@@ -31,9 +31,10 @@ def run(time_scale: Optional[float], trajectories: List[str]) -> dict:
     model = load_model("mx64/m6")
     start = time.perf_counter()
     rows = []
-    with emulated_dynamixel("mx64", model, 1.0, 0.15, protocol=1, time_scale=time_scale) as (_, driver):
+    with emulated_dynamixel("mx64", model, 1.0, 0.15, emulation=Emulation(protocol=1, time_scale=time_scale)) as (_, driver):
         for name in trajectories:
-            recording = record(DynamixelBench.of(driver, "mx64"), name, BenchInfo("mx64", mass=1.0, length=0.15), 32, prepare_time=0.5, return_time=0.5)
+            recording = record(DynamixelBench.of(driver, "mx64"), name, BenchInfo("mx64", mass=1.0, length=0.15), 32,
+                               settings=RecordSettings(prepare_time=0.5, return_time=0.5))
             processed = resample(recording.log, 0.005)
             mae = float(np.abs(simulate_logs(model, [processed])[0] - processed.position).mean())
             rows.append((recording.quality, mae))

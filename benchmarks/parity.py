@@ -40,7 +40,7 @@ import warp as wp  # noqa: E402
 
 from actuator_models import kernel  # noqa: E402
 from actuator_models.logs import read_logs  # noqa: E402
-from actuator_models.model import Model, load_model  # noqa: E402
+from actuator_models.model import Model, load_model, new_model  # noqa: E402
 from actuator_models.simulation import LogBatch, rollout  # noqa: E402
 from actuator_sim.joint_sim import JointSimulation, Servo  # noqa: E402
 from actuator_sim.models import read_model  # noqa: E402
@@ -161,7 +161,11 @@ def main() -> None:
     name = f" ({device.name})" if device.is_cuda else ""
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Warp device {device}{name}")
     m1, m6 = (replace(load_model(f"xl330/{name}"), integrator="semi-implicit") for name in ("m1", "m6"))
-    models = {"xl330/m1": m1, "xl330/m6": m6, "xl330/m6+heating": m6.with_values(heating=0.01)}
+    dahl = new_model("xl330", "dahl+viscous", "semi-implicit", dahl_rho=300.0,
+                     **{k: m1.values[k] for k in ("kt", "R", "armature", "q_offset", "friction_base", "friction_viscous")})
+    thermal = replace(m6, additions=("thermal",)).with_values(thermal_ambient=24.0, thermal_initial=30.0)
+    models = {"xl330/m1": m1, "xl330/m6": m6, "xl330/m6+heating": m6.with_values(heating=0.01),
+              "xl330/m6+thermal": thermal, "xl330/dahl+viscous": dahl}
     if not args.no_parity:
         parity(models, _cut(read_logs(args.logs), args.steps))
     throughput(args.worlds, args.throughput_steps)

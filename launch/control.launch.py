@@ -16,6 +16,9 @@ control node in namespace ``hardware``: the bench of ``backend`` behind the topi
 ``/hardware/joint_commands`` and ``/hardware/joint_states``, with its bench topics and a recorder
 (``record:=true`` records from the start). Parameters come from ``config`` (a bench YAML), by
 default the robot's (arm_mx.yaml, so100_arm.yaml) or, for the pendulum, the backend's.
+``namespace:=NS`` puts the whole graph in ``NS`` (``/NS/controller_manager``,
+``/NS/joint_trajectory_controller``, ``/NS/joint_states``, the control node in ``NS/hardware``):
+two graphs side by side, as compare_control.launch.py runs them.
 """
 
 import tempfile
@@ -28,8 +31,8 @@ from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
 from actuator_bench.backends import installed_backends
-from actuator_bench.control_description import (HARDWARE_NAMESPACE, MOCK, ROBOTS, UPDATE_RATE, check_backend,
-                                                controllers_yaml, robot, robot_description)
+from actuator_bench.control_description import (MOCK, ROBOTS, UPDATE_RATE, check_backend, controllers_yaml,
+                                                hardware_namespace, robot, robot_description)
 from actuator_bench.launch_common import STOP_TIMEOUT, config_file
 
 
@@ -40,15 +43,19 @@ def nodes(context: LaunchContext) -> list:
     rate = int(LaunchConfiguration('update_rate').perform(context))
     controllers = Path(tempfile.mkdtemp(prefix='actuator_bench_control_')) / 'controllers.yaml'
     controllers.write_text(controllers_yaml(name, rate))
-    spawn = ['--controller-manager', '/controller_manager', '--param-file', str(controllers)]
+    namespace = LaunchConfiguration('namespace').perform(context).strip('/')
+    manager = '/'.join(('', namespace, 'controller_manager')) if namespace else '/controller_manager'
+    spawn = ['--controller-manager', manager, '--param-file', str(controllers)]
     launched = [
-        Node(package='robot_state_publisher', executable='robot_state_publisher',
-             parameters=[{'robot_description': robot_description(name, mock=backend == MOCK)}]),
+        Node(package='robot_state_publisher', executable='robot_state_publisher', namespace=namespace,
+             parameters=[{'robot_description': robot_description(name, backend == MOCK, namespace)}]),
         # ros2_control_node, stopped after its controllers are deactivated (actuator_bench.nodes.control_manager)
-        Node(package='actuator_bench', executable='control_manager', parameters=[str(controllers)],
-             sigterm_timeout=STOP_TIMEOUT),
-        Node(package='controller_manager', executable='spawner', arguments=['joint_state_broadcaster', *spawn]),
-        Node(package='controller_manager', executable='spawner', arguments=['joint_trajectory_controller', *spawn]),
+        Node(package='actuator_bench', executable='control_manager', namespace=namespace,
+             parameters=[str(controllers)], sigterm_timeout=STOP_TIMEOUT),
+        Node(package='controller_manager', executable='spawner', namespace=namespace,
+             arguments=['joint_state_broadcaster', *spawn]),
+        Node(package='controller_manager', executable='spawner', namespace=namespace,
+             arguments=['joint_trajectory_controller', *spawn]),
     ]
     if backend == MOCK:
         return launched
@@ -57,10 +64,11 @@ def nodes(context: LaunchContext) -> list:
     port = LaunchConfiguration('port').perform(context)
     bench = {'backend': backend, 'rate': float(rate), **({'port': port} if port else {})}
     return launched + [
-        Node(package='actuator_bench', executable='control_node', namespace=HARDWARE_NAMESPACE,
+        Node(package='actuator_bench', executable='control_node', namespace=hardware_namespace(namespace),
              parameters=[config, bench], sigterm_timeout=STOP_TIMEOUT),
-        Node(package='actuator_bench', executable='recorder_node', namespace=HARDWARE_NAMESPACE,
-             parameters=[config, {'autostart': LaunchConfiguration('record'), 'prefix': HARDWARE_NAMESPACE}],
+        Node(package='actuator_bench', executable='recorder_node', namespace=hardware_namespace(namespace),
+             parameters=[config, {'autostart': LaunchConfiguration('record'),
+                                  'prefix': hardware_namespace(namespace).replace('/', '_')}],
              condition=IfCondition(LaunchConfiguration('recorder')), sigterm_timeout=STOP_TIMEOUT),
     ]
 
@@ -77,6 +85,9 @@ def generate_launch_description() -> LaunchDescription:
                               description="Bench YAML (a path, or a file of share/actuator_bench/config); empty: "
                                           "the robot's own, for the pendulum the backend's"),
         DeclareLaunchArgument('port', default_value='', description="Bus device (empty: the config's)"),
+        DeclareLaunchArgument('namespace', default_value='',
+                              description='Namespace of the whole control graph (compare_control.launch.py: real, '
+                                          'sim); empty: the root'),
         DeclareLaunchArgument('update_rate', default_value=str(UPDATE_RATE),
                               description='Controller manager and hardware rate [Hz]'),
         DeclareLaunchArgument('recorder', default_value='true', description='Run a recorder of the hardware topics'),

@@ -100,3 +100,23 @@ def test_replay_feeds_the_logged_temperature_to_a_heated_model(xl330_processed):
         gaps.append(np.max(np.abs(mujoco_q - reference_positions(model, [log])[0])))
     assert np.max(np.abs(results[0] - results[1])) > 10 * max(gaps)
     assert gaps[1] < 2 * gaps[0] + 1e-3
+
+
+def test_replay_starts_a_thermal_model_at_the_logs_first_temperature(xl330_processed):
+    """MuJoCo's replay of a hot (kp 800) log with M6 carrying ``thermal`` (``thermal_initial``
+    far from the log's reading) stays as close to the reference rollout, whose nodes start at
+    the log's first reading, as plain M6 does; started at ``thermal_initial`` it would not."""
+    from actuator_models.logs import read_logs
+    from actuator_models.model import load_model
+    from actuator_sim.replay import mujoco_positions, reference_positions
+
+    log = [x for x in read_logs(xl330_processed) if x.kp == 800][0]
+    columns = ("timestamp", "position", "speed", "goal_position", "torque_enable")
+    log = replace(log, **{f: getattr(log, f)[:300] for f in columns}, extra={k: v[:300] for k, v in log.extra.items()})
+    plain = load_model("xl330/m6")
+    thermal = replace(plain, additions=("thermal",)).with_values(thermal_initial=log.extra["temp"][0] - 15.0)
+    gaps = [np.max(np.abs(mujoco_positions(m, log) - reference_positions(m, [log])[0])) for m in (plain, thermal)]
+    assert gaps[1] < 2 * gaps[0] + 1e-4, gaps
+    unlogged = replace(log, extra={k: v for k, v in log.extra.items() if k != "temp"})
+    cold = mujoco_positions(thermal, unlogged)  # no reading: the nodes start at thermal_initial
+    assert np.max(np.abs(cold - mujoco_positions(thermal, log))) > 10 * gaps[0]

@@ -25,7 +25,8 @@ RATE = 100.0
 class BagBuilder:
     """Writes bench messages into a bag through the recorder core, at given receive times [s]."""
 
-    def __init__(self, path, namespaces=("real",)):
+    def __init__(self, path, namespaces=("real",), clock_offset=0.0):
+        self.clock_offset = clock_offset  # bag time minus the stamps' (bench) time [s]
         self.codec = MessageCodec()
         self.topics = {ns: bench_topics(ns) for ns in namespaces}
         self.recorder = Recorder([t for topics in self.topics.values() for t in topics.values()], self.codec.typestore)
@@ -33,7 +34,7 @@ class BagBuilder:
 
     def put(self, ns, base, msgtype, fields, t, stamp=True):
         ns_time = seconds_to_ns(t)
-        data = self.codec.encode(msgtype, fields, ns_time if stamp else None)
+        data = self.codec.encode(msgtype, fields, seconds_to_ns(t - self.clock_offset) if stamp else None)
         self.recorder.receive(self.topics[ns][base], ns_time, data)
 
     def info(self, ns, t, trajectory, kp=8.0, vin=12.0):
@@ -75,6 +76,29 @@ def bag(tmp_path):
     builder.run("sim", T0, "up_and_down", 80)
     builder.close()
     return tmp_path / "session"
+
+
+def test_a_run_ends_at_its_idle_info_when_stamps_are_bench_time(tmp_path):
+    """A ROS bench stamps bench time (seconds since it started), the bag its own clock: the run
+    still ends where the next bench_info says, not at the next run's first command (the player's
+    release goes with the idle info, inside the run), so no idle time between runs enters a log."""
+    builder = BagBuilder(tmp_path / "bench_time", ("real",), clock_offset=T0 - 3.0)
+    builder.info("real", T0, "sin_sin")
+    for k in range(1, 201):
+        builder.command("real", T0 + k / RATE, 0.01 * k)
+        builder.sample("real", T0 + k / RATE + 0.001, 0.02 * k, speed=0.02 * RATE)
+    end = T0 + 201 / RATE
+    builder.command("real", end - 0.0005, 0.0, (False,), ())  # the release, received before the idle info
+    builder.info("real", end, "")
+    for k in range(300):  # 3 s idle, torque off, between the runs
+        builder.sample("real", end + (k + 0.5) / RATE, 0.5)
+    builder.run("real", end + 3.0, "up_and_down", 100)
+    builder.close()
+    first, second = bag_logs(tmp_path / "bench_time")
+    assert (first.trajectory, second.trajectory) == ("sin_sin", "up_and_down")
+    assert len(first) == 200 and first.timestamp[-1] < 2.01  # the samples from the first command to the release
+    assert first.position == pytest.approx(0.02 * np.arange(1, 201))  # none of the idle ones (0.5 rad)
+    assert len(second) == 100
 
 
 def test_one_log_per_run_and_namespace(bag):

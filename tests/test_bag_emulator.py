@@ -22,7 +22,7 @@ from actuator_bench.player import TrajectoryPlayer
 from actuator_bench.recorder import Recorder
 from actuator_bench.loop import BenchLoop
 from actuator_bench.session import BagSink
-from actuator_drivers.dynamixel_emulator.emulated import emulated_dynamixel
+from actuator_drivers.dynamixel_emulator.emulated import Emulation, emulated_dynamixel
 from actuator_models.logs import read_log
 from actuator_models.model import load_model
 
@@ -47,7 +47,7 @@ def msg_file(name: str) -> list:
 def bag(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("bags") / "emulated"
     model = load_model("xl330/m6")
-    with emulated_dynamixel("xl330", model, BENCH.mass, BENCH.length, time_scale=4.0) as (emulator, driver):
+    with emulated_dynamixel("xl330", model, BENCH.mass, BENCH.length, emulation=Emulation(time_scale=4.0)) as (emulator, driver):
         bench = DynamixelBench(driver, [model])
         recorder = Recorder(list(bench_topics("real").values()))
         recorder.start(path)

@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
 from rosbags.highlevel import AnyReader
@@ -9,8 +10,8 @@ from rosbags.interfaces import QosDurability
 from rosbags.rosbag2 import Reader
 
 from actuator_bench.interfaces import (
-    ACTUATOR_COMMAND, BENCH_INFO, JOINT_STATE, MessageCodec, bench_topics, interfaces_share, message_definitions,
-    topic_type,
+    ACTUATOR_COMMAND, BENCH_INFO, JOINT_STATE, MessageCodec, bench_topics, build_message, interfaces_share,
+    message_definitions, topic_type,
 )
 from actuator_bench.messages import BenchInfo, Command, bench_info_fields, command_fields
 from actuator_bench.recorder import Recorder
@@ -135,3 +136,19 @@ def test_recorder_refuses_misuse(tmp_path, codec):
     with pytest.raises(RuntimeError, match="already recording"):
         recorder.start(tmp_path / "other")
     recorder.stop()
+
+
+def test_build_message_fills_nested_fields_and_names_a_value_of_the_wrong_shape(codec):
+    """Nested messages from mappings, numeric arrays as numpy arrays, absent fields zero; a
+    nested value that is not a mapping (or an array value that is not a sequence) is a TypeError
+    naming the message type and the field."""
+    typestore = codec.typestore
+    state = build_message(typestore, "sensor_msgs/msg/JointState",
+                          {"header": {"stamp": {"sec": 3, "nanosec": 7}}, "name": ["joint1"], "position": [0.25]})
+    assert (state.header.stamp.sec, state.header.stamp.nanosec, state.header.frame_id) == (3, 7, "")
+    assert state.name == ["joint1"] and state.position.dtype == np.float64 and state.position.tolist() == [0.25]
+    assert state.velocity.size == 0
+    with pytest.raises(TypeError, match=r"std_msgs/msg/Header\.stamp: expected a mapping of field values, got 3"):
+        build_message(typestore, "std_msgs/msg/Header", {"stamp": 3})
+    with pytest.raises(TypeError, match=r"sensor_msgs/msg/JointState\.name: expected a sequence, got 5"):
+        build_message(typestore, "sensor_msgs/msg/JointState", {"name": 5})

@@ -129,7 +129,8 @@ def test_a_fit_imports_no_scipy_stats() -> None:
         "study = studies.open_study(None, None)\n"
         "spec = RunSpec('search', 0, 0, np.full(2, 0.5), 0.2, 8, 0, 400)\n"
         "cma_runs([spec], study, Counter(study, False), space, F(), threading.Event(), None, lambda c, m: None)\n"
-        "assert len(studies.completed(study)) == 400, len(studies.completed(study))\n"
+        "done = studies.completed(study)\n"
+        "assert studies.evaluations(done) == 400 and len(done) == 50, (studies.evaluations(done), len(done))\n"
         "print(sorted(m for m in sys.modules if m.startswith(('scipy.stats', 'cmaes'))))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

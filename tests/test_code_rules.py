@@ -10,10 +10,7 @@ LIMIT = 8
 #: Public functions over the limit when the check was added (issue 30), to be folded into settings
 #: objects by the work that owns them; none may be added. The compiled kernels are exempt for
 #: good: numba's nopython code takes its arrays positionally (a settings object cannot cross in).
-KNOWN = {
-    "actuator_bench/recording.py: record",
-    "actuator_drivers/serial_bus_emulator/emulated.py: emulated_servo",
-}
+KNOWN: set = set()
 COMPILED = ("actuator_models/kernel_numba.py", "actuator_sim/warp_kernels.py")
 
 

@@ -62,10 +62,10 @@ def test_so100_urdf_and_mjcf_carry_the_table_limits():
 @pytest.mark.parametrize("name", sorted(ROBOTS))
 def test_controllers_yaml_names_the_robot_joints(name):
     params = yaml.safe_load(controllers_yaml(name, 250))
-    manager = params["controller_manager"]["ros__parameters"]
+    manager = params["/**/controller_manager"]["ros__parameters"]
     assert manager["update_rate"] == 250
     assert manager["joint_trajectory_controller"]["type"] == "joint_trajectory_controller/JointTrajectoryController"
-    trajectory = params["joint_trajectory_controller"]["ros__parameters"]
+    trajectory = params["/**/joint_trajectory_controller"]["ros__parameters"]
     assert trajectory["joints"] == list(robot(name).joints) and trajectory["command_interfaces"] == ["position"]
     with pytest.raises(ValueError, match="update_rate 0"):
         controllers_yaml(name, 0)
@@ -109,3 +109,49 @@ def test_a_2r_path_is_a_goal_of_shoulder_and_elbow():
     assert plan.release is None and plan.positions.shape == (len(plan.times), 2)
     expected = arm_path_schedule("circle", "mx").goal(plan.times[100])
     assert np.allclose(plan.positions[100], expected) and not np.allclose(plan.positions[:, 0], plan.positions[:, 1])
+
+
+def test_so100_config_limits_are_the_arm_ranges_and_goals_stay_inside():
+    """config/so100_arm.yaml gives the driver the URDF's ranges (a goal outside is refused by the
+    servo driver), and the player's goals are clipped into them (lift_and_drop's -pi/2 on the
+    gripper, whose range starts at -0.17 rad)."""
+    from pathlib import Path
+
+    from actuator_bench.control_description import joint_limits
+
+    config = yaml.safe_load((Path(__file__).resolve().parents[1] / "config" / "so100_arm.yaml").read_text())
+    bench = config["/**/bench"]["ros__parameters"]
+    limits = joint_limits("so100")
+    assert bench["joints"] == list(SO100_JOINTS)
+    np.testing.assert_allclose(list(zip(bench["min_position"], bench["max_position"])), limits, atol=1e-9)
+    plan = goal_plan("lift_and_drop", SO100_JOINTS, limits=limits)
+    gripper = SO100_JOINTS.index("gripper")
+    assert plan.positions[:, gripper].min() == pytest.approx(-0.17)
+    assert plan.positions[:, 0].min() == pytest.approx(-np.pi / 2, abs=1e-3)  # within the pan's range: unclipped
+    assert np.allclose(plan.goal(plan.times[150]), plan.positions[150])  # the goal function is clipped too
+    assert joint_limits("pendulum") is None
+    with pytest.raises(ValueError, match="limits: 1 ranges for 6 joints"):
+        goal_plan("lift_and_drop", SO100_JOINTS, limits=[(-1.0, 1.0)])
+
+
+def test_so100_urdf_effort_and_velocity_limits_are_the_sts3215_ratings():
+    """The URDF's effort and velocity limits are the servo model's stall torque and no-load speed
+    (actuator_models.ratings), not generic numbers: closed forms of the STS3215 voltage law."""
+    from actuator_models.model import load_model
+    from actuator_models.ratings import ratings
+
+    from actuator_sim.so100 import SERVO_MODEL, SUPPLY
+
+    model = load_model(SERVO_MODEL)
+    p, law = model.values, model.actuator
+    stall = p["kt"] * SUPPLY * law.max_duty / p["R"]
+    free = (stall - p["friction_base"]) / (p["kt"] ** 2 / p["R"] + p["friction_viscous"])  # M1 steady state
+    rated = ratings(model, SUPPLY)
+    assert rated.stall_torque == pytest.approx(stall, rel=1e-9)
+    assert rated.no_load_speed == pytest.approx(min(free, p["target_speed_limit"]), rel=1e-6)
+    unlimited = ratings(model.with_values(target_speed_limit=100.0), SUPPLY)
+    assert unlimited.no_load_speed == pytest.approx(free, rel=1e-6)
+    joints = {j.get("name"): j.find("limit") for j in ET.fromstring(robot_description("so100")).findall("joint")}
+    for name in SO100_JOINTS:
+        assert float(joints[name].get("effort")) == pytest.approx(stall, rel=2e-3)
+        assert float(joints[name].get("velocity")) == pytest.approx(rated.no_load_speed, rel=2e-3)

@@ -27,7 +27,7 @@ from actuator_drivers.dynamixel.errors import (
 )
 from actuator_drivers.dynamixel_emulator.firmware import EmulatedServo
 from actuator_drivers.dynamixel.tables import POSITION_LSB, control_table
-from actuator_drivers.dynamixel_emulator.emulated import emulated_dynamixel
+from actuator_drivers.dynamixel_emulator.emulated import Emulation, emulated_dynamixel
 
 CASES = [("mx64", 1), ("mx106", 1), ("mx64", 2), ("mx106", 2), ("xl330", 2)]
 MODEL = {"mx64": "mx64/m6", "mx106": "mx106/m6", "xl330": "xl330/m6"}
@@ -35,10 +35,11 @@ KP = {"mx64": 32, "mx106": 32, "xl330": 800}
 LOAD = {"mx64": (1.0, 0.15), "mx106": (1.0, 0.15), "xl330": (0.2, 0.1)}
 
 
-def emulated(actuator: str, protocol: int, **kw):
+def emulated(actuator: str, protocol: int, **options):
+    """The emulated servo of ``actuator`` in lockstep unless ``options`` (of :class:`Emulation`) say otherwise."""
     mass, length = LOAD[actuator]
-    kw.setdefault("time_scale", None)
-    return emulated_dynamixel(actuator, MODEL[actuator], mass, length, protocol=protocol, **kw)
+    options.setdefault("time_scale", None)
+    return emulated_dynamixel(actuator, MODEL[actuator], mass, length, emulation=Emulation(protocol=protocol, **options))
 
 
 @pytest.mark.parametrize("actuator, protocol", CASES)
@@ -226,3 +227,11 @@ def test_bad_configuration_is_named():
         control_table("mx64", 2).kp_to_raw(3.3)
     with pytest.raises(PortError, match="cannot open /nonexistent/tty"):
         DynamixelDriver("/nonexistent/tty", ServoConfig(1, "mx64")).open()
+
+
+def test_emulated_dynamixel_refuses_an_actuator_of_another_family():
+    """The registry opens an STS3215 for "sts3215": the Dynamixel helper says so instead of
+    handing back a Feetech emulator and driver under Dynamixel names (both are closed again)."""
+    with pytest.raises(ValueError, match="actuator 'sts3215' is not a Dynamixel \\(its driver: FeetechDriver\\)"):
+        with emulated_dynamixel("sts3215", "sts3215/m1", 0.3, 0.1, emulation=Emulation(time_scale=None)):
+            pass

@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -20,10 +21,10 @@ from actuator_drivers.erob.master import LineTiming
 from actuator_drivers.ethercat_emulator.emulated import EmulatedJoint, EmulatorProcess, emulated_erob
 from actuator_bench.messages import BenchInfo
 from actuator_drivers.erob.bench import ErobBench
-from actuator_bench.recording import RecordingError, record
+from actuator_bench.recording import RecordingError, RecordOutput, RecordSettings, record
 from actuator_drivers.erob import cia402
 from actuator_drivers.ethercat_emulator import veth
-from actuator_models.logs import resample
+from actuator_models.resampling import resample
 from actuator_models.model import load_model
 from actuator_models.simulation import log_maes
 
@@ -44,7 +45,7 @@ def _veth_reason():
 REASON = _veth_reason()
 pytestmark = pytest.mark.skipif(REASON is not None, reason=REASON or "")
 EROB100 = EmulatedJoint("erob80_100/m6", 3.1, 0.5)
-SHORT = dict(prepare_time=0.3, settle_time=0.2, return_time=0.3)
+SHORT = RecordSettings(prepare_time=0.3, settle_time=0.2, return_time=0.3)
 
 
 def test_bring_up_reaches_op_with_expected_working_counter_and_tracks_a_goal():
@@ -82,7 +83,8 @@ def test_recording_is_the_true_model_rollout_and_independent_of_scheduling():
     positions = []
     for _ in range(2):
         with emulated_erob([EROB100]) as (_, driver):
-            r = record(ErobBench.of(driver, "erob80_100"), "lift_and_drop", BenchInfo("erob80_100", mass=3.1, length=0.5), 25, rate=1000, **SHORT)
+            r = record(ErobBench.of(driver, "erob80_100"), "lift_and_drop", BenchInfo("erob80_100", mass=3.1, length=0.5), 25,
+                       settings=replace(SHORT, rate=1000))
         assert r.complete and r.cycles == 6001 and r.errors.errors == 0
         log = resample(r.log, 0.001)
         # the offline rollout of the emulator's own model follows the recording to encoder quantisation
@@ -133,7 +135,8 @@ def test_joint_limits_checked_before_sending_and_command_timeout_releases():
 def test_one_percent_link_faults_recording_completes_with_lost_cycles_counted(option, counter, injected):
     with emulated_erob([EROB100], options=[option, "0.01", "--seed", "3"], timing=LineTiming(receive_timeout=0.02)) as (emulator, driver):
         before = getattr(driver.counters, counter)
-        r = record(ErobBench.of(driver, "erob80_100"), "sin_sin", BenchInfo("erob80_100", mass=3.1, length=0.5), 25, rate=200, **SHORT)
+        r = record(ErobBench.of(driver, "erob80_100"), "sin_sin", BenchInfo("erob80_100", mass=3.1, length=0.5), 25,
+                   settings=replace(SHORT, rate=200))
         lost = getattr(driver.counters, counter) - before
         seen = getattr(driver.counters, counter)
     assert r.complete and 20 < getattr(r.errors, counter) <= lost < 150  # about 1 % of ~6800 cycles
@@ -156,7 +159,8 @@ def _drive_state(driver):
 def test_fault_in_op_releases_torque_and_keeps_the_data(tmp_path, option, error, text):
     with emulated_erob([EROB100], options=[option, "3000"], timing=LineTiming(receive_timeout=0.05)) as (_, driver):
         with pytest.raises(RecordingError, match=text) as info:
-            record(ErobBench.of(driver, "erob80_100"), "sin_sin", BenchInfo("erob80_100", mass=3.1, length=0.5), 25, rate=200, logdir=tmp_path, **SHORT)
+            record(ErobBench.of(driver, "erob80_100"), "sin_sin", BenchInfo("erob80_100", mass=3.1, length=0.5), 25,
+                   settings=replace(SHORT, rate=200), output=RecordOutput(tmp_path))
         assert isinstance(info.value.__cause__, error)
         partial = info.value.partial
         assert partial is not None and not partial.complete and partial.path.parent.name == "partial"

@@ -15,6 +15,7 @@ from actuator_drivers.erob.master import LineTiming
 from actuator_drivers.ethercat_emulator.emulated import EMULATOR_RECEIVE_TIMEOUT, EmulatedJoint, emulated_erob, set_bench
 from actuator_drivers.erob.bench import ErobBench
 from actuator_bench.record_grid import Grid, record_all
+from actuator_bench.recording import RecordSettings
 from actuator_models.fit_spec import FitSpec
 from actuator_models.fitting import fit
 from actuator_models.identification import FitSettings
@@ -29,8 +30,8 @@ def test_m6_fitted_on_emulated_erob_recordings_matches_the_true_model(tmp_path):
     grid = Grid((3.1, 14.6), (0.5,), (25, 100))
     with emulated_erob([EmulatedJoint("erob80_100/m6", 3.1, 0.5)], timing=LineTiming(cycle_time=0.002, receive_timeout=EMULATOR_RECEIVE_TIMEOUT)) as (emulator, driver):
         done = record_all(ErobBench.of(driver, "erob80_100"), grid, "erob80_100", tmp_path / "raw",
-                          lambda m, l: set_bench(driver, 1, m, l) is None, rate=200,
-                          prepare_time=0.5, settle_time=0.3, return_time=0.5)
+                          lambda m, l: set_bench(driver, 1, m, l) is None,
+                          settings=RecordSettings(rate=200, prepare_time=0.5, settle_time=0.3, return_time=0.5))
     assert len(done) == 16 and all(r.complete and r.errors.errors == 0 for r in done)
     assert {(r.log.mass, r.log.kp) for r in done} == {(3.1, 25), (3.1, 100), (14.6, 25), (14.6, 100)}
     logs = process([r.path for r in done], tmp_path / "processed")

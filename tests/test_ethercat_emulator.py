@@ -167,3 +167,18 @@ def test_units():
     assert ErobUnits.from_drive(3000).rated_current == 3.0
     with pytest.raises(ValueError, match="rated_current"):
         ErobUnits(rated_current=0)
+
+
+def test_real32_bench_objects_read_as_floats_and_a_download_moves_the_pendulum(two_drives):
+    """0x2F00:01-03 are REAL32 (the emulated pendulum): read with ``real``, never as integers; an
+    SDO download of a new length rebuilds the shaft's pendulum; a non-positive length is refused
+    and leaves the object as it was, as a drive refusing a download does."""
+    drive = two_drives[0][0]
+    od: ObjectDictionary = drive.od
+    assert (od.real((0x2F00, 1)), od.real((0x2F00, 2))) == (pytest.approx(3.1), pytest.approx(0.5))
+    with pytest.raises(TypeError, match="0x2F00:01 is a REAL32"):
+        od[(0x2F00, 1)]
+    assert _download(od, 0x2F00, 2, struct.pack("<f", 0.25)) == (0x60, 0)
+    assert drive.sim.bench.length == pytest.approx(0.25) and od.real((0x2F00, 2)) == pytest.approx(0.25)
+    assert _download(od, 0x2F00, 2, struct.pack("<f", -1.0)) == (0x80, 0x06090030)
+    assert od.real((0x2F00, 2)) == pytest.approx(0.25) and drive.sim.bench.length == pytest.approx(0.25)

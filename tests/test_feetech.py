@@ -13,15 +13,15 @@ import pytest
 import scservo_sdk as sdk
 
 from actuator_bench.messages import BenchInfo
-from actuator_bench.recording import RecordingError, record
+from actuator_bench.recording import RecordingError, RecordOutput, RecordSettings, record
 from actuator_drivers.common import CommandTimeout
 from actuator_drivers.feetech.bench import FeetechBench
 from actuator_drivers.feetech.errors import CommunicationError, HardwareError, JointLimitError, ModelMismatchError
 from actuator_drivers.feetech.tables import sts3215
-from actuator_drivers.feetech_emulator.emulated import emulated_feetech
+from actuator_drivers.feetech_emulator.emulated import Emulation, emulated_feetech
 from actuator_drivers.feetech_emulator.emulator import FeetechEmulator
 
-FAST = dict(prepare_time=0.3, settle_time=0.1, return_time=0.3)
+FAST = RecordSettings(prepare_time=0.3, settle_time=0.1, return_time=0.3)
 STS = BenchInfo("sts3215", mass=0.3, length=0.1)
 
 
@@ -104,7 +104,7 @@ def test_driver_reads_si_units_and_moves_with_the_sts_speed_limit():
 
 
 def test_joint_limits_refuse_a_goal_and_send_nothing():
-    with emulated_feetech("sts3215/m1", 0.3, 0.1, limits=(-1.0, 1.0)) as (emulator, driver):
+    with emulated_feetech("sts3215/m1", 0.3, 0.1, emulation=Emulation(time_scale=None, limits=(-1.0, 1.0))) as (emulator, driver):
         before = emulator.servo(1).peek("goal_position")
         with pytest.raises(JointLimitError, match=r"goal 1\.5 rad is outside the joint limits"):
             driver.command(1.5, True)
@@ -121,7 +121,7 @@ def test_fault_bits_become_clear_errors_and_torque_is_off():
 
 
 def test_dead_bus_is_a_clear_error_after_retries_and_counted():
-    with emulated_feetech("sts3215/m1", 0.3, 0.1, retries=2) as (emulator, driver):
+    with emulated_feetech("sts3215/m1", 0.3, 0.1, emulation=Emulation(time_scale=None, retries=2)) as (emulator, driver):
         driver.command(0.2, True)
         emulator.set_faults(dead=True)
         with pytest.raises(CommunicationError, match="servo 1: read 15 bytes at address 56: There is no status packet! after 3 attempt"):
@@ -134,7 +134,7 @@ def test_dead_bus_is_a_clear_error_after_retries_and_counted():
 
 
 def test_corrupt_and_dropped_replies_are_retried_and_counted():
-    with emulated_feetech("sts3215/m1", 0.3, 0.1, seed=3) as (emulator, driver):
+    with emulated_feetech("sts3215/m1", 0.3, 0.1, emulation=Emulation(time_scale=None, seed=3)) as (emulator, driver):
         emulator.set_faults(drop=0.2, corrupt=0.2)
         for _ in range(30):
             driver.command(0.1, True)
@@ -170,7 +170,8 @@ def test_ctrl_c_during_a_recording_leaves_the_torque_off(tmp_path):
 
     with emulated_feetech("sts3215/m1", 0.3, 0.1) as (emulator, driver):
         with pytest.raises(KeyboardInterrupt):
-            record(FeetechBench.of(driver, "sts3215"), "sin_sin", STS, 32, logdir=tmp_path, progress=interrupt, **FAST)
+            record(FeetechBench.of(driver, "sts3215"), "sin_sin", STS, 32, output=RecordOutput(tmp_path), progress=interrupt,
+                   settings=FAST)
         assert not emulator.servo(1).torque_enabled  # read back from the emulated servo's memory
         assert emulator.servo(1).peek("torque_enable") == 0
     assert list((tmp_path / "partial").glob("*.json"))
@@ -183,7 +184,8 @@ def test_a_stalled_loop_stops_an_sts_recording_with_torque_off(tmp_path):
 
     with emulated_feetech("sts3215/m1", 0.3, 0.1) as (emulator, driver):
         with pytest.raises(RecordingError) as info:
-            record(FeetechBench.of(driver, "sts3215"), "up_and_down", STS, 32, logdir=tmp_path, progress=stall, **FAST)
+            record(FeetechBench.of(driver, "sts3215"), "up_and_down", STS, 32, output=RecordOutput(tmp_path), progress=stall,
+                   settings=FAST)
         assert isinstance(info.value.__cause__, CommandTimeout) and not emulator.servo(1).torque_enabled
 
 

@@ -13,7 +13,7 @@ import pytest
 from actuator_models.trajectories import trajectory
 
 from actuator_bench.messages import BenchInfo
-from actuator_bench.recording import RecordingError, record
+from actuator_bench.recording import RecordingError, RecordOutput, record
 from actuator_drivers.serial_bus.servo import ServoConfig
 from actuator_drivers.feetech.bench import FeetechBench
 from actuator_drivers.feetech.driver import FeetechDriver
@@ -59,7 +59,7 @@ def test_sts_alarm_during_a_recording_releases_and_reads_back(tmp_path, caplog):
 
         with pytest.raises(RecordingError, match="overload") as info:
             record(FeetechBench.of(driver, "sts3215"), replace(trajectory("sin_sin"), duration=2.0), STS, 32,
-                   logdir=tmp_path, progress=overload, **FAST)
+                   output=RecordOutput(tmp_path), progress=overload, settings=FAST)
         assert isinstance(info.value.__cause__, HardwareError) and emulator.servo(1).peek("torque_enable") == 0
         driver.release()  # read back: Torque Enable 0 although every status packet carries the alarm
     finally:

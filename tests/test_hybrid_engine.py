@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from hybrid_sim import Boundary, HybridModel, RunSettings, Side, Transition, simulate
-from hybrid_sim.engine import locate_crossing
+from hybrid_sim.crossing import locate_crossing
 from hybrid_sim.errors import SimulationError
 from hybrid_sim.symbols import output_paths, parse_symbols, read_symbols, write_outputs
 

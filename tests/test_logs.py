@@ -2,11 +2,13 @@
 
 import json
 import math
+import re
 
 import numpy as np
 import pytest
 
-from actuator_models.logs import LogError, read_log, read_logs, resample, write_log
+from actuator_models.logs import LogError, read_log, read_logs, write_log
+from actuator_models.resampling import resample
 
 
 def test_resampling_raw_reproduces_the_published_processed_logs(xl330_raw, xl330_processed):
@@ -86,3 +88,18 @@ def test_not_json(tmp_path):
     path.write_text("{not json")
     with pytest.raises(LogError, match="not valid JSON"):
         read_log(path)
+
+
+def test_period_is_the_dt_of_a_processed_log_and_an_error_naming_a_raw_one(xl330_raw):
+    """Code that needs a fixed step (residuals, the stick/slip reference) reads ``Log.period``:
+    a raw log is refused with the file named, not a TypeError from ``float(None)``."""
+    from actuator_models.residuals import phase_labels
+
+    path = sorted(xl330_raw.glob("*.json"))[0]
+    raw = read_log(path)
+    assert raw.dt is None
+    with pytest.raises(LogError, match=re.escape(f"{path}: raw log (no 'dt'); process it first")):
+        raw.period
+    with pytest.raises(LogError, match="raw log"):
+        phase_labels(raw)
+    assert resample(raw, 0.004).period == 0.004

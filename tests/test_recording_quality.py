@@ -14,12 +14,12 @@ from actuator_models.trajectories import trajectory
 
 from actuator_bench.cli import main as bench_main
 from actuator_drivers.dynamixel_emulator.emulator import Faults
-from actuator_drivers.dynamixel_emulator.emulated import emulated_dynamixel
+from actuator_drivers.dynamixel_emulator.emulated import Emulation, emulated_dynamixel
 from actuator_bench.messages import BenchInfo
 from actuator_drivers.dynamixel.bench import DynamixelBench
-from actuator_bench.recording import record
+from actuator_bench.recording import RecordOutput, RecordSettings, record
 
-FAST = dict(prepare_time=0.3, settle_time=0.1, return_time=0.3)
+FAST = RecordSettings(prepare_time=0.3, settle_time=0.1, return_time=0.3)
 
 
 def test_measure_counts_gaps_longer_than_two_periods():
@@ -41,10 +41,11 @@ def test_stalls_longer_than_two_periods_are_the_gaps_of_a_recording(tmp_path):
     than 2 dt = 10 ms are the recording's gaps; the 50 ms one outlasts the 34 ms receive timeout
     (one timeout, one retry)."""
     stalls = ((1.0, 0.050), (2.0, 0.030), (3.0, 0.008))
-    with emulated_dynamixel("mx64", "mx64/m6", 1.0, 0.15, protocol=2, time_scale=None,
-                            faults=Faults(stalls=stalls)) as (emu, driver):
-        start = emu.clock.now() + FAST["prepare_time"] + FAST["settle_time"]
-        recording = record(DynamixelBench.of(driver, "mx64"), "sin_sin", BenchInfo("mx64", mass=1.0, length=0.15), 32, logdir=tmp_path, **FAST)
+    emulation = Emulation(protocol=2, time_scale=None, faults=Faults(stalls=stalls))
+    with emulated_dynamixel("mx64", "mx64/m6", 1.0, 0.15, emulation=emulation) as (emu, driver):
+        start = emu.clock.now() + FAST.prepare_time + FAST.settle_time
+        recording = record(DynamixelBench.of(driver, "mx64"), "sin_sin", BenchInfo("mx64", mass=1.0, length=0.15), 32,
+                           output=RecordOutput(tmp_path), settings=FAST)
     assert start < 1.0 and start + trajectory("sin_sin").duration > 3.1  # every stall falls in the trajectory
     q = recording.quality
     assert q.gaps == 2
@@ -58,8 +59,8 @@ def test_stalls_longer_than_two_periods_are_the_gaps_of_a_recording(tmp_path):
 
 
 def test_a_clean_lockstep_recording_reports_no_gaps(tmp_path):
-    with emulated_dynamixel("xl330", "xl330/m6", 0.2, 0.1, time_scale=None) as (_, driver):
-        recording = record(DynamixelBench.of(driver, "xl330"), replace(trajectory("sin_sin"), duration=1.0), BenchInfo("xl330", mass=0.2, length=0.1), 400, **FAST)
+    with emulated_dynamixel("xl330", "xl330/m6", 0.2, 0.1, emulation=Emulation(time_scale=None)) as (_, driver):
+        recording = record(DynamixelBench.of(driver, "xl330"), replace(trajectory("sin_sin"), duration=1.0), BenchInfo("xl330", mass=0.2, length=0.1), 400, settings=FAST)
     q = recording.quality
     assert (q.samples, q.gaps, q.retries, q.comm_errors) == (201, 0, 0, 0)
     assert q.achieved_rate == pytest.approx(200.0) and q.longest_gap == pytest.approx(0.005)
@@ -88,9 +89,9 @@ def test_processing_warns_when_the_raw_rate_is_far_below_the_processing_rate(tmp
     holed = np.concatenate([regular[:100], regular[118:]])  # one 95 ms hole
     assert "a gap of 95 ms spans 19 steps of 5 ms" in processing_warning(holed, 0.005)
 
-    with emulated_dynamixel("mx64", "mx64/m6", 1.0, 0.15, time_scale=None, faults=Faults(delay=0.012)) as (_, driver):
+    with emulated_dynamixel("mx64", "mx64/m6", 1.0, 0.15, emulation=Emulation(time_scale=None, faults=Faults(delay=0.012))) as (_, driver):
         slow = record(DynamixelBench.of(driver, "mx64"), replace(trajectory("sin_sin"), duration=1.0), BenchInfo("mx64", mass=1.0, length=0.15), 32,
-                      logdir=tmp_path / "raw", name="slow.json", **FAST)
+                      output=RecordOutput(tmp_path / "raw", "slow.json"), settings=FAST)
     assert slow.quality.achieved_rate == pytest.approx(80.0)  # each cycle waits 12 ms + 0.5 ms for its reply
     good = read_log("data/xl330/raw/" + sorted(p.name for p in __import__("pathlib").Path("data/xl330/raw").glob("*.json"))[0])
     write_log(good, tmp_path / "raw" / "real.json")

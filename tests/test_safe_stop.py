@@ -25,12 +25,12 @@ from actuator_drivers.dynamixel.bench import DynamixelBench
 from actuator_bench.loop import BenchLoop
 from actuator_bench.messages import BenchInfo
 from actuator_bench.player import TrajectoryPlayer, identification_schedule
-from actuator_bench.recording import record
+from actuator_bench.recording import RecordOutput, RecordSettings, record
 
 from bench_commands import ctrl_c_raises
 
 MX64 = BenchInfo("mx64", mass=1.0, length=0.15)
-FAST = dict(prepare_time=0.2, settle_time=0.05, return_time=0.2, rate=50.0)
+FAST = RecordSettings(prepare_time=0.2, settle_time=0.05, return_time=0.2, rate=50.0)
 
 
 @pytest.fixture(autouse=True)
@@ -93,7 +93,7 @@ def assert_interrupted_recording_released(bench, emulator, info: BenchInfo, tmp_
     driver = bench.driver
     try:
         with pytest.raises(KeyboardInterrupt):
-            record(bench, replace(trajectory("sin_sin"), duration=2.0), info, 32, logdir=tmp_path, **FAST)
+            record(bench, replace(trajectory("sin_sin"), duration=2.0), info, 32, output=RecordOutput(tmp_path), settings=FAST)
         assert emulator.counters.received >= emulator.at
         assert emulator.servo(1).peek("torque_enable") == 0  # released while the program goes on
         assert not driver.bus.port.is_using and not driver.read()[1].torque_enabled  # the bus answers
@@ -144,7 +144,7 @@ def test_fault_during_a_recording_releases_and_reads_back(tmp_path, caplog):
 
         with pytest.raises(Exception, match="overload"):
             record(DynamixelBench.of(driver, "mx64"), replace(trajectory("sin_sin"), duration=2.0), MX64, 32,
-                   logdir=tmp_path, progress=overload, **FAST)
+                   output=RecordOutput(tmp_path), progress=overload, settings=FAST)
         assert emulator.servo(1).peek("torque_enable") == 0
     finally:
         driver.close()

@@ -3,15 +3,20 @@
 published ``bam`` step, or MuJoCo's semi-implicit one)."""
 
 import json
+import sys
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
 from actuator_models.cli import main
+from actuator_models.friction import REGISTERED_FRICTION_MODELS, register_friction_model
 from actuator_models.logs import read_log, write_log
 from actuator_models.model import load_model, new_model, save_model
 
 pytest.importorskip("mujoco_warp", reason="the warp extra (make install installs it)")
+sys.path.insert(0, str(Path(__file__).parent))
+from m7_friction import M7  # noqa: E402  (the project's toy friction model: no Warp kernel)
 #: the acceptance bound of issue 32 on per-log MAE [rad]; measured 3e-4 at most (float32, 2026-11-26)
 BOUND = 2e-3
 
@@ -49,7 +54,31 @@ def test_mjwarp_backend_refuses_what_it_cannot_batch(xl330_processed, tmp_path, 
     assert main(["evaluate", "--params", "xl330/m1", "--logs", str(xl330_processed), "--backend", "mjwarp",
                  "--integrator", "bam"]) == 2
     assert "--integrator" in capsys.readouterr().err
-    dahl = tmp_path / "dahl.json"
-    save_model(new_model("xl330", "dahl"), dahl)
-    assert main(["evaluate", "--params", str(dahl), "--logs", str(xl330_processed), "--backend", "mjwarp"]) == 2
-    assert "'dahl'" in capsys.readouterr().err
+    register_friction_model(M7)  # a friction model with no Warp kernel
+    try:
+        m7 = tmp_path / "m7.json"
+        save_model(new_model("xl330", "m7"), m7)
+        assert main(["evaluate", "--params", str(m7), "--logs", str(xl330_processed), "--backend", "mjwarp"]) == 2
+        assert "'m7'" in capsys.readouterr().err
+    finally:
+        del REGISTERED_FRICTION_MODELS[M7.name]
+
+
+def test_mjwarp_backend_runs_dahl_and_thermal_as_the_default_backend(xl330_processed, tmp_path, capsys):
+    """Dahl + viscous (its state w per world, rho 300 /rad) and M6 carrying ``thermal`` (the nodes
+    start at each log's first temperature reading): the same per-log MAE as the default backend."""
+    m1, m6 = load_model("xl330/m1").values, load_model("xl330/m6")
+    dahl, thermal = tmp_path / "xl330_dahl_viscous.json", tmp_path / "xl330_m6_thermal.json"
+    save_model(new_model("xl330", "dahl+viscous", dahl_rho=300.0,
+                         **{k: m1[k] for k in ("kt", "R", "armature", "q_offset", "friction_base", "friction_viscous")}), dahl)
+    save_model(replace(m6, additions=("thermal",)).with_values(thermal_winding_capacity=0.3, thermal_ambient=24.0,
+                                                                thermal_initial=30.0), thermal)
+    logs = ["--logs", str(xl330_processed)]
+    warp = _table(capsys, "--params", str(dahl), str(thermal), *logs, "--backend", "mjwarp")
+    default = _table(capsys, "--params", str(dahl), str(thermal), "xl330/m6", *logs)
+    for name in warp:
+        assert len(warp[name]["logs"]) == 12
+        for log, mae in default[name]["logs"].items():
+            assert warp[name]["logs"][log] == pytest.approx(mae, abs=BOUND), (name, log)
+    # thermal acts: its R follows the winding (measured: mean 0.061 rad against M6's 0.071)
+    assert abs(default[str(thermal)]["mean"] - default["xl330/m6"]["mean"]) > 10 * BOUND / 12

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import pkgutil
 from functools import partial
-from importlib.metadata import entry_points
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple
 
+from actuator_models.plugins import entry_points
 from actuator_models.bench import Backend, Bench, BenchParams
 from actuator_models.family import installed_families
 
@@ -73,7 +73,8 @@ def _points() -> List[Tuple[str, str, Callable[[], Any]]]:
 
 def installed_backends() -> BackendRegistry:
     """The backends of every installed family (``Family.backends``, :mod:`actuator_models.family`)
-    and of every entry point of :data:`GROUP`, by name; read afresh at each call, so a family
+    and of every entry point of :data:`GROUP`, by name; the entry points are read again whenever
+    ``sys.path`` or one of its folders changed (:mod:`actuator_models.plugins`), so a family
     installed after this process started is found too. A backend whose module cannot be imported
     (its vendor SDK missing) is left out, and naming it says why: one family's missing SDK does not
     stop the others. TypeError names a backend that is not a :class:`Backend` of its own name."""

@@ -8,8 +8,9 @@ received between these two (bag time; ``bench_info`` has no header), and each ru
 log per joint:
 
 * time 0 is the run's first command; entries are the ``joint_states`` samples stamped from it
-  to the end of the run: the release that follows it, or the next ``bench_info`` (header
-  stamps; bag time where a stamp is zero);
+  to the end of the run: the release that follows it, or the next ``bench_info``, whichever comes
+  first (header stamps; bag time where a stamp is zero; the ``bench_info``'s bag time brought
+  onto the stamps' clock by the offset of the run's last command);
 * ``goal_position`` and ``torque_enable`` are those of the latest command at or before each
   sample (a command with no torque_enable keeps the previous one; torque starts enabled);
 * ``control``, ``input_volts`` and ``temp`` are interpolated from ``actuator_states`` when the
@@ -33,7 +34,8 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
-from actuator_models.logs import PROCESSED_DT, Log, resample, write_log
+from actuator_models.logs import PROCESSED_DT, Log, write_log
+from actuator_models.resampling import resample
 from actuator_models.outputs import refuse_existing
 from rosbags.highlevel import AnyReader, AnyReaderError
 
@@ -138,18 +140,26 @@ def read_streams(bag: Path) -> Dict[str, BenchStreams]:
 def find_runs(namespace: str, bench: BenchStreams) -> List[Run]:
     """The runs of a namespace. A run's commands are those received from a bench_info naming a
     trajectory (included) to the next bench_info (excluded); it lasts from the stamp of its first
-    command to that of the next command outside it (the release), or to the next bench_info."""
+    command to that of the next command outside it (the release), or to the next bench_info,
+    whichever comes first. Stamps are the bench's clock (bench time), bench_info has only its bag
+    time: the next bench_info's instant is brought onto the stamps' clock by the offset of the
+    run's last command (bag time minus stamp), so a run ends there even where the two clocks
+    differ (a ROS bench stamps bench time since its start: without it, the run lasted to the
+    next command, the next run's first, and its log took the idle time between the runs)."""
     infos = sorted(bench.infos, key=lambda item: item[0])
     commands = list(zip(bench.commands.time, bench.commands.received))
-    runs = []
+    runs: List[Run] = []
     for i, (t, info) in enumerate(infos):
         if not info.trajectory:
             continue
         end = infos[i + 1][0] if i + 1 < len(infos) else math.inf
-        inside = [stamp for stamp, received in commands if t <= received < end]
+        inside = [(stamp, received) for stamp, received in commands if t <= received < end]
         if inside:
-            after = [stamp for stamp, received in commands if received >= end and stamp > max(inside)]
-            runs.append(Run(namespace, len(runs), info, min(inside), min(after, default=end)))
+            last_stamp, last_received = max(inside, key=lambda item: item[1])
+            stamps = [stamp for stamp, _ in inside]
+            after = [stamp for stamp, received in commands if received >= end and stamp > max(stamps)]
+            ends = min(after, default=math.inf), last_stamp + (end - last_received)
+            runs.append(Run(namespace, len(runs), info, min(stamps), min(ends)))
     return runs
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Dict, Optional, Sequence, Tuple
 
+import numpy as np
 from actuator_sim.so100 import JOINT_NAMES
 
 #: Namespace of the control node; the topic-based system's topics live in it.
@@ -88,25 +89,50 @@ def ros2_control_tag(name: str, joints: Sequence[str], mock: bool, namespace: st
     return f'  <ros2_control name="{name}" type="system">\n    <hardware>\n      {hardware}\n    </hardware>{tags}\n  </ros2_control>\n'
 
 
-def robot_description(name: str, mock: bool = False) -> str:
-    """The URDF of robot ``name`` with its ``<ros2_control>`` tag (mock hardware when ``mock``)."""
+def hardware_namespace(namespace: str = "") -> str:
+    """The control node's namespace in a graph of namespace ``namespace`` ("": the root):
+    ``hardware`` or ``<namespace>/hardware``."""
+    return "/".join(part for part in (namespace.strip("/"), HARDWARE_NAMESPACE) if part)
+
+
+def robot_description(name: str, mock: bool = False, namespace: str = "") -> str:
+    """The URDF of robot ``name`` with its ``<ros2_control>`` tag (mock hardware when ``mock``),
+    for a control graph in ``namespace`` ("": the root; its topic-based system's topics are
+    then in ``<namespace>/hardware``)."""
     from actuator_sim.models import read_model
 
     chosen = robot(name)
     urdf = read_model(chosen.urdf)
     end = urdf.rindex("</robot>")
-    return urdf[:end] + ros2_control_tag(chosen.name, chosen.joints, mock) + urdf[end:]
+    return urdf[:end] + ros2_control_tag(chosen.name, chosen.joints, mock, hardware_namespace(namespace)) + urdf[end:]
+
+
+def joint_limits(name: str) -> Optional[Tuple[Tuple[float, float], ...]]:
+    """(lower, upper) [rad] of each joint of robot ``name``, from its URDF's ``<limit>`` tags
+    (one source with the simulated robot); None when no joint is limited (continuous joints)."""
+    import xml.etree.ElementTree as ET
+
+    from actuator_sim.models import read_model
+
+    chosen = robot(name)
+    found = {j.get("name"): j.find("limit") for j in ET.fromstring(read_model(chosen.urdf)).findall("joint")}
+    tags = [found.get(j) for j in chosen.joints]
+    if all(tag is None for tag in tags):
+        return None
+    return tuple((-np.inf, np.inf) if tag is None else (float(tag.get("lower", -np.inf)), float(tag.get("upper", np.inf)))
+                 for tag in tags)
 
 
 def controllers_yaml(name: str, update_rate: int = UPDATE_RATE) -> str:
-    """The controller manager's parameters file for robot ``name``: ``joint_state_broadcaster``
+    """The controller manager's parameters file for robot ``name`` (node names matched in any
+    namespace: ``/**/``, so that one file serves a graph in a namespace): ``joint_state_broadcaster``
     and ``joint_trajectory_controller`` (position commands; position and velocity states; no
     stopped-velocity check at the goal: a released pendulum swings on; goal feedback every
     cycle, so that a player releases the torque within a cycle of its instant)."""
     if not update_rate > 0:
         raise ValueError(f"update_rate {update_rate!r}: must be a positive number of Hz")
     joints = ", ".join(robot(name).joints)
-    return f"""controller_manager:
+    return f"""/**/controller_manager:
   ros__parameters:
     update_rate: {int(update_rate)}
     joint_state_broadcaster:
@@ -114,11 +140,11 @@ def controllers_yaml(name: str, update_rate: int = UPDATE_RATE) -> str:
     joint_trajectory_controller:
       type: joint_trajectory_controller/JointTrajectoryController
 
-joint_state_broadcaster:
+/**/joint_state_broadcaster:
   ros__parameters:
     use_local_topics: false
 
-joint_trajectory_controller:
+/**/joint_trajectory_controller:
   ros__parameters:
     joints: [{joints}]
     action_monitor_rate: {float(update_rate)}

@@ -5,13 +5,15 @@ Through ros2_control a trajectory is a goal of the ``joint_trajectory_controller
 positions, the instant the torque is released (``lift_and_drop`` drops the pendulum after 2 s),
 which the player asks of the control node (its ``torque_enable`` service). The goals come from the
 same schedules as the bench node's player (:func:`actuator_bench.player.schedule`): the four
-identification trajectories (the same goal on every joint) and the 2R arm paths.
+identification trajectories (the same goal on every joint) and the 2R arm paths, clipped into the
+robot's joint ranges where it has some (the SO-100's gripper opens from -0.17 rad only: a goal
+beyond a joint's range is refused by the servo driver).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional, Sequence, Tuple
+from typing import Callable, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -45,15 +47,33 @@ class GoalPlan:
         return float(self.times[-1])
 
 
-def goal_plan(name: str, joints: Sequence[str], arm: str = "mx", period: float = WAYPOINT_PERIOD) -> GoalPlan:
+Limits = Optional[Sequence[Tuple[float, float]]]
+
+
+def clipped(goal: Callable, limits: Limits) -> Callable:
+    """``goal`` (time [s] -> positions [rad]) clipped into ``limits`` ((lower, upper) [rad] per
+    joint; None: unclipped)."""
+    if limits is None:
+        return goal
+    low, high = (np.array(side, dtype=float) for side in zip(*limits))
+    return lambda t: np.clip(np.asarray(goal(t), dtype=float), low, high)
+
+
+def goal_plan(name: str, joints: Sequence[str], arm: str = "mx", period: float = WAYPOINT_PERIOD,
+              limits: Limits = None) -> GoalPlan:
     """The goal of trajectory or path ``name`` on ``joints`` (``arm``: the 2R arm whose geometry
-    a path uses), waypoints every ``period`` [s]; ValueError for an unknown name."""
+    a path uses), waypoints every ``period`` [s], clipped into ``limits`` ((lower, upper) [rad]
+    per joint, :func:`actuator_bench.control_description.joint_limits`; None: unclipped);
+    ValueError for an unknown name or limits that do not fit the joints."""
     if not period > 0:
         raise ValueError(f"period {period!r}: must be positive seconds")
+    if limits is not None and len(limits) != len(joints):
+        raise ValueError(f"limits: {len(limits)} ranges for {len(joints)} joints {list(joints)}")
     plan = schedule(name, len(joints), arm)
+    goal = clipped(plan.goal, limits)
     times = np.arange(1, int(round(plan.duration / period)) + 1) * period
-    positions = np.array([plan.goal(t) for t in times], dtype=float).reshape(len(times), len(joints))
+    positions = np.array([goal(t) for t in times], dtype=float).reshape(len(times), len(joints))
     enabled = np.array([np.all(plan.enable(t)) for t in times])
     off = np.flatnonzero(~enabled)
     release = float(times[off[0]]) if off.size else None
-    return GoalPlan(plan.name, tuple(joints), times, positions, release, plan.goal)
+    return GoalPlan(plan.name, tuple(joints), times, positions, release, goal)

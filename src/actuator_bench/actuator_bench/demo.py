@@ -32,7 +32,8 @@ from actuator_models.fit_outputs import FitOutputs
 from actuator_models.fit_spec import ALL_MODELS, FitSpec
 from actuator_models.fitting import ModelReport, fit
 from actuator_models.objective import Objective
-from actuator_models.logs import PROCESSED_DT, Log, read_log, resample, write_log
+from actuator_models.logs import PROCESSED_DT, Log, read_log, write_log
+from actuator_models.resampling import resample
 from actuator_models.recording_quality import RecordingQuality
 from actuator_models.model import Model, load_model
 from actuator_models.splits import Dataset
@@ -42,7 +43,7 @@ from . import demo_titles
 from .backends import installed_backends
 from .demo_settings import DemoSettings, demo_settings
 from .record_grid import record_all
-from .recording import Recording
+from .recording import Recording, RecordSettings
 
 
 def say(text: str) -> None:
@@ -55,6 +56,7 @@ def record_logs(settings: DemoSettings, raw_dir: Path) -> List[Path]:
     done: List[Path] = []
 
     def finished(recording: Recording) -> None:
+        assert recording.path is not None  # recorded with a log folder: written
         done.append(recording.path)
         say(f"recorded {len(done)}/{count}: {recording.path.name} ({recording.cycles} cycles: {recording.quality.summary()})")
 
@@ -72,7 +74,7 @@ def record_logs(settings: DemoSettings, raw_dir: Path) -> List[Path]:
 
     try:
         record_all(bench, settings.grid, settings.actuator, raw_dir, change_load,
-                   on_recording=finished, prepare_time=1.0, return_time=1.0)
+                   on_recording=finished, settings=RecordSettings(prepare_time=1.0, return_time=1.0))
     finally:  # the driver releases the torque, then the emulator stops (also after Ctrl-C) and is read back
         bench.close()
         state = getattr(bench, "emulated_state", lambda: None)()
@@ -100,6 +102,13 @@ def true_validation_mae(reference: Model, data: Union[Dataset, Sequence[Log]]) -
     return float(Objective(reference, validation).of_model(reference).mean())
 
 
+def _validation_mae(report: ModelReport) -> float:
+    """A fit's MAE on its validation logs [rad]."""
+    mae = report.result.validation_mae
+    assert mae is not None  # the demo's fits hold out validation logs (its grid records more than it trains on)
+    return mae
+
+
 def figures(reports: Dict[str, ModelReport], logs: Sequence[Log], settings: DemoSettings, out: Path) -> List[Path]:
     """Trajectory, drive/backdrive and 2R figures (the MAE bars are in the report)."""
     from actuator_sim.drive_backdrive import drive_backdrive, stall_torque
@@ -109,10 +118,12 @@ def figures(reports: Dict[str, ModelReport], logs: Sequence[Log], settings: Demo
     from actuator_models.plots import plot_drive_backdrive, plot_mae_bars, plot_trajectory
 
     written = []
-    best = min(reports, key=lambda m: reports[m].result.validation_mae)
+    best = min(reports, key=lambda m: _validation_mae(reports[m]))
     title = actuator(settings.actuator).title
     truth = f"emulated {title}, true model {settings.reference}"
-    validation = next(iter(reports.values())).result.dataset.validation  # the fit's own split
+    dataset = next(iter(reports.values())).result.dataset
+    assert dataset is not None  # a fit run here keeps its dataset (only a result read back has none)
+    validation = dataset.validation  # the fit's own split
     shown = next((log for log in validation if log.trajectory == "lift_and_drop"), validation[0])
     fitted_label = {name: f"fitted {name.upper()} (params/{name}.json)" for name in reports}
     simulated = {

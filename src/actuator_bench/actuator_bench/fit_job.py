@@ -8,7 +8,7 @@ for ``actuator-models fit``.
 
 :meth:`FitJob.start` runs it in a background thread. The studies are kept in the journal file
 ``<output_dir>/studies.journal`` (one study per model, ``fit-<model>``), so re-running a job with
-the same output folder continues them, losing no completed trial. Progress is what the fit's
+the same output folder continues them, losing no completed generation (a study's trial). Progress is what the fit's
 typed progress callback last reported (after each CMA-ES generation), readable from any thread.
 :meth:`FitJob.cancel` sets the fit's stop event: it stops after the current generation, keeping
 the best parameters so far of the model being fitted.

@@ -14,9 +14,11 @@ comparison node's ``compare/error``).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Dict, Mapping, Optional
+from typing import Any, Dict, Iterable, Mapping, Optional
 
 import numpy as np
+from rosbags.interfaces import Nodetype
+from rosbags.interfaces.typing import FieldDesc
 from rosbags.typesys import Stores, get_typestore, get_types_from_msg
 from rosbags.typesys.store import Typestore
 
@@ -103,24 +105,45 @@ def build_message(typestore: Typestore, msgtype: str, values: Mapping[str, objec
     """A typestore message from plain values (nested mappings for nested messages, sequences
     for arrays); fields left out take their zero value."""
     _, fields = typestore.fielddefs[msgtype]
-    kwargs = {}
-    for name, (kind, detail) in fields:
-        value = values.get(name)
-        if kind.name == "NAME":
-            kwargs[name] = build_message(typestore, detail, value or {})
-        elif kind.name in ("SEQUENCE", "ARRAY"):
-            (item_kind, item), _ = detail
-            base = item[0] if item_kind.name == "BASE" else None
-            if base in _NUMPY_TYPES:
-                kwargs[name] = np.asarray(value if value is not None else (), dtype=_NUMPY_TYPES[base])
-            elif item_kind.name == "NAME":
-                kwargs[name] = [build_message(typestore, item, v) for v in value or ()]
-            else:
-                kwargs[name] = list(value or ())
-        else:
-            base = detail[0]
-            kwargs[name] = value if value is not None else ("" if base == "string" else 0)
+    kwargs: Dict[str, Any] = {}  # each value of the type its field's descriptor declares
+    for name, desc in fields:
+        kwargs[name] = _field_value(typestore, desc, values.get(name), f"{msgtype}.{name}")
     return typestore.types[msgtype](**kwargs)
+
+
+def _field_value(typestore: Typestore, desc: FieldDesc, value: object, where: str) -> object:
+    """The value of one field described by ``desc`` (a rosbags field descriptor) from a plain one
+    (None: the zero value)."""
+    match desc:
+        case (Nodetype.NAME, str() as msgtype):
+            return build_message(typestore, msgtype, _mapping(value, where))
+        case (Nodetype.ARRAY | Nodetype.SEQUENCE, ((Nodetype.BASE, (base, _)), _)) if base in _NUMPY_TYPES:
+            return np.asarray(value if value is not None else (), dtype=_NUMPY_TYPES[base])
+        case (Nodetype.ARRAY | Nodetype.SEQUENCE, ((Nodetype.NAME, str() as msgtype), _)):
+            return [build_message(typestore, msgtype, _mapping(v, where)) for v in _items(value, where)]
+        case (Nodetype.ARRAY | Nodetype.SEQUENCE, _):
+            return list(_items(value, where))
+        case (Nodetype.BASE, (base, _)):
+            return value if value is not None else ("" if base == "string" else 0)
+    raise ValueError(f"{where}: unknown field descriptor {desc!r}")
+
+
+def _mapping(value: object, where: str) -> Mapping[str, object]:
+    """A nested message's plain values (None or empty: every field its zero value)."""
+    if not value:
+        return {}
+    if not isinstance(value, Mapping):
+        raise TypeError(f"{where}: expected a mapping of field values, got {value!r}")
+    return value
+
+
+def _items(value: object, where: str) -> Iterable[object]:
+    """An array field's plain values (None or empty: none)."""
+    if not value:
+        return ()
+    if not isinstance(value, Iterable):
+        raise TypeError(f"{where}: expected a sequence, got {value!r}")
+    return value
 
 
 class MessageCodec:

@@ -3,8 +3,9 @@
 As in ros2_control's ``read() -> update() -> write()``, one cycle samples every joint of the
 bench, asks the trajectory player for the command of that sample's time, and sends it: the
 command of a cycle is computed from, and stamped with, the sample of the same cycle. The bench
-node calls :meth:`BenchLoop.tick` from its one timer; without ROS, :meth:`BenchLoop.run` paces
-the same cycles on the bench's clock. Every cycle goes to the caller as a :class:`Cycle`, the
+node calls :meth:`BenchLoop.tick` from its loop thread (:class:`~actuator_bench.pacing.LoopThread`);
+without ROS, :meth:`BenchLoop.run` paces the same cycles on the bench's clock
+(:func:`~actuator_bench.pacing.paced`). Every cycle goes to the caller as a :class:`Cycle`, the
 sample stream that recorders (MCAP bags, JSON logs) and publishers consume.
 """
 
@@ -17,6 +18,7 @@ from typing import Callable, Optional, Tuple, Union
 from actuator_models.bench import Bench, Command, JointSample
 
 from .messages import BenchInfo
+from .pacing import paced
 from .player import Schedule, Step, TrajectoryPlayer
 
 LOG = logging.getLogger(__name__)
@@ -97,7 +99,7 @@ class BenchLoop:
             sink(cycle)
 
         try:
-            return self._run(started.time, 1.0 / rate, emit, guard or (lambda: None))
+            return self._run(1.0 / rate, emit, guard or (lambda: None))
         except BaseException as error:
             if self.player.running is not None:
                 self.player.stop()
@@ -107,18 +109,10 @@ class BenchLoop:
                     LOG.error("releasing the torque failed too: %s (after: %s)", failed, error)
             raise
 
-    def _run(self, start: float, period: float, sink: Sink, guard: Callable[[], None]) -> int:
-        clock = self.bench.clock
-        ticks, wake = 0, start
-        while True:
+    def _run(self, period: float, sink: Sink, guard: Callable[[], None]) -> int:
+        def cycle() -> bool:
             guard()
-            cycle = self.tick()
-            sink(cycle)
-            ticks += 1
-            if self.player.running is None:
-                return ticks
-            wake += period
-            now = clock.now()
-            if now - wake > period:  # more than a period behind (a stall): resynchronise
-                wake = now
-            clock.sleep_until(wake)
+            sink(self.tick())
+            return self.player.running is not None
+
+        return paced(self.bench.clock, period, cycle)

@@ -137,16 +137,18 @@ class TrajectoryPlayer:
             return Step()
         self._run = None
         self.info = replace(self.info, trajectory="")
-        return Step(Command.release(self.joints, self._last_goal), self.info)
+        return Step(Command.release(self.joints, self._last_goal.tolist()), self.info)
 
     def tick(self, now: float) -> Step:
         """The command at time ``now`` [s]; at the end of the run, the release and idle info."""
         run = self._run
         if run is None:
             return Step()
-        if run.start is None:
+        start = run.start
+        if start is None:
+            start = now
             run = self._run = replace(run, start=now)
-        t = now - run.start
+        t = now - start
         if t > run.schedule.duration + 1e-6:  # a tick on the last instant (within 1 us of rounding) plays it
             return self.stop()
         goal, enable = run.schedule.goal(t), run.schedule.enable(t)

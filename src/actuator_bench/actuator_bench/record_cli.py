@@ -31,7 +31,7 @@ from .bench_options import add_bench_options, bench_params
 from .kept_logs import saying_kept_logs
 from .messages import BenchInfo
 from .record_grid import Grid, default_grid, parse_values, prompt_bench, record_all, split_names
-from .recording import Progress, Recording, record
+from .recording import Progress, Recording, RecordOutput, RecordSettings, record
 
 
 class ProgressLine:
@@ -88,8 +88,8 @@ def _run_record(args: argparse.Namespace) -> int:
         refuse_existing([args.bag], False)
     bench = _open(args, False, time_scale=args.time_scale, mass=args.mass, length=args.length, arm_mass=args.arm_mass)
     try:
-        recording = record(bench, args.trajectory, info, args.kp, rate=args.rate,
-                           logdir=args.logdir, bag=args.bag, progress=line)
+        recording = record(bench, args.trajectory, info, args.kp, settings=RecordSettings(rate=args.rate),
+                           output=RecordOutput(args.logdir, bag=args.bag), progress=line)
     finally:
         bench.close()
     line.done(recording)
@@ -152,7 +152,7 @@ def _run_record_all(args: argparse.Namespace) -> int:
     print(f"{len(grid)} recordings in {len(grid.groups())} mass/length group(s) -> {args.logdir}", file=sys.stderr)
     try:
         done = record_all(bench, grid, args.actuator, args.logdir, change, arm_mass=args.arm_mass, vin=args.vin,
-                          rate=args.rate, progress=line, on_recording=line.done)
+                          settings=RecordSettings(rate=args.rate), progress=line, on_recording=line.done)
     finally:
         bench.close()
     _report_done(done, args.logdir)

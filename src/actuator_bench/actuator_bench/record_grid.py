@@ -18,14 +18,14 @@ import math
 from dataclasses import dataclass
 from itertools import product
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, List, Optional, Tuple, Union
 
 from actuator_models.bench import Bench
 from actuator_models.trajectories import TRAJECTORIES
 from actuator_models.family import installed_families
 
 from .messages import BenchInfo
-from .recording import Recording, record
+from .recording import Recording, RecordOutput, record
 
 ALL_TRAJECTORIES: Tuple[str, ...] = tuple(TRAJECTORIES)
 
@@ -92,8 +92,8 @@ def record_all(
     supply voltage ``vin`` [V] or the measured one).
 
     ``change_bench(mass, length)`` is called before each group and returns False to stop early.
-    ``options`` go to :func:`~.recording.record` (rate, joint, prepare/settle/return times,
-    progress). A failed recording stops the grid (:class:`~.recording.RecordingError`, partial
+    ``options`` go to :func:`~.recording.record` (``settings``: a
+    :class:`~.recording.RecordSettings`, ``progress``). A failed recording stops the grid (:class:`~.recording.RecordingError`, partial
     log kept).
     """
     done: List[Recording] = []
@@ -102,7 +102,7 @@ def record_all(
             break
         info = BenchInfo(actuator, mass=mass, length=length, arm_mass=arm_mass, vin=vin or 0.0)
         for kp, name in product(grid.kps, grid.trajectories):
-            recording = record(bench, name, info, kp, logdir=logdir, **options)
+            recording = record(bench, name, info, kp, output=RecordOutput(logdir), **options)
             done.append(recording)
             if on_recording is not None:
                 on_recording(recording)
@@ -124,6 +124,6 @@ def parse_values(text: str, what: str) -> Tuple[float, ...]:
     return values
 
 
-def split_names(text: str) -> Sequence[str]:
+def split_names(text: str) -> Tuple[str, ...]:
     """``"sin_sin,up_and_down"`` -> names."""
     return tuple(v.strip() for v in text.split(",") if v.strip())

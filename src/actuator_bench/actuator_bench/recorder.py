@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Dict, Optional, Sequence, Tuple
+from typing import Dict, Literal, Optional, Sequence, Tuple
 
 from rosbags.interfaces import Qos, QosDurability, QosHistory, QosLiveliness, QosReliability, QosTime
+from rosbags.interfaces import Connection
 from rosbags.rosbag2 import StoragePlugin, Writer
 from rosbags.typesys.store import Typestore
 
@@ -35,6 +36,15 @@ LATCHED_QOS = Qos(
 )
 #: rosbag2 metadata versions: 9 for Jazzy and later, 8 for Humble's ``ros2 bag``.
 BAG_VERSIONS = (8, 9)
+
+
+def bag_version(version: int) -> Literal[8, 9]:
+    """``version`` if it is one of :data:`BAG_VERSIONS`, else ValueError."""
+    if version == 8:
+        return 8
+    if version == 9:
+        return 9
+    raise ValueError(f"bag version {version}: expected one of {BAG_VERSIONS}")
 
 
 def default_bag_name(prefix: str = "bench") -> str:
@@ -53,16 +63,14 @@ class Recorder:
     """
 
     def __init__(self, topics: Sequence[str], typestore: Optional[Typestore] = None, version: int = 9) -> None:
-        if version not in BAG_VERSIONS:
-            raise ValueError(f"bag version {version}: expected one of {BAG_VERSIONS}")
+        self.version = bag_version(version)
         if not topics:
             raise ValueError("no topic to record")
         self.types: Dict[str, str] = {topic: topic_type(topic) for topic in topics}
         self.typestore = typestore or bench_typestore()
-        self.version = version
         self.counts: Dict[str, int] = {}
         self._writer: Optional[Writer] = None
-        self._connections: Dict[str, object] = {}
+        self._connections: Dict[str, Connection] = {}
         self._latched: Dict[str, Tuple[int, bytes]] = {}
 
     @property
@@ -95,7 +103,7 @@ class Recorder:
         self.counts = {topic: 0 for topic in self.types}
         begin = time.time_ns() if start_ns is None else int(start_ns)
         for topic, (_, data) in self._latched.items():
-            self._write(topic, begin, data)
+            self._write(writer, topic, begin, data)
         return path
 
     def receive(self, topic: str, stamp_ns: int, data: bytes) -> None:
@@ -105,7 +113,7 @@ class Recorder:
         if is_latched(topic):
             self._latched[topic] = (stamp_ns, bytes(data))
         if self._writer is not None:
-            self._write(topic, stamp_ns, data)
+            self._write(self._writer, topic, stamp_ns, data)
 
     def stop(self) -> Optional[Path]:
         """Close the bag (its ``metadata.yaml`` is written now); returns its folder, None if idle."""
@@ -115,6 +123,6 @@ class Recorder:
         writer.close()
         return writer.path
 
-    def _write(self, topic: str, stamp_ns: int, data: bytes) -> None:
-        self._writer.write(self._connections[topic], int(stamp_ns), data)  # type: ignore[union-attr]
+    def _write(self, writer: Writer, topic: str, stamp_ns: int, data: bytes) -> None:
+        writer.write(self._connections[topic], int(stamp_ns), data)
         self.counts[topic] += 1

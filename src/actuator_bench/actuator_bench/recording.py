@@ -109,32 +109,49 @@ def check_pendulum(info: BenchInfo) -> None:
         raise ValueError(f"bench length {info.length!r} m: must be positive")
 
 
+@dataclass(frozen=True)
+class RecordSettings:
+    """How :func:`record` plays a trajectory: on ``joint`` (None: the bench's first) at ``rate``
+    cycles per second of bench time, after a move to its start in ``prepare_time`` [s] held for
+    ``settle_time`` [s], and followed by a move back to zero in ``return_time`` [s]."""
+
+    joint: Optional[str] = None
+    rate: float = 200.0
+    prepare_time: float = 1.5
+    settle_time: float = 0.5
+    return_time: float = 2.0
+
+
+@dataclass(frozen=True)
+class RecordOutput:
+    """Where :func:`record` writes: the raw log into ``logdir`` (None: not written), named
+    ``name`` (None: :func:`log_name`; an existing file is never replaced: ``-1``, ``-2``... are
+    appended), and with ``bag`` an MCAP bag of the same cycles (a new folder)."""
+
+    logdir: Union[str, Path, None] = None
+    name: Optional[str] = None
+    bag: Optional[Path] = None
+
+
 def record(
     bench: Bench,
     trajectory: Union[str, Trajectory],
     info: BenchInfo,
     kp: float,
     *,
-    joint: Optional[str] = None,
-    rate: float = 200.0,
-    logdir: Union[str, Path, None] = None,
-    name: Optional[str] = None,
-    bag: Optional[Path] = None,
-    prepare_time: float = 1.5,
-    settle_time: float = 0.5,
-    return_time: float = 2.0,
+    settings: RecordSettings = RecordSettings(),
+    output: RecordOutput = RecordOutput(),
     progress: Optional[Callable[[Progress], None]] = None,
 ) -> Recording:
-    """Play identification ``trajectory`` on ``joint`` of ``bench`` (its first by default) at gain
-    ``kp`` (actuator units: MX "P Gain", XL330 "Position P Gain", eRob A/rad) and ``rate`` cycles
-    per second of bench time; write the raw log into ``logdir`` (file name :func:`log_name`
-    unless ``name`` is given; an existing file is never replaced: ``-1``, ``-2``... are appended)
-    and, with ``bag``, an MCAP bag of the same cycles (a new folder). ``info`` describes the
-    bench (actuator, pendulum, supply voltage: 0 = the mean measured one).
+    """Play identification ``trajectory`` on ``bench`` as ``settings`` say, at gain ``kp``
+    (actuator units: MX "P Gain", XL330 "Position P Gain", eRob A/rad); write the raw log (and
+    the bag) as ``output`` says. ``info`` describes the bench (actuator, pendulum, supply
+    voltage: 0 = the mean measured one).
 
     Raises :class:`RecordingError` (after releasing the torque and writing the partial log) if
     the bench fails; ValueError for bad arguments, before anything moves.
     """
+    joint, rate = settings.joint, settings.rate
     traj = _identification(trajectory)
     if not (rate > 0 and math.isfinite(rate)):
         raise ValueError(f"rate {rate!r}: must be a positive number of cycles per second")
@@ -146,28 +163,28 @@ def record(
     loop = BenchLoop(bench, TrajectoryPlayer((joint,), replace(info, trajectory="")))
     stream = StreamSink()
     with _released_on_error(bench):
-        _move(bench, joint, float(traj.goal(0.0)), prepare_time, rate, kp, hold=settle_time)
+        _move(bench, joint, float(traj.goal(0.0)), settings.prepare_time, rate, kp, hold=settings.settle_time)
     clock = bench.clock  # the run's cycles start on a whole period of bench time: runs at one rate are in phase
     clock.sleep_until(math.ceil(clock.now() * rate - 1e-6) / rate)
     try:
-        with bag_sink(bag) as to_bag:
+        with bag_sink(output.bag) as to_bag:
             sinks: List[Sink] = [stream, to_bag] if to_bag else [stream]
             if progress is not None:
                 sinks.append(_progress(progress, traj, bench, before))
             loop.run(identification_schedule(traj, 1), kp, rate, tee(*sinks), _watchdog_guard(bench))
     except (DriverError, KeyboardInterrupt) as error:
-        partial = _finish(stream, bench, before, rate, logdir, name, bag, complete=False)
+        partial = _finish(stream, bench, before, rate, output, complete=False)
         if isinstance(error, KeyboardInterrupt):
             raise
         last = partial.log.timestamp[-1] if partial else 0.0
         where = f"{partial.cycles} entries kept in {partial.path}" if partial and partial.path else "nothing written"
         raise RecordingError(f"{traj.name}: recording stopped at t = {last:.3f} s: {error}; {where}", partial) from error
-    result = _finish(stream, bench, before, rate, logdir, name, bag, complete=True)
+    result = _finish(stream, bench, before, rate, output, complete=True)
     if result is None:
         raise RecordingError(f"{traj.name}: no cycle recorded (duration {traj.duration} s)", None)
     try:
         with _released_on_error(bench):
-            _move(bench, joint, 0.0, return_time, rate, kp)
+            _move(bench, joint, 0.0, settings.return_time, rate, kp)
         bench.release()
     except DriverError as error:
         raise RecordingError(f"{traj.name}: log complete in {result.path}, but the return to zero failed: {error}",
@@ -228,25 +245,26 @@ def _watchdog_guard(bench: Bench) -> Callable[[], None]:
 
 def _progress(report: Callable[[Progress], None], traj: Trajectory, bench: Bench, before: Optional[BusHealth]) -> Sink:
     """A sink reporting every 0.1 s of the run."""
-    start: List[float] = []
-    state = {"next": 0.0, "cycles": 0}
+    start: Optional[float] = None
+    due, cycles = 0.0, 0
 
     def sink(cycle: Cycle) -> None:
+        nonlocal start, due, cycles
         if cycle.sample is None or cycle.command is None:
             return
-        if not start:
-            start.append(cycle.time)
-        state["cycles"] += 1
-        t = cycle.time - start[0]
-        if t >= state["next"]:
+        if start is None:
+            start = cycle.time
+        cycles += 1
+        t = cycle.time - start
+        if t >= due:
             errors = _since(bench, before).errors
-            report(Progress(traj.name, t, traj.duration, state["cycles"], errors))
-            state["next"] = t + 0.1
+            report(Progress(traj.name, t, traj.duration, cycles, errors))
+            due = t + 0.1
     return sink
 
 
-def _finish(stream: StreamSink, bench: Bench, before: Optional[BusHealth], rate: float, logdir: Union[str, Path, None],
-            name: Optional[str], bag: Optional[Path], complete: bool) -> Optional[Recording]:
+def _finish(stream: StreamSink, bench: Bench, before: Optional[BusHealth], rate: float, output: RecordOutput,
+            complete: bool) -> Optional[Recording]:
     logs = stream.logs("run")
     if not logs:
         return None
@@ -255,13 +273,13 @@ def _finish(stream: StreamSink, bench: Bench, before: Optional[BusHealth], rate:
     quality = measure(log.timestamp, rate, errors.retries, errors.errors)
     log.recording = quality.to_dict()
     path = None
-    if logdir is not None:
-        folder = Path(logdir) if complete else Path(logdir) / "partial"
+    if output.logdir is not None:
+        folder = Path(output.logdir) if complete else Path(output.logdir) / "partial"
         info = BenchInfo(log.motor, mass=log.mass, length=log.length)
-        path = _unique(folder / (name or log_name(info, log.trajectory, log.kp)))
+        path = _unique(folder / (output.name or log_name(info, log.trajectory, log.kp)))
         write_log(log, path)
         log.source = str(path)
-    return Recording(log, path, len(log), quality.achieved_rate, errors, complete, quality, bag)
+    return Recording(log, path, len(log), quality.achieved_rate, errors, complete, quality, output.bag)
 
 
 def _unique(path: Path) -> Path:

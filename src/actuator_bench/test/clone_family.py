@@ -22,6 +22,7 @@ from actuator_drivers.common import DriverError, LimitError
 from actuator_drivers.serial_bus.bench import SerialBusBench
 from actuator_drivers.serial_bus.bus import SerialBus
 from actuator_drivers.serial_bus.driver import SerialBusDriver
+from actuator_drivers.serial_bus.errors import BusFailure
 from actuator_drivers.serial_bus.family import SerialFamily
 from actuator_drivers.serial_bus.settings import EmulatedSerialSettings, SerialBusSettings
 from actuator_drivers.serial_bus_emulator.bench import open_one_servo
@@ -70,7 +71,7 @@ class CloneError(DriverError):
     """Any error of the clone family."""
 
 
-class CloneLinkError(CloneError):
+class CloneLinkError(CloneError, BusFailure):
     def __init__(self, servo_id: int, operation: str, result: str, attempts: int) -> None:
         self.servo_id, self.operation, self.result, self.attempts = servo_id, operation, result, attempts
         super().__init__(f"servo {servo_id}: {operation}: {result} after {attempts} attempt(s)")

@@ -29,7 +29,8 @@ from actuator_bench.messages import BenchInfo
 from actuator_bench.session import RunOutput, record_run
 from actuator_models.family import family_of, installed_families
 from actuator_models.bench import Bench, BenchParams
-from actuator_models.logs import read_log, resample
+from actuator_models.logs import read_log
+from actuator_models.resampling import resample
 from actuator_models.model import load_model
 from actuator_models.simulation import simulate_logs
 

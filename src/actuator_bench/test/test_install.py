@@ -19,7 +19,8 @@ from actuator_bench import launch_common
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 REPO = PACKAGE_DIR.parents[1]
-LAUNCH_FILES = ("bench.launch.py", "sim.launch.py", "compare.launch.py", "description.launch.py", "control.launch.py")
+LAUNCH_FILES = ("bench.launch.py", "sim.launch.py", "compare.launch.py", "description.launch.py", "control.launch.py",
+                "compare_control.launch.py")
 CONFIGS = ("xl330_bench.yaml", "mx64_bench.yaml", "arm_mx.yaml", "so100_arm.yaml")
 
 

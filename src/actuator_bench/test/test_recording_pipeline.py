@@ -14,7 +14,7 @@ from actuator_models.bench import BenchParams
 from actuator_bench.bag2json import bag_logs
 from actuator_bench.messages import BenchInfo
 from actuator_bench.session import RunOutput, record_run
-from actuator_models.logs import resample
+from actuator_models.resampling import resample
 
 PARAMS = BenchParams(mass=0.49, length=0.1, time_scale=2.0, seed=7)
 INFO = BenchInfo("xl330", mass=0.49, length=0.1, vin=7.4)
@@ -68,14 +68,15 @@ def test_cli_recording_and_its_bag_are_the_same_log_and_match_a_played_run(tmp_p
     and stream: its JSON log is the conversion of the MCAP bag it writes beside it, and it agrees
     with a ``play`` run of the same trajectory on the same emulator seed (lockstep: no jitter
     but where each run started from)."""
-    from actuator_bench.recording import record
-    from actuator_drivers.dynamixel_emulator.emulated import emulated_dynamixel
+    from actuator_bench.recording import RecordOutput, RecordSettings, record
+    from actuator_drivers.dynamixel_emulator.emulated import Emulation, emulated_dynamixel
 
-    with emulated_dynamixel("xl330", "xl330/m6", 0.49, 0.1, time_scale=None, seed=7) as (_, driver):
+    with emulated_dynamixel("xl330", "xl330/m6", 0.49, 0.1, emulation=Emulation(time_scale=None, seed=7)) as (_, driver):
         from actuator_drivers.dynamixel.bench import DynamixelBench
 
-        recording = record(DynamixelBench.of(driver, "xl330"), "sin_sin", INFO, 400.0, rate=100.0, logdir=tmp_path,
-                           bag=tmp_path / "bag", prepare_time=0.3, settle_time=0.1, return_time=0.3)
+        recording = record(DynamixelBench.of(driver, "xl330"), "sin_sin", INFO, 400.0,
+                           settings=RecordSettings(rate=100.0, prepare_time=0.3, settle_time=0.1, return_time=0.3),
+                           output=RecordOutput(tmp_path, bag=tmp_path / "bag"))
     (bag_log,) = bag_logs(tmp_path / "bag")
     for column in COLUMNS:
         np.testing.assert_array_equal(getattr(bag_log, column), getattr(recording.log, column))

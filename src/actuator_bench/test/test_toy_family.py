@@ -22,7 +22,8 @@ from actuator_bench.backends import installed_backends
 from actuator_bench.bench_core import BenchCore, bench_parameters
 from actuator_models.actuators import actuator
 from actuator_models.family import family_of, installed_families
-from actuator_models.logs import read_log, resample
+from actuator_models.logs import read_log
+from actuator_models.resampling import resample
 from actuator_models.model import load_model
 from actuator_models.simulation import simulate_logs
 

@@ -135,8 +135,8 @@ def build_parser(commands: Sequence[Command] = COMMANDS, prog: str = "actuator-d
                             epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in commands:
-        epilog = "examples:\n" + "\n".join(f"  {line}" for line in examples(command)) if command.examples else None
-        p = sub.add_parser(command.name, help=command.help, description=command.help, epilog=epilog,
+        own = "examples:\n" + "\n".join(f"  {line}" for line in examples(command)) if command.examples else None
+        p = sub.add_parser(command.name, help=command.help, description=command.help, epilog=own,
                            formatter_class=argparse.RawDescriptionHelpFormatter)
         command.configure(p)
         p.set_defaults(run=command.run)

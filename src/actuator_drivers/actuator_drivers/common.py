@@ -22,8 +22,8 @@ import threading
 from contextlib import ExitStack
 from typing import Any, Callable, Optional, Sequence, Tuple
 
-from actuator_models.bench import Command, CommandRouter, ErrorCounters, JointSample, WallClock  # noqa: F401 (re-exported)
-from actuator_models.model import Model, load_model, published_model
+from actuator_models.bench import Clock, Command, CommandRouter, ErrorCounters, JointSample, WallClock  # noqa: F401 (re-exported)
+from actuator_models.model import Model
 
 #: Wall-clock seconds a lockstep bus waits for the emulator before declaring it gone.
 LOCKSTEP_WALL_TIMEOUT = 30.0
@@ -179,6 +179,8 @@ class OneDriverBench:
         self.driver = driver
         self.models = tuple(models)
         self.joints: Tuple[str, ...] = tuple(joints)
+        #: the driver's time base (an emulator's clock when emulating, else wall time)
+        self.clock: Clock = driver.clock
         self._router = CommandRouter(dict(zip(self.joints, driver.ids)))
         #: what :meth:`close` ends after the driver (an emulator the bench was opened on)
         self.resources = ExitStack()
@@ -186,13 +188,6 @@ class OneDriverBench:
         self.emulator_load: Optional[Callable[[float, float, float], None]] = None
         #: set by an emulated backend: the emulator's own reading of the torque (:meth:`emulated_state`)
         self.emulator_state: Optional[Callable[[], str]] = None
-
-    @classmethod
-    def of(cls, driver: Any, actuator: str) -> "OneDriverBench":
-        """The bench of an open driver whose joints are all ``actuator``; the motor torque of its
-        samples is estimated by the published model (``<actuator>/m6``, or ``/m1`` where only M1
-        is published: :func:`~actuator_models.model.published_model`)."""
-        return cls(driver, [load_model(published_model(actuator))] * len(driver.ids))
 
     @staticmethod
     def applied(state: Any) -> float:
@@ -209,11 +204,6 @@ class OneDriverBench:
         """What the emulator read of its servos' torque (after :meth:`close`: the fail-safe
         check), None on hardware."""
         return self.emulator_state() if self.emulator_state is not None else None
-
-    @property
-    def clock(self) -> Any:
-        """The driver's time base (an emulator's clock when emulating, else wall time)."""
-        return self.driver.clock
 
     @property
     def counters(self) -> ErrorCounters:

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import select
 import time
-from typing import Optional
+from typing import TYPE_CHECKING, Any, Union
+
+from actuator_models.bench import WallClock
 
 from .common import LOCKSTEP_WALL_TIMEOUT, LockstepClock
 
@@ -34,15 +36,31 @@ class LockstepSerialPort:
       timeout too; its late bytes are discarded by the next transmission.
     """
 
-    def __init__(self, port_name: str, latency_ms: float = 16.0, clock: Optional[LockstepClock] = None) -> None:
+    # The SDK ``PortHandler``'s members this mixin uses (the SDKs are untyped; set by its __init__).
+    ser: Any  # the pyserial ``Serial`` of the port
+    is_open: bool
+    is_using: bool
+    packet_start_time: float
+    packet_timeout: float
+    tx_time_per_byte: float
+    if TYPE_CHECKING:
+        def getTimeSinceStart(self) -> float: ...  # noqa: E704, N802 (SDK name)
+
+        def setBaudRate(self, baudrate: int) -> bool: ...  # noqa: E704, N802 (SDK name)
+
+        def closePort(self) -> None: ...  # noqa: E704, N802 (SDK name)
+
+    def __init__(self, port_name: str, latency_ms: float = 16.0,
+                 clock: Union[WallClock, LockstepClock, None] = None) -> None:
         super().__init__(port_name)  # type: ignore[call-arg]  # the SDK PortHandler
         self.latency_ms = latency_ms
-        self.clock = clock if clock is not None and clock.lockstep else None
+        #: the bench clock when it is lockstep (a wall clock needs nothing of the port)
+        self.clock = clock if isinstance(clock, LockstepClock) else None
         self._tx_ms = 0.0  # bench time of the last transmission [ms] (lockstep)
 
     def readPort(self, length):  # noqa: N802 (SDK name)
         if self.clock is not None:
-            self._settle()
+            self._settle(self.clock)
             if self._late():
                 return b""
             data = self.ser.read(length)
@@ -64,7 +82,7 @@ class LockstepSerialPort:
 
     def clearPort(self):  # noqa: N802 (SDK name)
         if self.clock is not None:
-            self._settle()
+            self._settle(self.clock)
             self.clock.consumed(self.ser.in_waiting)
         super().clearPort()
 
@@ -84,7 +102,7 @@ class LockstepSerialPort:
         if self.clock is None:
             return super().isPacketTimeout()
         # the SDK asks only while a packet is incomplete, and readPort waited for every byte
-        self._settle()
+        self._settle(self.clock)
         if self.ser.in_waiting and not self._late():
             return False
         self.clock.sleep_until((self.packet_start_time + self.packet_timeout) / 1000.0)
@@ -101,9 +119,8 @@ class LockstepSerialPort:
     def _late(self) -> bool:
         return self.getCurrentTime() - self.packet_start_time > self.packet_timeout
 
-    def _settle(self) -> None:
+    def _settle(self, clock: LockstepClock) -> None:
         """Lockstep: wait until the emulator executed all our bytes and its replies arrived."""
-        clock = self.clock
         if not clock.wait_handled():
             return  # no emulator turn: the port behaves as if nothing is coming
         deadline = time.monotonic() + LOCKSTEP_WALL_TIMEOUT

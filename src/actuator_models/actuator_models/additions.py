@@ -15,11 +15,11 @@ found by every command, by an entry point of group :data:`ENTRY_POINT_GROUP`
 
 from __future__ import annotations
 
-from importlib.metadata import entry_points
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
+from .plugins import entry_points
 from .addition import Addition
 from .addition_backlash import BACKLASH_ADDITION, play  # noqa: F401  (play: re-exported)
 from .addition_heating import HEATING_ADDITION, HEATING_SPAN, REFERENCE_TEMPERATURE  # noqa: F401

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, Callable, Dict, Mapping, Optional, Protocol, Sequence, Tuple, Type, TypeVar, runtime_checkable
 
 from .actuators import actuator
+from .drive_state import DriveState
 from .model import published_model
 
 S = TypeVar("S")
@@ -108,7 +109,7 @@ class JointSample:
                 raise ValueError(f"joint sample: {size} {field_name} values for {n} joints (give {n} or none)")
 
     @classmethod
-    def from_states(cls, name: Sequence[str], states: Sequence[object], motor_torque: Sequence[float],
+    def from_states(cls, name: Sequence[str], states: Sequence[DriveState], motor_torque: Sequence[float],
                     control: Sequence[float], comm_errors: int) -> "JointSample":
         """A sample from a driver's per-joint states (each with ``time`` [s], ``position`` [rad],
         ``velocity`` [rad/s], ``input_voltage`` [V], ``temperature`` [degC], ``torque_enabled``),

@@ -24,7 +24,8 @@ from .evaluation import evaluate_model, evaluation_backends
 from .exit_codes import ArgumentParser, json_alone, run_command, whole_process
 from .log_checks import OddLogWarning, check_dt
 from .fit_cli import FitUsageError, add_fit_command
-from .logs import ALLOW_ODD_LOGS_HELP, PROCESSED_DT, LogError, check_motor, log_files, read_log, read_logs, require_processed, resample, write_log
+from .logs import ALLOW_ODD_LOGS_HELP, PROCESSED_DT, Log, LogError, check_motor, log_files, read_log, read_logs, require_processed, write_log
+from .resampling import resample
 from .model import ParamsError, library_names, load_model
 from .recording_quality import processing_warning
 from .residuals_cli import add_residuals_command
@@ -126,7 +127,7 @@ def _cmd_process(args: argparse.Namespace) -> int:
     return 0
 
 
-def _processed(path: str, dt: float, allow_odd: bool) -> "object":
+def _processed(path: str, dt: float, allow_odd: bool) -> Log:
     log = read_log(path, allow_odd)
     if log.dt is None:
         print(f"{path}: raw log, resampled at dt={dt} s", file=sys.stderr)
@@ -152,7 +153,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     if args.out:
         from dataclasses import replace
 
-        speed = np.gradient(positions, log.dt)
+        speed = np.gradient(positions, log.period)
         write_log(replace(log, position=positions, speed=speed, extra={}), args.out)
         print(f"simulated log written to {args.out}")
     return 0

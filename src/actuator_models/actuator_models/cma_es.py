@@ -15,7 +15,7 @@ Points outside ``bounds`` are drawn again (up to ``max_resampling`` times), then
 from __future__ import annotations
 
 import math
-from typing import List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -122,6 +122,24 @@ class CMA:
         rank_mu = np.sum(w_o.reshape(-1, 1, 1) * np.einsum("...i,...j->...ij", y, y), axis=0)
         self.cov = ((1 + self.c1 * delta_h - self.c1 - self.cmu * np.sum(self.weights)) * self.cov
                     + self.c1 * np.outer(self.pc, self.pc) + self.cmu * rank_mu)  # (47)
+
+    def state(self) -> Dict[str, Any]:
+        """What the search has learnt (mean, step, covariance, evolution paths, generation and
+        the cost history of the stop test) as plain JSON values: with the constructor's arguments,
+        :meth:`restore` continues the search from it exactly (the random stream aside)."""
+        return {"mean": self.mean.tolist(), "sigma": self.sigma, "cov": self.cov.tolist(),
+                "p_sigma": self.p_sigma.tolist(), "pc": self.pc.tolist(), "generation": self.generation,
+                "history": self.history.tolist()}
+
+    def restore(self, state: Mapping[str, Any]) -> None:
+        """Continue from a :meth:`state` of an optimizer built with the same arguments."""
+        self.mean, self.sigma = np.array(state["mean"], dtype=float), float(state["sigma"])
+        self.cov = np.array(state["cov"], dtype=float)
+        self.p_sigma, self.pc = np.array(state["p_sigma"], dtype=float), np.array(state["pc"], dtype=float)
+        self.generation, self.history = int(state["generation"]), np.array(state["history"], dtype=float)
+        if self.cov.shape != (self.dim, self.dim) or self.history.shape != (2 * self.history_length,):
+            raise ValueError(f"a CMA-ES state of another shape: covariance {self.cov.shape}, {self.dim} dimensions")
+        self._eigen = None
 
     def should_stop(self) -> bool:
         """The tutorial's termination tests (B.3): TolFun, TolX, TolXUp, NoEffectCoord,

@@ -1,13 +1,15 @@
 """CMA-ES runs (:mod:`.cma_es`, ask/tell) over a search space, one batched generation at
 a time, recorded into an optuna study (:mod:`.studies`). Several independent runs (the starts
 of a search) go in lockstep: each generation of all of them is one objective call (one kernel
-call) and one ``add_trials``.
+call) and one ``add_trials`` of one trial per run (:mod:`.studies`: a trial is a generation).
 
 CMA-ES searches the unit cube of the free parameters (0 = lower bound, 1 = upper, on the
-scale of :class:`~.objective.SearchSpace`), so ``sigma`` is a fraction of each range. A run
-resumes from the trials it recorded: its complete generations are told again, in order, to a
-fresh optimizer with the same settings (the state CMA-ES keeps is a function of what it was
-told), and its per-generation best costs rebuild the convergence history.
+scale of :class:`~.objective.SearchSpace`), so ``sigma`` is a fraction of each range. Each
+generation draws its population from a random stream of its own (the run's seed and the
+generation's number), and its trial holds the optimizer's state after it, so a run resumes
+exactly: the optimizer restored from its last recorded generation, the convergence history
+rebuilt from the generations' best costs, it draws what the uninterrupted run would have drawn
+(a fit killed and resumed ends where the same fit run through ends).
 """
 
 from __future__ import annotations
@@ -92,34 +94,46 @@ class RunSpec:
 
 
 class Counter:
-    """Completed trials of the study: counted locally when this process is the only writer,
-    re-read from the storage when workers share it."""
+    """The study's evaluated parameter sets (the budget's unit; a trial is a generation of them):
+    counted locally when this process is the only writer, re-read from the storage when workers
+    share it."""
 
     def __init__(self, study: Any, shared: bool) -> None:
         self.study, self.shared = study, shared
-        self.done = len(studies.completed(study))
+        self.done = studies.evaluations(studies.completed(study))
+        #: the parameter sets this process evaluated (``done`` also counts other workers')
+        self.mine = 0
+
+    def add(self, evaluated: int) -> None:
+        """Count ``evaluated`` parameter sets this process has just recorded."""
+        self.done += evaluated
+        self.mine += evaluated
 
     def refresh(self) -> int:
         if self.shared:
-            self.done = len(studies.completed(self.study))
+            self.done = studies.evaluations(studies.completed(self.study))
         return self.done
 
 
 class _Run:
     """One CMA-ES optimizer of a lockstep batch, with its history and next generation number."""
 
-    def __init__(self, spec: RunSpec, space: SearchSpace, past: Mapping[int, List[Any]]) -> None:
+    def __init__(self, spec: RunSpec, space: SearchSpace, past: Mapping[int, Any]) -> None:
         dims = len(space.free)
         self.spec = spec
         self.optimizer = CMA(mean=np.clip(spec.mean, 0.0, 1.0), sigma=spec.sigma, bounds=np.tile([0.0, 1.0], (dims, 1)),
                              seed=spec.seed, population_size=spec.popsize)
-        self.history: List[float] = []
-        for trials in past.values():
-            self.history.append(min(t.value for t in trials))
-            if len(trials) == spec.popsize:  # a partial generation (budget end, crash) is kept, not told
-                self.optimizer.tell([(np.clip(space.to_unit(t.params), 0.0, 1.0), t.value) for t in trials])
+        self.history: List[float] = [float(t.value) for t in past.values()]
         self.generation = max(past, default=-1) + 1
+        state = studies.state(past[self.generation - 1]) if past else None
+        if state is not None:
+            self.optimizer.restore(state)
         self.eliminated = False
+
+    def ask(self, count: int) -> List[np.ndarray]:
+        """The first ``count`` points of this generation's population, from its own random stream."""
+        self.optimizer.rng = np.random.RandomState([self.spec.seed, self.generation])
+        return [self.optimizer.ask() for _ in range(count)]
 
     def active(self, patience: Optional[int]) -> bool:
         return not (self.eliminated or self.optimizer.should_stop() or (patience and converged(self.history, patience)))
@@ -150,7 +164,8 @@ def cma_runs(
     after_generation: Callable[[float, float], None],
 ) -> Dict[int, List[float]]:
     """Run (or resume) independent CMA-ES runs in lockstep: each generation, every active run's
-    population is simulated in one objective call and recorded in one ``add_trials``; a run
+    population is simulated in one objective call and recorded in one ``add_trials`` (a trial per
+    run); a run
     stops on its own (convergence, CMA-ES's stop test) or by successive halving
     (:func:`halving_milestones` of the budget ``limit``), all stop at ``limit`` (the
     smallest of the specs') or ``stop``. Returns each run's best cost per generation, by run index."""
@@ -166,29 +181,29 @@ def cma_runs(
             break
         units: List[List[np.ndarray]] = []
         points: List[Dict[str, float]] = []
-        attrs: List[Dict[str, object]] = []
         owners: List[_Run] = []
         for r in active:
             if len(points) >= remaining:  # a budget is a budget: the last generation may be cut
                 break
-            asked = [r.optimizer.ask() for _ in range(r.spec.popsize)][: remaining - len(points)]
+            asked = r.ask(min(r.spec.popsize, remaining - len(points)))
             units.append(asked)
-            points += space.from_units(np.array(asked)) if asked else []
-            base = {studies.PHASE: r.spec.phase, studies.RUN: r.spec.run, studies.WORKER: r.spec.worker,
-                    studies.GENERATION: r.generation}
-            attrs += [{**base, studies.MEMBER: member} for member in range(len(asked))]
+            points += space.from_units(np.array(asked))
             owners.append(r)
         costs, maes = objective.evaluate(space.batch(points))
-        studies.record(study, space, points, costs, attrs)
-        counter.done += len(points)
         first = 0
+        generations = []
         for r, asked in zip(owners, units):
             mine = costs[first:first + len(asked)]
-            first += len(asked)
-            if len(asked) == r.spec.popsize:
+            if len(asked) == r.spec.popsize:  # a generation cut by the budget is recorded, not told
                 r.optimizer.tell(list(zip(asked, mine)))
+            attrs = {studies.PHASE: r.spec.phase, studies.RUN: r.spec.run, studies.WORKER: r.spec.worker,
+                     studies.GENERATION: r.generation}
+            generations.append(studies.Generation(points[first:first + len(asked)], mine, attrs, r.optimizer.state()))
+            first += len(asked)
             r.history.append(float(np.min(mine)))
             r.generation += 1
+        studies.record(study, space, generations)
+        counter.add(len(points))
         lowest = int(np.argmin(costs))
         after_generation(float(costs[lowest]), float(maes[lowest]))
     return {r.spec.run: r.history for r in runs}

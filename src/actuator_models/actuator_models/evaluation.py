@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Union
 
 import numpy as np
 
+from .plugins import entry_points
 from .logs import Log, read_logs
 from .model import Model, ParamsError, load_model
 from .simulation import log_maes

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import pkgutil
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
 from typing import Any, Callable, Dict, Mapping, Optional, Tuple
 
+from .plugins import entry_points
 from .actuators import Actuator
 from .model import Model, load_model, published_model
 
@@ -107,9 +107,10 @@ class Family:
 
 
 def installed_families() -> Dict[str, Family]:
-    """The families installed (entry points of :data:`GROUP`), by name; read afresh at each call,
-    so a family installed after the process started is found too. TypeError names an entry point
-    that is not a :class:`Family` of its own name."""
+    """The families installed (entry points of :data:`GROUP`), by name; the entry points are read
+    again whenever ``sys.path`` or one of its folders changed (:mod:`.plugins`), so a family
+    installed after the process started is found too. TypeError names an entry point that is not
+    a :class:`Family` of its own name."""
     found: Dict[str, Family] = {}
     for point in sorted(entry_points(group=GROUP), key=lambda p: p.name):
         family = point.load()

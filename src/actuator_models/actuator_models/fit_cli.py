@@ -260,10 +260,11 @@ def add_fit_command(sub: "argparse._SubParsersAction") -> None:
                     "position error (rad), simulated by a compiled kernel. A quarter of the logs is held out "
                     "for validation, stratified by gain and trajectory and raised to one log per gain and "
                     "trajectory (said when it is); --validation-logs N or --validation-fraction F hold out "
-                    "exactly that. The trial budget covers the search and the polish. Progress is printed; "
-                    "Ctrl-C keeps the best parameters so far. Every evaluated parameter set is a completed "
-                    "trial of an optuna study: --storage/--study make a run resumable (no completed trial "
-                    "lost) and shareable by several workers, each running its own CMA-ES.",
+                    "exactly that. The trial budget (evaluated parameter sets) covers the search and the polish. "
+                    "Progress is printed; Ctrl-C keeps the best parameters so far. Every CMA-ES generation is a "
+                    "completed trial of an optuna study (its best parameter set, its size and the optimizer's "
+                    "state): --storage/--study make a run resumable (no completed generation lost) and "
+                    "shareable by several workers, each running its own CMA-ES.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="examples:\n"
                "  actuator-models fit --logs logs/ --actuator xl330 --model m6\n"

@@ -116,13 +116,16 @@ ProgressCallback = Callable[[Progress], None]
 
 @dataclass(frozen=True)
 class PhaseFigures:
-    """What one phase did in this run: trials evaluated, seconds, training MAE [rad] of its best
-    trial (by cost)."""
+    """What one phase did in this run: trials evaluated, seconds, and the best parameter set so
+    far once it ended (by cost, the phase's or an earlier one's: a phase that finds nothing better
+    keeps the better, issue 34): its training MAE [rad] (``best``) and its cost [rad] (``cost``,
+    which never rises from phase to phase; the MAE may, with a prior, by up to its factor)."""
 
     phase: str
     trials: int
     seconds: float
     best: float
+    cost: float = math.nan
 
 
 @dataclass(frozen=True)

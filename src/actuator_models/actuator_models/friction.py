@@ -15,11 +15,11 @@ shape, parameter values included (a batch of parameter sets is an array per para
 from __future__ import annotations
 
 from dataclasses import dataclass
-from importlib.metadata import entry_points
 from typing import Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
+from .plugins import entry_points
 from .dahl import dahl_step, dahl_torque
 from .parameters import Parameter, ParamValues, Value
 

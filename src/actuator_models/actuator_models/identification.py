@@ -12,7 +12,8 @@ integrator), a :class:`~actuator_models.splits.Dataset` (split once) and a stora
 3. **polish**: a local CMA-ES run (step :data:`POLISH_SIGMA` of each range) from the best point
    of the study, with what is left of the budget.
 
-The trial budget covers all phases and is never exceeded (the last generation is cut). A
+The trial budget (evaluated parameter sets; the study records one optuna trial per CMA-ES
+generation, :mod:`.studies`) covers all phases and is never exceeded (the last generation is cut). A
 :class:`threading.Event` stops the fit after the current generation (Ctrl-C, a ROS action's
 cancel); the result then says ``stopped``. Progress goes to a typed callback.
 
@@ -20,7 +21,10 @@ Several workers on one study (``workers`` processes here, or processes on machin
 RDB, each with its own ``worker`` index) each run their own independent CMA-ES (their own seed
 and, but for worker 0, a seeded random start), counting the study's trials together against
 the budget; they share their best point through the study: every worker's polish starts from
-the best trial of any worker. Re-running a worker with its index resumes its CMA-ES runs.
+the best trial of any worker. The ``workers`` helpers stop (after their current generation) when
+this process's phases end: a second worker adds starts while the fit runs, it does not lengthen
+it (each worker's search run to its own end made a 2-worker fit evaluate 1.6x what the fit in
+memory does, and wait for it). Re-running a worker with its index resumes its CMA-ES runs.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from __future__ import annotations
 import functools
 import math
 import multiprocessing
+import multiprocessing.connection
 import os
 import signal
 import threading
@@ -125,9 +130,11 @@ class Identification:
         try:
             phases = self._phases(study, stop, progress or (lambda p: None))
         finally:
+            # the fit ends with this worker's phases (or a stop): the helpers stop after their
+            # current generation (SIGTERM: one still starting ends silently, having recorded nothing)
             for process in helpers:
-                if stop.is_set() and process.is_alive() and process.pid is not None:
-                    os.kill(process.pid, signal.SIGINT)  # they stop after their current generation
+                if process.is_alive() and process.pid is not None:
+                    os.kill(process.pid, signal.SIGTERM)
             for process in helpers:
                 process.join()
         return self._result(study, phases, time.perf_counter() - began, stop.is_set())
@@ -145,21 +152,20 @@ class Identification:
                    (float(known.value), float(self.objective.per_log(space.batch([known.params])).mean()))]
 
         def phase(name: str, body: Callable[[Callable[[float, float], None]], None]) -> None:
-            first, t0 = counter.done, time.perf_counter()
-            best = [(math.inf, math.inf)]
+            first, t0 = counter.mine, time.perf_counter()
 
             def after(cost: float, mae: float) -> None:
-                best[0] = min(best[0], (cost, mae))
                 overall[0] = min(overall[0], (cost, mae))
                 elapsed = time.perf_counter() - t0
-                rate = (counter.done - first) / elapsed if elapsed > 0 else 0.0
+                rate = (counter.mine - first) / elapsed if elapsed > 0 else 0.0
                 left = max(s.trials - counter.done, 0)
                 report(Progress(self.model.friction.name, name, counter.done, s.trials, rate, overall[0][1],
                                 left / rate if rate > 0 else math.inf, overall[0][0]))
 
             body(after)
-            if counter.done > first:
-                figures.append(PhaseFigures(name, counter.done - first, time.perf_counter() - t0, best[0][1]))
+            if counter.mine > first:  # this process's evaluations: the summary's phases add up to them
+                figures.append(PhaseFigures(name, counter.mine - first, time.perf_counter() - t0, overall[0][1],
+                                            overall[0][0]))
 
         def run(spec: RunSpec, after: Callable[[float, float], None]) -> None:
             cma_runs([spec], study, counter, space, self.objective, stop, s.patience, after)
@@ -168,8 +174,9 @@ class Identification:
         if x0 is not None and counter.refresh() == 0 and s.worker == 0:
             def start(after: Callable[[float, float], None]) -> None:
                 cost, mae = self.objective.evaluate(space.batch([x0]))
-                studies.record(study, space, [x0], cost, {studies.PHASE: "start", studies.WORKER: s.worker})
-                counter.done += 1
+                studies.record(study, space, [studies.Generation([x0], cost, {studies.PHASE: "start",
+                                                                               studies.WORKER: s.worker})])
+                counter.add(1)
                 after(float(cost[0]), float(mae[0]))
             phase("start", start)
         rng = np.random.default_rng(s.seed + s.worker)
@@ -216,7 +223,7 @@ class Identification:
             validation_mae=float(np.mean(list(validation.values()))) if validation else None,
             train_logs=train,
             validation_logs=validation,
-            trials=len(trials),
+            trials=studies.evaluations(trials),
             seconds=seconds,
             study_name=self.study_name,
             space=self.space,
@@ -238,7 +245,7 @@ class Identification:
             if a.get(studies.PHASE) != "search":
                 continue
             key = (int(a[studies.WORKER]), int(a[studies.RUN]))
-            counts[key] = counts.get(key, 0) + 1
+            counts[key] = counts.get(key, 0) + int(a.get(studies.EVALUATIONS, 1))
             if key not in bests or t.value < bests[key].value:  # type: ignore[attr-defined]
                 bests[key] = t
         if not bests:
@@ -265,10 +272,27 @@ class Identification:
 
 
 def _helper(model: Model, dataset: Dataset, settings: FitSettings, storage: str, study_name: str) -> None:
-    """A helper process: one more worker on the study, until its phases end or Ctrl-C."""
+    """A helper process: one more worker on the study, until its phases end or Ctrl-C, or its
+    parent dies."""
+    end_with_parent()
     stop = threading.Event()
     with stop_on_sigint(stop):
         Identification(model, dataset, replace(settings, force=True), storage, study_name).run(stop)
+
+
+def end_with_parent() -> None:
+    """End this process (at once, as a ``kill -9`` would) when the process that started it dies:
+    a fit killed with SIGKILL, which no handler sees, must not leave its helper running beside the
+    helper of the same worker index that the resumed fit starts."""
+    parent = multiprocessing.parent_process()
+    if parent is None:
+        return
+
+    def watch() -> None:
+        multiprocessing.connection.wait([parent.sentinel])
+        os._exit(1)
+
+    threading.Thread(target=watch, name="end-with-parent", daemon=True).start()
 
 
 @contextmanager

@@ -38,13 +38,14 @@ class BatchedJournalFile(BaseJournalBackend):
     def __init__(self, path: Union[str, Path]) -> None:
         self.path = Path(path)
         self.path.touch(exist_ok=True)
-        #: byte offset of each log number read so far (log n starts at offsets[n])
-        self.offsets: Dict[int, int] = {0: 0}
+        #: byte offset of each log read so far and of the next one (log n starts at offsets[n]): a
+        #: list, so finding where to start reading costs the same however long the journal is
+        self.offsets: List[int] = [0]
         self.synced = time.monotonic()
 
     def read_logs(self, log_number_from: int) -> Iterator[Dict[str, Any]]:
         """The logs numbered ``log_number_from`` and later (complete lines only)."""
-        start = max(n for n in self.offsets if n <= log_number_from)
+        start = min(log_number_from, len(self.offsets) - 1)
         with open(self.path, "rb") as file:
             file.seek(self.offsets[start])
             number, offset = start, self.offsets[start]
@@ -52,7 +53,8 @@ class BatchedJournalFile(BaseJournalBackend):
                 if not line.endswith(b"\n"):
                     break  # a log being written: read next time
                 current, number, offset = number, number + 1, offset + len(line)
-                self.offsets[number] = offset
+                if number == len(self.offsets):
+                    self.offsets.append(offset)
                 if current >= log_number_from:
                     yield json.loads(line)
 

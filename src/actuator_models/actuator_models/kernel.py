@@ -17,16 +17,18 @@ compiled code reads them by those names. :func:`unsupported` names what a model 
 kernel has no twin of; :func:`run` refuses such a model with :class:`KernelError` naming it (the
 caller decides to run the numpy step instead, and says so: :class:`~.objective.Objective`).
 
-numba is imported on first use (:func:`compiled`), so importing this module is cheap. The call
-that compiles (or loads from the cache) runs inside an :class:`~.interrupts.InterruptShield`: a
-Ctrl-C landing in numba's object-code callback would be dropped there and leave the compiled
-library without its object code ("no compiled object yet" when numba saves it to the cache);
-shielded, it is raised once the call returns.
+numba is imported on first use (:func:`compiled`), so importing this module is cheap. A model
+carrying ``thermal`` and one without it run two specialisations of the kernel (the readings or
+None, :func:`~.kernel_numba.simulate`), each compiled (or loaded from the cache) on its first
+call in a process. Every call runs inside an :class:`~.interrupts.InterruptShield` (about 30 us,
+against milliseconds for the call): a Ctrl-C landing in numba's object-code callback while it
+compiles would be dropped there and leave the compiled library without its object code ("no
+compiled object yet" when numba saves it to the cache); shielded, it is raised once the call
+returns.
 """
 
 from __future__ import annotations
 
-from contextlib import nullcontext
 from functools import lru_cache
 from typing import Any, Optional, Sequence, Tuple
 
@@ -139,14 +141,16 @@ def run_thermal(actuator: Actuator, friction: FrictionModel, values: ParamValues
         return np.ascontiguousarray(np.broadcast_to(np.asarray(x, dtype=float), (L,)))
 
     heat = np.zeros((params.shape[0], L))
-    reading = np.where(batch.measured[:, None], batch.temperature, np.nan)
+    thermal = on.pop(ADDITION_TWINS.index("thermal"))  # the kernel's switch for it: the readings, or None
+    reading = np.where(batch.measured[:, None], batch.temperature, np.nan) if thermal else None
     kernel = compiled()
-    with nullcontext() if kernel.signatures else InterruptShield():  # the first call compiles (module docstring)
+    with InterruptShield():  # a call may compile (module docstring)
         maes = kernel(
             law, consts, _FRICTIONS[friction.name], _INTEGRATORS[integrator] == 1, params,
             *on,
             np.ascontiguousarray(batch.goal_position), np.ascontiguousarray(batch.torque_enable),
-            np.ascontiguousarray(batch.temperature - REFERENCE_TEMPERATURE), np.ascontiguousarray(reading),
+            np.ascontiguousarray(batch.temperature - REFERENCE_TEMPERATURE),
+            None if reading is None else np.ascontiguousarray(reading),
             np.ascontiguousarray(batch.position), np.ascontiguousarray(batch.speed),
             batch.lengths.astype(np.int64), per_log(bench.mass), per_log(bench.length), per_log(bench.arm_mass),
             per_log(batch.kp), per_log(batch.vin), per_log(batch.dt), out, positions, heat,

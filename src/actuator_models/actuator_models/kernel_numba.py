@@ -5,13 +5,24 @@ new process; see :mod:`.kernel` for what is computed and why.
 """
 
 import math
+from typing import Literal, Optional, TypedDict
 
 import numba
 import numpy as np
 
 from .kernel import COLUMNS
 
-OPTIONS = dict(cache=True, fastmath=False, error_model="numpy", nogil=True)
+
+class Options(TypedDict):
+    """The compile options every kernel function shares (``numba.njit`` keywords)."""
+
+    cache: bool
+    fastmath: bool
+    error_model: Literal["python", "numpy"]
+    nogil: bool
+
+
+OPTIONS = Options(cache=True, fastmath=False, error_model="numpy", nogil=True)
 
 # Where each declared parameter sits in a row of the parameter matrix (kernel.COLUMNS, built by
 # name from the parts' declarations); numba freezes these globals as compile-time constants.
@@ -87,16 +98,18 @@ def sts_firmware(target: float, goal: float, q: float, enable: bool, dt: float, 
 
 @numba.njit(**OPTIONS)
 def simulate(law: int, c: np.ndarray, kind: int, semi: bool, p: np.ndarray, delayed: bool, played: bool, heated: bool,
-             thermal: bool, goal: np.ndarray, enable: np.ndarray, warming: np.ndarray, reading: np.ndarray,
+             goal: np.ndarray, enable: np.ndarray, warming: np.ndarray, reading: Optional[np.ndarray],
              position: np.ndarray, q: float, v: float, mass: float, length: float, arm_mass: float, kp: float,
              vin: float, dt: float, steps: int, scored: int, out: np.ndarray, write: bool) -> tuple:
     """Simulate one log for ``steps`` steps; returns the sums of |q - position| over them and of
-    |case temperature - reading| over the first ``scored`` (thermal on and ``reading`` not NaN)
-    and, with ``write``, stores q before each step in ``out``. ``delayed``/``played``/``heated``/
-    ``thermal``: the latency, backlash, heating and thermal additions (actuator_models.additions)
-    are on; ``warming`` [K]: the logged temperature above the reference, per step (used when
-    heated); ``reading`` [degC]: the logged temperature (NaN: none), its first entry the thermal
-    nodes' start (else the ``thermal_initial`` setting)."""
+    |case temperature - reading| over the first ``scored`` (``reading`` not NaN) and, with
+    ``write``, stores q before each step in ``out``. ``delayed``/``played``/``heated``: the
+    latency, backlash and heating additions (actuator_models.additions) are on; ``warming`` [K]:
+    the logged temperature above the reference, per step (used when heated); ``reading`` [degC]:
+    the logged temperature (NaN: none), its first entry the thermal nodes' start (else the
+    ``thermal_initial`` setting), or None: the thermal addition is off. None is a type of its own
+    to numba: that specialisation is compiled without the thermal addition's code, so a model
+    without it runs the step of one that never had it (not a branch per step)."""
     inertia = mass * length**2 + arm_mass * length**2 / 3 + p[ARMATURE]
     offset = p[Q_OFFSET]
     error = 0.0
@@ -107,15 +120,18 @@ def simulate(law: int, c: np.ndarray, kind: int, semi: bool, p: np.ndarray, dela
     held = int(whole) + (1 if fraction > 0 else 0)
     half = 0.5 * p[BACKLASH]
     y = q  # the output (encoder) position: q but behind the play with backlash
-    tw = p[INITIAL] if math.isnan(reading[0]) else reading[0]  # winding and case temperatures [degC]
+    tw = 0.0  # winding and case temperatures [degC]
+    if reading is not None:
+        tw = p[INITIAL] if math.isnan(reading[0]) else reading[0]
     tc = tw
     heat_error = 0.0
     for k in range(steps):
         if write:
             out[k] = y
         error += abs(y - position[k])
-        if thermal and k < scored and not math.isnan(reading[k]):
-            heat_error += abs(tc - reading[k])
+        if reading is not None:
+            if k < scored and not math.isnan(reading[k]):
+                heat_error += abs(tc - reading[k])
         g = goal[k]
         en = enable[k]
         if delayed:
@@ -128,10 +144,10 @@ def simulate(law: int, c: np.ndarray, kind: int, semi: bool, p: np.ndarray, dela
         r = p[R]
         if heated:
             r = p[R] * (1.0 + p[HEATING] * warming[k])
-        if thermal:
+        if reading is not None:
             r = r * (1.0 + p[THERMAL_ALPHA] * (tw - 25.0))
         tm = motor(0 if law == 3 else law, c, setpoint, y, v, kp, vin, en, p[KT], r)
-        if thermal:  # the copper losses of the step's current heat the winding (addition_thermal.heat_step)
+        if reading is not None:  # the copper losses of the step's current heat the winding (addition_thermal.heat_step)
             current = tm / p[KT]
             power = current * current * r
             flow = (tw - tc) / p[RW]
@@ -156,12 +172,12 @@ def simulate(law: int, c: np.ndarray, kind: int, semi: bool, p: np.ndarray, dela
 
 @numba.njit(parallel=True, **OPTIONS)
 def batch(law: int, c: np.ndarray, kind: int, semi: bool, params: np.ndarray, delayed: bool, played: bool, heated: bool,
-          thermal: bool, goal: np.ndarray, enable: np.ndarray, warming: np.ndarray, reading: np.ndarray,
+          goal: np.ndarray, enable: np.ndarray, warming: np.ndarray, reading: Optional[np.ndarray],
           position: np.ndarray, speed: np.ndarray, lengths: np.ndarray, mass: np.ndarray, length: np.ndarray,
           arm_mass: np.ndarray, kp: np.ndarray, vin: np.ndarray, dt: np.ndarray, out: np.ndarray, write: bool,
           heat_maes: np.ndarray) -> np.ndarray:
-    """MAE per (parameter set, log); the case temperature's MAE [K] into ``heat_maes`` (P, L);
-    with ``write``, positions into ``out`` (P, L, T), every padded step simulated as the numpy
+    """MAE per (parameter set, log); the case temperature's MAE [K] into ``heat_maes`` (P, L)
+    (``reading`` (L, T) [degC] or None: see :func:`simulate`); with ``write``, positions into ``out`` (P, L, T), every padded step simulated as the numpy
     rollout does."""
     sets, logs, steps = params.shape[0], goal.shape[0], goal.shape[1]
     maes = np.empty((sets, logs))
@@ -169,9 +185,14 @@ def batch(law: int, c: np.ndarray, kind: int, semi: bool, params: np.ndarray, de
         i, j = job // logs, job % logs
         count = steps if write else lengths[j]
         row = out[i, j] if write else out[0, 0]
-        total, heat_total = simulate(law, c, kind, semi, params[i], delayed, played, heated, thermal, goal[j], enable[j],
-                                     warming[j], reading[j], position[j], position[j, 0], speed[j, 0], mass[j],
-                                     length[j], arm_mass[j], kp[j], vin[j], dt[j], count, lengths[j], row, write)
+        if reading is None:  # pruned by numba where reading is None (simulate's docstring)
+            total, heat_total = simulate(law, c, kind, semi, params[i], delayed, played, heated, goal[j], enable[j],
+                                         warming[j], None, position[j], position[j, 0], speed[j, 0], mass[j],
+                                         length[j], arm_mass[j], kp[j], vin[j], dt[j], count, lengths[j], row, write)
+        else:
+            total, heat_total = simulate(law, c, kind, semi, params[i], delayed, played, heated, goal[j], enable[j],
+                                         warming[j], reading[j], position[j], position[j, 0], speed[j, 0], mass[j],
+                                         length[j], arm_mass[j], kp[j], vin[j], dt[j], count, lengths[j], row, write)
         heat_maes[i, j] = heat_total / lengths[j]
         if write:  # the padded tail is not part of the error
             total = 0.0

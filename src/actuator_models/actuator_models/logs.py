@@ -1,11 +1,12 @@
-"""Bench logs in the published (BAM) JSON format: read, check, resample, write.
+"""Bench logs in the published (BAM) JSON format: read, check, write (:mod:`.resampling`
+turns raw logs into processed ones).
 
 A log is ``{"mass", "arm_mass" (or "arm-mass"), "length", "kp", "vin", "motor", "trajectory",
 "dt" (processed logs only), "recording" (optional: what happened while recording, see
 :mod:`.recording_quality`), "entries": [{"timestamp", "position", "speed", "goal_position",
 "torque_enable", ...optional "load", "input_volts", "temp", "control"}]}``.
-Units: kg, m, V, s, rad, rad/s. Raw logs have irregular timestamps; :func:`resample` turns them
-into processed logs at a fixed ``dt``.
+Units: kg, m, V, s, rad, rad/s. Raw logs have irregular timestamps;
+:func:`~.resampling.resample` turns them into processed logs at a fixed ``dt``.
 
 Every problem is reported as one :class:`LogError` line naming the file, the entry index and
 the field.
@@ -16,7 +17,7 @@ from __future__ import annotations
 import json
 import math
 import warnings
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Union
 
@@ -92,6 +93,13 @@ class Log:
 
     def __len__(self) -> int:
         return len(self.position)
+
+    @property
+    def period(self) -> float:
+        """The sample period ``dt`` [s] of a processed log; a :class:`LogError` for a raw log."""
+        if self.dt is None:
+            raise LogError(f"{self.source}: raw log (no 'dt'); process it first")
+        return self.dt
 
     @property
     def duration(self) -> float:
@@ -198,19 +206,21 @@ def log_from_dict(data: object, source: str = "<dict>") -> Log:
     """Check and convert a decoded JSON log. Raises :class:`LogError` naming the problem."""
     if not isinstance(data, Mapping):
         raise LogError(f"{source}: expected a JSON object at top level, got {type(data).__name__}")
-    header: Dict[str, object] = {}
+    numbers: Dict[str, float] = {}
+    texts: Dict[str, str] = {}
     for name, required in HEADER_FIELDS.items():
         if name not in data:
             if required:
                 raise LogError(f"{source}: field {name!r}: missing")
             continue
         if name in ("motor", "trajectory"):
-            if not isinstance(data[name], str):
-                raise LogError(f"{source}: field {name!r}: expected a string, got {data[name]!r}")
-            header[name] = data[name]
+            text = data[name]
+            if not isinstance(text, str):
+                raise LogError(f"{source}: field {name!r}: expected a string, got {text!r}")
+            texts[name] = text
         else:
             where = f"{source}: field {name!r}"
-            header[name] = check_range(name, _number(data[name], where), where)
+            numbers[name] = check_range(name, _number(data[name], where), where)
     arm_key = "arm_mass" if "arm_mass" in data else "arm-mass"
     arm_where = f"{source}: field {arm_key!r}"
     arm_mass = check_range(arm_key, _number(data[arm_key], arm_where), arm_where) if arm_key in data else 0.0
@@ -233,22 +243,23 @@ def log_from_dict(data: object, source: str = "<dict>") -> Log:
     needs_time = dt is None
     fields = REQUIRED_FIELDS + (("timestamp",) if needs_time else ())
     columns = _fast_columns(entries, fields, not needs_time) or _checked_columns(entries, fields, needs_time, source)
-    timestamp = columns.pop("timestamp", None)
-    if timestamp is None:
-        timestamp = np.arange(len(entries)) * dt
-    elif needs_time and not np.all(np.diff(timestamp) > 0):
-        index = int(np.argmin(np.diff(timestamp) > 0)) + 1
-        raise LogError(
-            f"{source}: entry {index}: field 'timestamp': {float(timestamp[index])} does not increase "
-            f"(previous {float(timestamp[index - 1])})"
-        )
+    if dt is None:
+        timestamp = columns.pop("timestamp")  # a required field of a log without dt
+        if not np.all(np.diff(timestamp) > 0):
+            index = int(np.argmin(np.diff(timestamp) > 0)) + 1
+            raise LogError(
+                f"{source}: entry {index}: field 'timestamp': {float(timestamp[index])} does not increase "
+                f"(previous {float(timestamp[index - 1])})"
+            )
+    else:
+        timestamp = columns.pop("timestamp") if "timestamp" in columns else np.arange(len(entries)) * dt
     return Log(
-        mass=float(header["mass"]),
-        length=float(header["length"]),
-        kp=float(header["kp"]),
-        vin=header.get("vin"),  # type: ignore[arg-type]
-        motor=str(header.get("motor", "")),
-        trajectory=str(header.get("trajectory", "")),
+        mass=numbers["mass"],
+        length=numbers["length"],
+        kp=numbers["kp"],
+        vin=numbers.get("vin"),
+        motor=texts.get("motor", ""),
+        trajectory=texts.get("trajectory", ""),
         arm_mass=arm_mass,
         dt=dt,
         timestamp=timestamp,
@@ -335,50 +346,6 @@ def write_log(log: Log, path: Union[str, Path]) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(log.to_dict()))
-
-
-def _interpolate(t: np.ndarray, stamps: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """Linear interpolation, extrapolated linearly beyond the ends (as the published tool)."""
-    out = np.interp(t, stamps, values)
-    if len(stamps) < 2:
-        return out
-    before, after = t < stamps[0], t > stamps[-1]
-    out[before] = values[0] + (t[before] - stamps[0]) * (values[1] - values[0]) / (stamps[1] - stamps[0])
-    out[after] = values[-1] + (t[after] - stamps[-1]) * (values[-1] - values[-2]) / (stamps[-1] - stamps[-2])
-    return out
-
-
-def resample(log: Log, dt: float = PROCESSED_DT) -> Log:
-    """Resample a raw log at a fixed ``dt`` [s].
-
-    Samples lie at ``k dt`` for ``k = 0 .. floor(t_last / dt)``; every column is linearly
-    interpolated (extrapolated at the ends) and torque_enable is thresholded at 0.5.
-    """
-    if dt <= 0 or not math.isfinite(dt):
-        raise LogError(f"{log.source}: dt {dt} is not a positive number")
-    if len(log) < 2:
-        raise LogError(f"{log.source}: field 'entries': need at least 2 entries to resample")
-    t = np.arange(int(math.floor(log.timestamp[-1] / dt + 1e-9)) + 1) * dt
-    columns = {
-        name: _interpolate(t, log.timestamp, values)
-        for name, values in (
-            ("position", log.position),
-            ("speed", log.speed),
-            ("goal_position", log.goal_position),
-            *log.extra.items(),
-        )
-    }
-    enable = _interpolate(t, log.timestamp, log.torque_enable.astype(float)) > 0.5
-    return replace(
-        log,
-        dt=dt,
-        timestamp=t,
-        position=columns.pop("position"),
-        speed=columns.pop("speed"),
-        goal_position=columns.pop("goal_position"),
-        torque_enable=enable,
-        extra=columns,
-    )
 
 
 def motor_mismatches(logs: Sequence[Log], actuator_name: str) -> List[Log]:

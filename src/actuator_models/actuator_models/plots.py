@@ -27,10 +27,17 @@ class DriveBackdriveData(Protocol):
     motor_torque ``(N,)`` [N m], velocities ``(V,)`` [rad/s], drive and backdrive ``(V, N)``
     loads ``-te`` [N m] (NaN where the grid has none)."""
 
-    motor_torque: np.ndarray
-    velocities: np.ndarray
-    drive: np.ndarray
-    backdrive: np.ndarray
+    @property
+    def motor_torque(self) -> np.ndarray: ...  # noqa: E704
+
+    @property
+    def velocities(self) -> np.ndarray: ...  # noqa: E704
+
+    @property
+    def drive(self) -> np.ndarray: ...  # noqa: E704
+
+    @property
+    def backdrive(self) -> np.ndarray: ...  # noqa: E704
 
 
 def save_figure(fig: Figure, out: PathLike) -> Path:

@@ -14,8 +14,8 @@ at (interpolation would invent the missing motion): its achieved rate is below
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, fields
-from typing import Mapping, Optional, Sequence
+from dataclasses import asdict, dataclass
+from typing import Mapping, Optional, Sequence, Union
 
 import numpy as np
 
@@ -54,13 +54,16 @@ class RecordingQuality:
     @classmethod
     def from_dict(cls, data: Mapping[str, object]) -> "RecordingQuality":
         """Inverse of :meth:`to_dict`; ValueError naming the field if one is missing or not a number >= 0."""
-        values = {}
-        for f in fields(cls):
-            value = data.get(f.name)
+        def number(name: str) -> Union[int, float]:
+            value = data.get(name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-                raise ValueError(f"field 'recording.{f.name}': expected a number >= 0, got {value!r}")
-            values[f.name] = int(value) if f.type in (int, "int") else float(value)
-        return cls(**values)
+                raise ValueError(f"field 'recording.{name}': expected a number >= 0, got {value!r}")
+            return value
+
+        # keyword order is field order: the first bad field (in field order) is the one named
+        return cls(requested_rate=float(number("requested_rate")), achieved_rate=float(number("achieved_rate")),
+                   samples=int(number("samples")), gaps=int(number("gaps")), longest_gap=float(number("longest_gap")),
+                   retries=int(number("retries")), comm_errors=int(number("comm_errors")))
 
     def summary(self) -> str:
         """One line: ``200 Hz asked, 164 Hz achieved, 28 gaps > 10 ms (longest 90.0 ms), 3 retries, 3 comm errors``."""
@@ -70,7 +73,7 @@ class RecordingQuality:
                 f"{self.comm_errors} comm errors")
 
 
-def measure(timestamps: Sequence[float], requested_rate: float, retries: int = 0,
+def measure(timestamps: Union[Sequence[float], np.ndarray], requested_rate: float, retries: int = 0,
             comm_errors: int = 0) -> RecordingQuality:
     """Quality of a recording whose samples were taken at ``timestamps`` [s] (increasing), asked
     at ``requested_rate`` [Hz]."""

@@ -45,7 +45,7 @@ def plot_bins(residuals: Sequence[LogResiduals], out: PathLike, title: str) -> P
 def plot_log(log: Log, simulated: np.ndarray, out: PathLike, title: str) -> Path:
     """One log: goal, measured and simulated position, the error, phases shaded."""
     n = len(log)
-    t = np.arange(n) * float(log.dt)
+    t = np.arange(n) * log.period
     labels = phase_labels(log)
     fig = Figure(figsize=(11, 6), layout="constrained")
     top, bottom = fig.subplots(2, 1, sharex=True, height_ratios=(2, 1))

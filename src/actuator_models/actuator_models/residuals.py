@@ -73,7 +73,7 @@ def phase_labels(log: Log, rules: PhaseRules = PhaseRules()) -> np.ndarray:
     labels = np.full(n, PHASES.index("other"))
     labels[np.abs(speed) > rules.high_speed] = PHASES.index("high speed")
     labels[(np.abs(speed) < rules.hold_speed) & (load > rules.load_fraction)] = PHASES.index("hold under load")
-    window = max(1, int(round(rules.reversal_window / float(log.dt))))
+    window = max(1, int(round(rules.reversal_window / log.period)))
     for k, _ in reversals(speed, rules.reversal_speed):
         labels[max(0, k - window):k + window] = PHASES.index("reversal")
     labels[~(np.asarray(log.torque_enable)[:n] > 0.5)] = PHASES.index("torque release")
@@ -151,7 +151,7 @@ def analyse(model: Model, logs: Sequence[Log], rules: PhaseRules = PhaseRules())
         share = {p: float(np.mean(labels == i)) for i, p in enumerate(PHASES) if (labels == i).any()}
         out.append(LogResiduals(
             Path(log.source).name, float(log.kp), log.trajectory, float(np.mean(np.abs(error))), float(np.mean(error)),
-            latency(sim[:n], measured, float(log.dt)), hysteresis(error, speed, float(log.dt), rules), by_phase, share,
+            latency(sim[:n], measured, log.period), hysteresis(error, speed, log.period, rules), by_phase, share,
             binned(error, np.abs(speed), SPEED_BINS), binned(error, np.abs(np.sin(measured)), LOAD_BINS),
             float(np.mean(log.extra["temp"])) if "temp" in log.extra else None,
         ))

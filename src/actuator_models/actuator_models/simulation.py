@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import Optional, Sequence, Tuple
+from typing import Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -131,7 +131,7 @@ class LogBatch:
         lengths = np.array([len(log) for log in logs])
         steps = int(lengths.max())
 
-        def stack(columns: Sequence[Sequence[float]]) -> np.ndarray:
+        def stack(columns: Sequence[Union[np.ndarray, Sequence[float]]]) -> np.ndarray:
             """One column per log (shape ``(L, steps)``), each padded with its last value."""
             out = np.empty((len(logs), steps))
             for row, values in enumerate(columns):
@@ -362,7 +362,10 @@ class PendulumSimulator:
         dynamic = self.model.friction.state
         if dynamic is None:
             return None
-        return dynamic.initial if self._state is None else float(self._state.friction)
+        if self._state is None:
+            return dynamic.initial
+        assert self._state.friction is not None  # start() gives a model with dynamic friction its state
+        return float(self._state.friction)
 
     def _drive(self, goal: float, enable: bool, kp: float, dt: float) -> Drive:
         return Drive(goal, bool(enable), kp, self.vin, dt, {"temperature": self.temperature})
@@ -373,9 +376,9 @@ class PendulumSimulator:
         state = self._started(dt)
         drive = self._drive(goal, enable, kp, dt)
         y = self.q
-        target, enable = setpoint(self.servo, state, drive, y, self.model.values)
+        target, enabled = setpoint(self.servo, state, drive, y, self.model.values)
         control = float(self.model.actuator.control(float(target), y, self.v, kp, self.vin))
-        self._advance(state, control, bool(enable), drive)
+        self._advance(state, control, bool(enabled), drive)
 
     def step_control(self, control: float, enable: bool, dt: float) -> None:
         """Advance ``dt`` [s] with a given control signal (V or A), for a control law computed

@@ -1,13 +1,21 @@
 """optuna as the storage of record of a fit, through its public API only.
 
-Every evaluated parameter set becomes one completed optuna trial (``study.add_trials`` of
-:class:`~.study_records.RecordedTrial`, which the in-memory storage copies cheaply) with its
-parameters, its cost and user attributes saying where it came from: ``phase`` (start, search,
-polish), ``run`` (the IPOP restart), ``worker``, ``generation`` and ``member`` (its index in the
-CMA-ES generation). A generation is
-recorded once it is evaluated, so a crash or Ctrl-C loses at most the generation in flight,
-never a completed trial; a resumed worker rebuilds its CMA-ES state from the trials it
-recorded (see :mod:`.cma_run`). The storage may be in memory (``None``), a journal file or an
+**A trial is one CMA-ES generation** of one run (one start of the search, a restart, the
+polish), not one evaluated parameter set: its parameters and value are the generation's best
+member, its user attributes say where it came from (``phase``: start, search, polish; ``run``,
+``worker``, ``generation``), how many parameter sets it evaluated (``evaluations``, the unit of
+the fit's ``--trials`` budget and of its summary), the median cost of them (``median_cost``, the
+population's spread) and the optimizer's state after it (``cma_state``, JSON:
+:meth:`~.cma_es.CMA.state`). The given start point of a fit is a trial of one evaluation. So
+optuna's tools show a study as a convergence history (value per generation, best so far, the
+parameters of each generation's best), and the study's best trial is the fit's best parameter
+set. A default M6 fit records a trial per 48 evaluations (its population) instead of one each
+(issue 34: a journal written per evaluation cost 17x the fit in memory).
+
+The generations of a lockstep batch are recorded in one ``study.add_trials`` once they are
+evaluated and told, so a crash, ``kill -9`` or Ctrl-C loses at most the generation in flight,
+never a completed one; a resumed run restores its optimizer from the state its last recorded
+generation holds (see :mod:`.cma_run`). The storage may be in memory (``None``), a journal file or an
 RDB (``sqlite:///``, ``postgresql://``) shared by several workers.
 
 optuna is imported here only, on first use, so that ``actuator-models --help`` starts fast.
@@ -15,7 +23,9 @@ optuna is imported here only, on first use, so that ``actuator-models --help`` s
 
 from __future__ import annotations
 
+import json
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Union
 
@@ -28,7 +38,20 @@ class StorageError(ValueError):
     """A ``--storage`` that names no storage optuna can open (bad input)."""
 
 
-PHASE, RUN, WORKER, GENERATION, MEMBER = "phase", "run", "worker", "generation", "member"
+PHASE, RUN, WORKER, GENERATION = "phase", "run", "worker", "generation"
+EVALUATIONS, MEDIAN, STATE = "evaluations", "median_cost", "cma_state"
+
+
+@dataclass(frozen=True)
+class Generation:
+    """One generation of one run, to record as a trial: the parameter sets it evaluated and
+    their costs, where it came from (``attrs``: phase, run, worker, generation) and the
+    optimizer's state after it (:meth:`~.cma_es.CMA.state`; None for the start point)."""
+
+    points: Sequence[Mapping[str, float]]
+    costs: Union[Sequence[float], "np.ndarray"]
+    attrs: Mapping[str, object]
+    state: Optional[Mapping[str, Any]] = None
 
 
 def open_storage(url: Optional[str]) -> Any:
@@ -71,24 +94,38 @@ def completed(study: Any) -> List[Any]:
     return study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
 
 
-def record(study: Any, space: SearchSpace, points: Sequence[Mapping[str, float]], costs: Union[Sequence[float], np.ndarray],
-           attrs: Union[Mapping[str, object], Sequence[Mapping[str, object]]]) -> None:
-    """Add evaluated parameter sets as completed trials, all in one ``add_trials``: ``attrs``
-    are each trial's user attributes (plain values: strings, numbers), or attributes shared by
-    all (``member`` = their index). The trials copy cheaply (:mod:`.study_records`)."""
+def record(study: Any, space: SearchSpace, generations: Sequence[Generation]) -> None:
+    """Add each generation as one completed trial (its best member, see the module's
+    docstring), all in one ``add_trials``. The trials copy cheaply (:mod:`.study_records`)."""
+    import numpy as np
     from optuna.distributions import FloatDistribution
 
     from .study_records import completed_trial
 
     distributions = {p.name: FloatDistribution(p.lower, p.upper, log=p.log) for p in space.free}
-    trials = [
-        completed_trial({n: point[n] for n in space.names}, distributions, float(cost),
-                        attrs[index] if isinstance(attrs, Sequence) else {**attrs, MEMBER: index})
-        for index, (point, cost) in enumerate(zip(points, costs))
-    ]
+    trials = []
+    for g in generations:
+        costs = np.asarray(g.costs, dtype=float)
+        lowest = int(np.argmin(costs))
+        attrs: Dict[str, object] = {**g.attrs, EVALUATIONS: len(costs), MEDIAN: float(np.median(costs))}
+        if g.state is not None:
+            attrs[STATE] = json.dumps(g.state, separators=(",", ":"))
+        trials.append(completed_trial({n: g.points[lowest][n] for n in space.names}, distributions,
+                                      float(costs[lowest]), attrs))
     with warnings.catch_warnings():  # add_trials is "experimental" in some optuna versions
         warnings.simplefilter("ignore")
         study.add_trials(trials)
+
+
+def evaluations(trials: Sequence[Any]) -> int:
+    """The parameter sets the ``trials`` evaluated (each trial is a generation of them)."""
+    return sum(int(t.user_attrs.get(EVALUATIONS, 1)) for t in trials)
+
+
+def state(trial: Any) -> Optional[Dict[str, Any]]:
+    """The optimizer's state a generation's trial holds (None: none, the start point)."""
+    text = trial.user_attrs.get(STATE)
+    return None if text is None else dict(json.loads(text))
 
 
 def best(trials: Sequence[Any]) -> Optional[Any]:
@@ -96,11 +133,11 @@ def best(trials: Sequence[Any]) -> Optional[Any]:
     return min(trials, key=lambda t: t.value, default=None)
 
 
-def run_trials(trials: Sequence[Any], phase: str, run: int, worker: int) -> Dict[int, List[Any]]:
-    """One CMA-ES run's trials by generation (in member order)."""
-    out: Dict[int, List[Any]] = {}
+def run_trials(trials: Sequence[Any], phase: str, run: int, worker: int) -> Dict[int, Any]:
+    """One CMA-ES run's trials by generation number, in order."""
+    out: Dict[int, Any] = {}
     for t in trials:
         a = t.user_attrs
         if a.get(PHASE) == phase and a.get(RUN) == run and a.get(WORKER) == worker:
-            out.setdefault(int(a[GENERATION]), []).append(t)
-    return {g: sorted(ts, key=lambda t: t.user_attrs.get(MEMBER, 0)) for g, ts in sorted(out.items())}
+            out.setdefault(int(a[GENERATION]), t)
+    return dict(sorted(out.items()))

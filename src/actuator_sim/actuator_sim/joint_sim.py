@@ -51,11 +51,11 @@ from actuator_models.model import Model
 from actuator_models.simulation import warn_unmeasured
 from actuator_models.servo import Drive, Servo as ServoParts, forces, heat, motor_torque, output, settle, setpoint, start
 
+from .dof_torques import external_torque, friction_loss_torque, motor_actuator
 from .friction_split import VISCOUS_MODES, ViscousMode, split_budget
 
 #: ``solimpfriction`` of actuated DoFs: impedance 0.9999 (the maximum) = a nearly hard constraint.
 HARD_FRICTION_SOLIMP = (0.9999, 0.9999, 0.001, 0.5, 2.0)
-_FRICTION_DOF = int(mujoco.mjtConstraint.mjCNSTR_FRICTION_DOF)
 
 PerJoint = Union[float, Sequence[float], Mapping[str, float], np.ndarray]
 
@@ -104,44 +104,6 @@ class JointState:
     kp: np.ndarray
 
 
-def friction_loss_torque(data: mujoco.MjData, nv: int) -> np.ndarray:
-    """Force [N m] of the friction-loss constraint rows of the last step, per DoF (shape ``(nv,)``)."""
-    rows = np.asarray(data.efc_type) == _FRICTION_DOF
-    return np.bincount(np.asarray(data.efc_id)[rows], np.asarray(data.efc_force)[rows], minlength=nv)
-
-
-def external_torque(data: mujoco.MjData, friction_loss: np.ndarray) -> np.ndarray:
-    """External torque [N m] per DoF from the last step: ``-bias + constraint - friction_loss``.
-
-    Gravity, Coriolis and centrifugal torques and constraint forces (limits, contacts,
-    equalities), without the DoFs' own friction (``friction_loss``, from
-    :func:`friction_loss_torque`).
-    """
-    return np.asarray(data.qfrc_constraint) - np.asarray(data.qfrc_bias) - friction_loss
-
-
-def _motor_actuator(model: mujoco.MjModel, joint_id: int) -> Optional[int]:
-    """Id of the first plain motor actuator driving ``joint_id``, or None."""
-    for act in range(model.nu):
-        if int(model.actuator_trntype[act]) != int(mujoco.mjtTrn.mjTRN_JOINT) or model.actuator_trnid[act, 0] != joint_id:
-            continue
-        plain = (
-            int(model.actuator_dyntype[act]) == int(mujoco.mjtDyn.mjDYN_NONE)
-            and int(model.actuator_gaintype[act]) == int(mujoco.mjtGain.mjGAIN_FIXED)
-            and int(model.actuator_biastype[act]) == int(mujoco.mjtBias.mjBIAS_NONE)
-            and model.actuator_gainprm[act, 0] == 1.0
-            and not model.actuator_ctrllimited[act]
-        )
-        if not plain:
-            name = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_ACTUATOR, act)
-            raise ValueError(
-                f"actuator {name!r} drives a servo joint but is not a plain unlimited <motor>; "
-                "the servo model computes the torque itself"
-            )
-        return act
-    return None
-
-
 class JointSimulation:
     """A MuJoCo model whose named joints are driven by servo models with extended friction.
 
@@ -184,7 +146,7 @@ class JointSimulation:
         joint_ids = [self._joint_id(s.joint) for s in self.servos]
         self._qpos = np.array([model.jnt_qposadr[j] for j in joint_ids])
         self._dofs = np.array([model.jnt_dofadr[j] for j in joint_ids])
-        self._actuators = [_motor_actuator(model, j) for j in joint_ids]
+        self._actuators = [motor_actuator(model, j) for j in joint_ids]
         self._vin = np.array([s.model.actuator.default_vin if s.vin is None else s.vin for s in self.servos])
         self._kv = np.array([s.model.values.get("friction_viscous", 0.0) for s in self.servos])
         model.dof_armature[self._dofs] = [s.model.values["armature"] for s in self.servos]

@@ -14,9 +14,11 @@ from pathlib import Path
 from typing import Dict
 
 import mujoco
+from actuator_models.model import load_model
+from actuator_models.ratings import ratings
 
 from .pendulum import DEFAULT_BENCH, pendulum_mjcf, pendulum_urdf
-from .so100 import so100_mjcf
+from .so100 import JOINT_NAMES, SERVO_MODEL, SUPPLY, so100_mjcf
 from .urdf import mjcf_to_urdf
 
 ARM_MJCF = {"mx": "arm_mx.xml", "erob": "arm_erob.xml", "so100": "arm_so100.xml"}
@@ -50,8 +52,11 @@ def generated_files() -> Dict[str, str]:
     for arm, mjcf in ARM_MJCF.items():
         files[mjcf.replace(".xml", ".urdf")] = arm_urdf(arm)
     files["so100.xml"] = so100_mjcf()
+    rated = ratings(load_model(SERVO_MODEL), SUPPLY)  # effort and velocity limits: the STS3215's
     files["so100.urdf"] = mjcf_to_urdf(mujoco.MjModel.from_xml_string(files["so100.xml"]), "so100",
-                                       "Six-servo SO-100 arm (Feetech STS3215). Generated from so100.xml by actuator_sim.")
+                                       f"Six-servo SO-100 arm (Feetech STS3215). Generated from so100.xml by actuator_sim; "
+                                       f"effort and velocity limits: the {SERVO_MODEL} model's stall torque and "
+                                       f"no-load speed at {SUPPLY:g} V.", {j: rated for j in JOINT_NAMES})
     return files
 
 

@@ -33,8 +33,12 @@ def bench_of(log: Log, model: Model) -> PendulumBench:
 
 
 def pendulum_simulation(model: Model, log: Log, viscous: ViscousMode = "frictionloss") -> JointSimulation:
-    """A :class:`JointSimulation` of the log's bench driven by ``model`` at the log's gain."""
-    servo = Servo(JOINT, model, log.kp, log.vin)
+    """A :class:`JointSimulation` of the log's bench driven by ``model`` at the log's gain; a
+    ``thermal`` model's nodes start at the log's first temperature reading, as the default
+    backend's do (no ``temp`` column: the model's ``thermal_initial``)."""
+    temperature = log.extra.get("temp")
+    first = None if temperature is None or not len(temperature) else float(temperature[0])
+    servo = Servo(JOINT, model, log.kp, log.vin, first)
     return JointSimulation.from_xml(pendulum_mjcf(bench_of(log, model)), [servo], viscous=viscous)
 
 

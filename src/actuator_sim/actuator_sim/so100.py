@@ -51,6 +51,10 @@ LINKS: Tuple[Link, ...] = (
     Link("gripper", (1, 0, 0), (0, 0.012, -0.06), (-0.17, 1.75), 0.07, 0.02, 0.0),
 )
 JOINT_NAMES: Tuple[str, ...] = tuple(link.joint for link in LINKS)
+#: Every joint's servo model and supply [V] (config/so100_arm.yaml's): the URDF's effort and
+#: velocity limits are its ratings (:mod:`actuator_models.ratings`).
+SERVO_MODEL = "sts3215/m1"
+SUPPLY = 7.4
 #: Physics step [s] and integrator, as the other shipped arms.
 TIMESTEP = 0.005
 

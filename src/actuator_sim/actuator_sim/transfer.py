@@ -40,7 +40,7 @@ INTEGRATORS = ("bam", "semi-implicit")
 
 def recorded(log: Log, positions: np.ndarray) -> Log:
     """``log`` with ``positions`` [rad] as measurements (speed: their gradient, 0 at the start)."""
-    speed = np.gradient(positions, log.dt)
+    speed = np.gradient(positions, log.period)
     speed[0] = 0.0
     return replace(log, position=np.asarray(positions, dtype=float), speed=speed)
 

@@ -5,19 +5,25 @@ Supported: a tree of bodies, each with at most one hinge joint placed at the bod
 (capsules drawn as cylinders) and sites (fixed child links, e.g. ``end_effector`` for tf).
 Links are named after bodies (the world body is ``base_link``), joints after MJCF joints.
 Inertials come from the compiled model, so inertias MuJoCo computed from geoms are written out.
+A limited joint's ``effort`` [N m] and ``velocity`` [rad/s] limits are its servo's ratings when
+given (:func:`actuator_models.ratings.ratings`: stall torque, no-load speed), else
+:data:`UNRATED`.
 A hinge's ``ref`` becomes a rotation of the joint origin: the URDF angle equals MuJoCo's ``qpos``.
 """
 
 from __future__ import annotations
 
 import math
-from typing import List, Sequence
+from typing import List, Mapping, Optional, Sequence, Union
 from xml.sax.saxutils import escape
 
 import mujoco
 import numpy as np
+from actuator_models.ratings import Ratings
 
 BASE_LINK = "base_link"
+#: (effort [N m], velocity [rad/s]) written for a limited joint whose servo is not given.
+UNRATED = Ratings(100.0, 20.0)
 
 
 def _num(x: float) -> str:
@@ -25,7 +31,7 @@ def _num(x: float) -> str:
     return "0" if text in ("-0", "0") else text
 
 
-def _vec(values: Sequence[float]) -> str:
+def _vec(values: Union[Sequence[float], np.ndarray]) -> str:
     return " ".join(_num(v) for v in values)
 
 
@@ -33,7 +39,7 @@ def _rgba(values: Sequence[float]) -> str:
     return " ".join(f"{float(c):.3g}" for c in values)
 
 
-def quat_to_rpy(quat: Sequence[float]) -> np.ndarray:
+def quat_to_rpy(quat: Union[Sequence[float], np.ndarray]) -> np.ndarray:
     """URDF roll-pitch-yaw [rad] (``R = Rz(yaw) Ry(pitch) Rx(roll)``) of a MuJoCo quaternion (w, x, y, z)."""
     mat = np.zeros(9)
     mujoco.mju_quat2Mat(mat, np.asarray(quat, dtype=float))
@@ -42,7 +48,7 @@ def quat_to_rpy(quat: Sequence[float]) -> np.ndarray:
     return np.array([math.atan2(r[2, 1], r[2, 2]), pitch, math.atan2(r[1, 0], r[0, 0])])
 
 
-def _origin(pos: Sequence[float], quat: Sequence[float]) -> str:
+def _origin(pos: Union[Sequence[float], np.ndarray], quat: Union[Sequence[float], np.ndarray]) -> str:
     return f'<origin xyz="{_vec(pos)}" rpy="{_vec(quat_to_rpy(quat))}"/>'
 
 
@@ -73,7 +79,7 @@ def _link(model: mujoco.MjModel, body: int, name: str) -> List[str]:
             f'izz="{_num(inertia[2])}"/>',
             "    </inertial>",
         ]
-    for geom in np.flatnonzero(model.geom_bodyid == body):
+    for geom in np.flatnonzero(model.geom_bodyid == body).tolist():
         geom_name = _name(model, mujoco.mjtObj.mjOBJ_GEOM, geom, f"{name}_geom{geom}")
         lines += [
             "    <visual>",
@@ -95,7 +101,7 @@ def _joint_origin_quat(model: mujoco.MjModel, body: int, joint: int) -> np.ndarr
     return out
 
 
-def _joint(model: mujoco.MjModel, body: int, parent: str, child: str) -> List[str]:
+def _joint(model: mujoco.MjModel, body: int, parent: str, child: str, ratings: Mapping[str, Ratings]) -> List[str]:
     joints = np.flatnonzero(model.jnt_bodyid == body)
     if len(joints) > 1:
         raise ValueError(f"body {child!r} has {len(joints)} joints; URDF needs one per link")
@@ -115,13 +121,15 @@ def _joint(model: mujoco.MjModel, body: int, parent: str, child: str) -> List[st
         ]
         if limited:
             low, high = model.jnt_range[joint]
-            body_lines.append(f'    <limit lower="{_num(low)}" upper="{_num(high)}" effort="100" velocity="20"/>')
+            rated = ratings.get(name, UNRATED)
+            body_lines.append(f'    <limit lower="{_num(low)}" upper="{_num(high)}" '
+                              f'effort="{rated.stall_torque:.3g}" velocity="{rated.no_load_speed:.3g}"/>')
     return [head, f'    <parent link="{escape(parent)}"/>', f'    <child link="{escape(child)}"/>', *body_lines, "  </joint>"]
 
 
 def _sites(model: mujoco.MjModel, body: int, parent: str) -> List[str]:
     lines: List[str] = []
-    for site in np.flatnonzero(model.site_bodyid == body):
+    for site in np.flatnonzero(model.site_bodyid == body).tolist():
         name = _name(model, mujoco.mjtObj.mjOBJ_SITE, site, f"{parent}_site{site}")
         lines += [
             f'  <link name="{escape(name)}"/>',
@@ -134,8 +142,10 @@ def _sites(model: mujoco.MjModel, body: int, parent: str) -> List[str]:
     return lines
 
 
-def mjcf_to_urdf(model: mujoco.MjModel, robot: str, comment: str = "") -> str:
-    """URDF text of a compiled MuJoCo model (see the module docstring for what is supported)."""
+def mjcf_to_urdf(model: mujoco.MjModel, robot: str, comment: str = "",
+                 ratings: Optional[Mapping[str, Ratings]] = None) -> str:
+    """URDF text of a compiled MuJoCo model (see the module docstring for what is supported);
+    ``ratings``: the servo ratings of joints by name (effort and velocity limits)."""
     names = [BASE_LINK] + [
         _name(model, mujoco.mjtObj.mjOBJ_BODY, b, f"body{b}") for b in range(1, model.nbody)
     ]
@@ -146,7 +156,7 @@ def mjcf_to_urdf(model: mujoco.MjModel, robot: str, comment: str = "") -> str:
     for body in range(model.nbody):
         lines += _link(model, body, names[body])
         if body > 0:
-            lines += _joint(model, body, names[model.body_parentid[body]], names[body])
+            lines += _joint(model, body, names[model.body_parentid[body]], names[body], ratings or {})
         lines += _sites(model, body, names[body])
     lines.append("</robot>")
     return "\n".join(lines) + "\n"

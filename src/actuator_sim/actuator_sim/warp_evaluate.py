@@ -59,9 +59,11 @@ def mjwarp_positions(model: Model, logs: Sequence[Log]) -> np.ndarray:
     prepare_model(mjm, servos)
     sim = WarpServos(mjm, mjw.put_model(mjm), mjw.make_data(mjm, nworld=len(logs)), servos, model.integrator)
     sim.set_kp(batch.kp[:, None])
+    temperature = "temperature" in ServoModel.of(model).inputs  # an addition declares that it reads it
+    if temperature:  # thermal's nodes start at the first reading (NaN: thermal_initial), as the default backend's
+        sim.set_temperature(batch.first_temperature()[:, None])
     sim.reset(batch.position[:, :1], batch.speed[:, :1])
     out = np.empty(batch.position.shape)
-    temperature = "temperature" in ServoModel.of(model).inputs  # an addition declares that it reads it
     for k in range(batch.steps):
         out[:, k] = sim.position[:, 0]
         sim.set_goal(batch.goal_position[:, k, None])

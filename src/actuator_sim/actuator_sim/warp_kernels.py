@@ -4,9 +4,12 @@ The arithmetic is that of :mod:`actuator_models` (firmware, control laws, motor,
 budget, additions) as :class:`actuator_sim.joint_sim.JointSimulation` runs it around MuJoCo's
 CPU step, in Warp's float32. Every friction model M1-M6 runs as M6's budget with the
 parameters :func:`actuator_models.friction.embed` gives it (M6 nests M1-M5 exactly), so there
-is one budget function. Per-servo constants come as one row of ``params`` (columns
+is one budget function; a Dahl model's budget (none, or ``dahl+viscous``'s ``Kv |v|``) is M6's
+with those terms alone, and its torque ``-Fc w`` joins the motor torque in ``qfrc_applied`` as
+the CPU twin applies it. Per-servo constants come as one row of ``params`` (columns
 :data:`COLUMNS`); the state per world and servo (firmware target, output behind the backlash
-play, command history of the latency, last friction-loss force) lives in arrays the caller owns.
+play, command history of the latency, last friction-loss force, Dahl's ``w``, the ``thermal``
+winding and case temperatures) lives in arrays the caller owns.
 
 Units: rad, rad/s, N m, V, A, s, degC.
 """
@@ -22,14 +25,16 @@ COLUMNS = (
     "friction_base", "friction_viscous", "friction_stribeck", "dtheta_stribeck", "alpha",
     "load_friction_motor", "load_friction_external", "load_friction_motor_stribeck",
     "load_friction_external_stribeck", "load_friction_motor_quad", "load_friction_external_quad",
-    "backlash", "heating", "delay_fraction",
+    "backlash", "heating", "delay_fraction", "dahl_fc", "dahl_rho",
+    "thermal_alpha", "thermal_winding_resistance", "thermal_winding_capacity", "thermal_case_resistance",
+    "thermal_case_capacity", "thermal_ambient", "thermal_initial",
 )
 _C = {name: i for i, name in enumerate(COLUMNS)}  # read in kernels through wp.static
 #: Control laws (``law`` column of the integer rows): actuator_models.actuators classes.
 VOLTAGE, SPEED_LIMITED_VOLTAGE, CURRENT_PD, CURRENT = 0, 1, 2, 3
 #: Integer columns: law, qpos address, dof address, delay whole steps, held-enable steps,
-#: has backlash (0/1), has heating (0/1).
-INT_COLUMNS = ("law", "qpos", "dof", "delay_whole", "delay_held", "backlash", "heating")
+#: has backlash (0/1), has heating (0/1), has Dahl friction (0/1), has thermal (0/1).
+INT_COLUMNS = ("law", "qpos", "dof", "delay_whole", "delay_held", "backlash", "heating", "dahl", "thermal")
 _I = {name: i for i, name in enumerate(INT_COLUMNS)}
 REFERENCE_TEMPERATURE = 25.0  # degC, actuator_models.additions.REFERENCE_TEMPERATURE
 
@@ -85,11 +90,14 @@ def servo_before_step(
     goal: wp.array2d[float], enable: wp.array2d[int], kp: wp.array2d[float], temperature: wp.array2d[float],
     firmware: wp.array2d[float], output: wp.array2d[float],
     history_goal: wp.array3d[float], history_enable: wp.array3d[int], pushes: wp.array2d[int],
+    dahl: wp.array2d[float], winding: wp.array2d[float], case_node: wp.array2d[float],
+    drive_before: wp.array2d[float], velocity_before: wp.array2d[float],
     qfrc_applied: wp.array2d[float], dof_frictionloss: wp.array2d[float],
     motor_torque: wp.array2d[float], external_torque: wp.array2d[float], budget: wp.array2d[float],
 ):
-    """Commands through the latency, firmware, control law, motor torque into ``qfrc_applied``,
-    friction budget into the world's ``dof_frictionloss`` (JointSimulation._step_once before mj_step)."""
+    """Commands through the latency, firmware, control law, motor torque (and Dahl's ``-Fc w``)
+    into ``qfrc_applied``, the ``thermal`` nodes heated by the step's current, friction budget
+    into the world's ``dof_frictionloss`` (JointSimulation._step_once before mj_step)."""
     w, s = wp.tid()
     law = ints[s, wp.static(_I["law"])]
     dof = ints[s, wp.static(_I["dof"])]
@@ -124,14 +132,61 @@ def servo_before_step(
     t = temperature[w, s]
     if ints[s, wp.static(_I["heating"])] == 1 and not wp.isnan(t):
         resistance = resistance * (1.0 + p[s, wp.static(_C["heating"])] * (t - REFERENCE_TEMPERATURE))
+    thermal = ints[s, wp.static(_I["thermal"])] == 1
+    if thermal:  # addition_thermal.Thermal.on_motor_state: R at the winding's temperature
+        resistance = resistance * (1.0 + p[s, wp.static(_C["thermal_alpha"])] * (winding[w, s] - REFERENCE_TEMPERATURE))
     tm = _motor_torque(p, s, law, setpoint, y, v, kp[w, s], on, resistance)
+    if thermal:  # addition_thermal.heat_step: the copper losses of the current tm / kt, explicit Euler
+        current = tm / p[s, wp.static(_C["kt"])]
+        tw = winding[w, s]
+        tc = case_node[w, s]
+        flow = (tw - tc) / p[s, wp.static(_C["thermal_winding_resistance"])]
+        loss = (tc - p[s, wp.static(_C["thermal_ambient"])]) / p[s, wp.static(_C["thermal_case_resistance"])]
+        winding[w, s] = tw + dt * (current * current * resistance - flow) / p[s, wp.static(_C["thermal_winding_capacity"])]
+        case_node[w, s] = tc + dt * (flow - loss) / p[s, wp.static(_C["thermal_case_capacity"])]
     te = qfrc_constraint[w, dof] - qfrc_bias[w, dof] - friction_loss[w, s]
     tfm = _budget(p, s, tm, te, v)
-    qfrc_applied[w, dof] = tm
+    applied = tm
+    if ints[s, wp.static(_I["dahl"])] == 1:  # friction.DAHL's torque, applied like an external one
+        applied = tm - p[s, wp.static(_C["dahl_fc"])] * dahl[w, s]
+    drive_before[w, s] = q
+    velocity_before[w, s] = v
+    qfrc_applied[w, dof] = applied
     dof_frictionloss[w, dof] = tfm
     motor_torque[w, s] = tm
     external_torque[w, s] = te
     budget[w, s] = tfm
+
+
+@wp.func
+def _dahl_update(w: float, dx: float, rho: float) -> float:
+    """Dahl's state after a monotone displacement ``dx`` [rad] (actuator_models.dahl.dahl_update, eq. 18)."""
+    sign = float(0.0)
+    if dx > 0.0:
+        sign = 1.0
+    elif dx < 0.0:
+        sign = -1.0
+    return sign - (sign - w) * wp.exp(-rho * wp.abs(dx))
+
+
+@wp.kernel
+def servo_dahl_advance(
+    p: wp.array2d[float], ints: wp.array2d[int], dt: float, qpos: wp.array2d[float], qvel: wp.array2d[float],
+    drive_before: wp.array2d[float], velocity_before: wp.array2d[float], dahl: wp.array2d[float],
+):
+    """Dahl's ``w`` after the step moved the drive (actuator_models.dahl.dahl_step: split at a
+    reversal inside the step, placed as under a constant acceleration)."""
+    w, s = wp.tid()
+    if ints[s, wp.static(_I["dahl"])] == 0:
+        return
+    v0 = velocity_before[w, s]
+    v1 = qvel[w, ints[s, wp.static(_I["dof"])]]
+    dx = qpos[w, ints[s, wp.static(_I["qpos"])]] - drive_before[w, s]
+    before = float(0.0)
+    if v0 * v1 < 0.0:
+        before = dt * v0 * v0 / (2.0 * (v0 - v1))
+    rho = p[s, wp.static(_C["dahl_rho"])]
+    dahl[w, s] = _dahl_update(_dahl_update(dahl[w, s], before, rho), dx - before, rho)
 
 
 @wp.kernel
@@ -156,18 +211,12 @@ def servo_after_step(
 
 
 @wp.kernel
-def servo_velocity(ints: wp.array2d[int], qvel: wp.array2d[float], velocity: wp.array2d[float]):
-    """Each servo joint's velocity [rad/s] before the step (for :func:`servo_bam_position`)."""
-    w, s = wp.tid()
-    velocity[w, s] = qvel[w, ints[s, wp.static(_I["dof"])]]
-
-
-@wp.kernel
 def servo_bam_position(ints: wp.array2d[int], dt: float, qvel: wp.array2d[float], velocity: wp.array2d[float],
                        qpos: wp.array2d[float]):
     """The published (``bam``) position update on a servo joint after MuJoCo's semi-implicit one:
     MuJoCo moves ``q += v' dt`` with the new velocity ``v' = v + a dt``; ``bam`` moves
-    ``q += v' dt + a dt^2 / 2`` (actuator_models.simulation.step), so add ``(v' - v) dt / 2``."""
+    ``q += v' dt + a dt^2 / 2`` (actuator_models.simulation.step), so add ``(v' - v) dt / 2``
+    (``velocity``: ``v`` of each servo joint, as :func:`servo_before_step` recorded it)."""
     w, s = wp.tid()
     a = ints[s, wp.static(_I["qpos"])]
     qpos[w, a] = qpos[w, a] + 0.5 * dt * (qvel[w, ints[s, wp.static(_I["dof"])]] - velocity[w, s])

@@ -7,7 +7,11 @@ torque (``R`` at the servo's temperature with ``heating``) go into ``qfrc_applie
 friction budget of M1-M6, from the motor torque, the external torque of the previous step and
 the speed, goes into the world's own ``dof_frictionloss`` (MuJoCo Warp's friction-loss
 constraint applies it, nearly hard as on the CPU); after the step the output follows the drive
-behind the ``backlash`` play. State (firmware target, output, command history) is per world.
+behind the ``backlash`` play. A Dahl servo (``dahl``, ``dahl+viscous``) adds its torque ``-Fc w``
+to ``qfrc_applied`` (its budget, 0 or ``Kv |v|``, is the ``dof_frictionloss``) and advances ``w``
+over the step's displacement after it (the exact update, eq. 18); ``thermal`` heats its winding
+and case nodes by the copper losses of each step's current, ``R`` following the winding. State
+(firmware target, output, command history, Dahl's ``w``, the thermal nodes) is per world.
 
 Use (``mjm`` a ``mujoco.MjModel``)::
 
@@ -25,10 +29,10 @@ published step's ``a dt^2 / 2`` to each servo joint's position after every step,
 with ``bam`` (the default of ``fit``) runs as it was fitted; other joints keep MuJoCo's update.
 
 Warp runs float32: against the float64 CPU step this costs a relative 1e-7 per operation, which
-:func:`tests.test_warp_servo` bounds on whole rollouts. A servo the kernels cannot run (Dahl's
-dynamic friction, a friction model, addition or control law they do not know) is an error
-naming it, never dropped. Writing ``qfrc_applied`` of the servo DoFs is the kernels' job; leave
-the servo joints' own ``<motor>`` controls at 0.
+:func:`tests.test_warp_servo` bounds on whole rollouts. A servo the kernels cannot run (a
+friction model, addition or control law they do not know) is an error naming it, never
+dropped. Writing ``qfrc_applied`` of the servo DoFs is the kernels' job; leave the servo
+joints' own ``<motor>`` controls at 0.
 """
 
 from __future__ import annotations
@@ -42,33 +46,33 @@ import warp as wp
 
 from actuator_models.actuators import CurrentControlled, CurrentPD, SpeedLimitedVoltage, VoltageControlled
 from actuator_models.additions import ADDITIONS, delay_steps
-from actuator_models.friction import FRICTION_MODELS, embed
+from actuator_models.addition_thermal import Thermal
+from actuator_models.friction import DYNAMIC_FRICTION_MODELS, FRICTION_MODELS, embed
 from actuator_models.model import INTEGRATORS, Model
 
 from . import warp_kernels as kernels
 from .joint_sim import HARD_FRICTION_SOLIMP, Servo
 
-#: What the kernels run: friction models (all through M6's budget) and additions.
-WARP_FRICTION_MODELS = ("m1", "m2", "m3", "m4", "m5", "m6")
-WARP_ADDITIONS = ("latency", "backlash", "heating")
+#: What the kernels run: friction models (M1-M6 through M6's budget, Dahl's as its state plus
+#: M6's budget with the viscous term alone), additions, and control laws (the exact classes:
+#: a subclass may change the law).
+WARP_FRICTION_MODELS = {**FRICTION_MODELS, **DYNAMIC_FRICTION_MODELS}
+WARP_ADDITIONS = ("latency", "backlash", "heating", "thermal")
+WARP_LAWS = {VoltageControlled: kernels.VOLTAGE, SpeedLimitedVoltage: kernels.SPEED_LIMITED_VOLTAGE,
+             CurrentPD: kernels.CURRENT_PD, CurrentControlled: kernels.CURRENT}
 
 
 def _law(model: Model) -> int:
     act = model.actuator
-    if isinstance(act, SpeedLimitedVoltage):
-        return kernels.SPEED_LIMITED_VOLTAGE
-    if isinstance(act, VoltageControlled):
-        return kernels.VOLTAGE
-    if isinstance(act, CurrentPD):
-        return kernels.CURRENT_PD
-    if isinstance(act, CurrentControlled):
-        return kernels.CURRENT
-    raise ValueError(f"actuator {act.name!r} ({type(act).__name__}): its control law has no Warp kernel")
+    if type(act) not in WARP_LAWS:
+        raise ValueError(f"actuator {act.name!r} ({type(act).__name__}): its control law has no Warp kernel "
+                         f"(the Warp step runs {', '.join(law.__name__ for law in WARP_LAWS)})")
+    return WARP_LAWS[type(act)]
 
 
 def check_supported(model: Model) -> None:
     """Raise ValueError naming what of ``model`` the Warp step does not run."""
-    if model.friction.name not in WARP_FRICTION_MODELS:
+    if WARP_FRICTION_MODELS.get(model.friction.name) is not model.friction:
         raise ValueError(f"friction model {model.friction.name!r} of {model.name} has no Warp kernel "
                          f"(the Warp step runs {', '.join(WARP_FRICTION_MODELS)})")
     unknown = [name for name in model.additions if name not in WARP_ADDITIONS]
@@ -79,13 +83,28 @@ def check_supported(model: Model) -> None:
     _law(model)
 
 
+def friction_columns(model: Model) -> Dict[str, float]:
+    """The friction columns of ``model``: M6's budget parameters reproducing its budget, and
+    Dahl's level ``dahl_fc`` [N m] and ``dahl_rho`` [1/rad] (0 for M1-M6). A Dahl model's budget
+    (``dahl``: none, ``dahl+viscous``: ``Kv |v|``) is M1's with ``Kc = 0``: its ``friction_base``
+    is the Dahl level ``Fc``, not a budget."""
+    values, friction = model.values, model.friction
+    if friction.state is None:
+        return {k: float(v) for k, v in embed(values, friction, FRICTION_MODELS["m6"]).items()}
+    m1 = FRICTION_MODELS["m1"]
+    kv = float(values["friction_viscous"]) if "friction_viscous" in friction.parameter_names else 0.0
+    budget = embed({"friction_base": 0.0, "friction_viscous": kv}, m1, FRICTION_MODELS["m6"])
+    return {**{k: float(v) for k, v in budget.items()},
+            "dahl_fc": float(values["friction_base"]), "dahl_rho": float(values["dahl_rho"])}
+
+
 def servo_row(servo: Servo, dt: float) -> tuple:
     """``(float row, int row without addresses)`` of one servo for the kernels (columns
     :data:`~actuator_sim.warp_kernels.COLUMNS`, :data:`~actuator_sim.warp_kernels.INT_COLUMNS`)."""
     model = servo.model
     check_supported(model)
     act, values = model.actuator, model.values
-    friction = {k: float(v) for k, v in embed(values, model.friction, FRICTION_MODELS["m6"]).items()}
+    friction = friction_columns(model)
     carried = set(model.additions)  # the model's declared additions, each with its Warp twin (WARP_ADDITIONS)
     whole, fraction, held = (0, 0.0, 0)
     if "latency" in carried:
@@ -99,11 +118,13 @@ def servo_row(servo: Servo, dt: float) -> tuple:
         "bus_voltage": getattr(act, "bus_voltage", 0.0),
         "error_gain_ratio": values.get("error_gain_ratio", 1.0),
         "target_speed_limit": values.get("target_speed_limit", 0.0),
-        **friction,
+        "dahl_fc": 0.0, "dahl_rho": 0.0, **friction,
         "backlash": values.get("backlash", 0.0), "heating": values.get("heating", 0.0),
         "delay_fraction": fraction,
+        **{name: values.get(name, 0.0) for name in Thermal.kernel_columns},
     }
-    ints = (_law(model), whole, held, int("backlash" in carried), int("heating" in carried))
+    ints = (_law(model), whole, held, int("backlash" in carried), int("heating" in carried),
+            int(model.friction.state is not None), int("thermal" in carried))
     return tuple(float(row[name]) for name in kernels.COLUMNS), ints
 
 
@@ -138,8 +159,10 @@ class WarpServos:
 
     Commands are ``(nworld, nservo)`` arrays (or anything broadcasting to that shape), in servo
     order: :meth:`set_goal` [rad], :meth:`set_torque_enable`, :meth:`set_kp` (firmware units),
-    :meth:`set_temperature` [degC, NaN: 25 degC] for ``heating``. :attr:`position` reads the
-    outputs [rad] (behind a backlash play), :attr:`velocity` [rad/s].
+    :meth:`set_temperature` [degC, NaN: 25 degC] for ``heating``, and the start of the
+    ``thermal`` nodes at :meth:`reset` (NaN: the model's ``thermal_initial``). :attr:`position`
+    reads the outputs [rad] (behind a backlash play), :attr:`velocity` [rad/s],
+    :attr:`friction_state` Dahl's ``w``, :attr:`temperatures` the thermal nodes [degC].
     """
 
     def __init__(self, mjm: mujoco.MjModel, m: object, d: object, servos: Sequence[Servo],
@@ -164,7 +187,8 @@ class WarpServos:
         self.dt = dt
         rows = [servo_row(s, dt) for s in servos]
         ints = [(r[1][0], mjm.jnt_qposadr[j], mjm.jnt_dofadr[j], *r[1][1:]) for r, j in zip(rows, joints)]
-        self._params: wp.array = wp.array(np.array([r[0] for r in rows]), dtype=float)
+        self._rows = np.array([r[0] for r in rows])
+        self._params: wp.array = wp.array(self._rows, dtype=float)
         self._ints: wp.array = wp.array(np.array(ints), dtype=int)
         self._qpos, self._dof = mjm.jnt_qposadr[joints], dofs
         history = max(i[3] for i in ints) + 2
@@ -186,7 +210,9 @@ class WarpServos:
         self._history_enable = wp.zeros((self.nworld, n, history), dtype=int)
         self._pushes = wp.zeros(shape, dtype=int)
         self.motor_torque, self.external_torque, self.budget = (wp.zeros(shape, dtype=float) for _ in range(3))
-        self._velocity_before = wp.zeros(shape, dtype=float)
+        self._drive_before, self._velocity_before = wp.zeros(shape, dtype=float), wp.zeros(shape, dtype=float)
+        self._dahl, self._winding, self._case = (wp.zeros(shape, dtype=float) for _ in range(3))
+        self._has_dahl = any(s.model.friction.state is not None for s in servos)
         self.reset()
 
     # ------------------------------------------------------------------ commands
@@ -206,13 +232,15 @@ class WarpServos:
         self._set(self._kp, kp)
 
     def set_temperature(self, temperature: object) -> None:
-        """Servo temperatures [degC] for models carrying ``heating`` (NaN: 25 degC)."""
+        """Servo temperatures [degC] for models carrying ``heating`` (NaN: 25 degC); for
+        ``thermal``, where its nodes start at the next :meth:`reset` (NaN: ``thermal_initial``)."""
         self._set(self._temperature, temperature)
 
     # ------------------------------------------------------------------ simulation
     def reset(self, position: Optional[object] = None, velocity: Optional[object] = None) -> None:
         """MuJoCo Warp's state reset; servo joints to ``position`` [rad] and ``velocity`` [rad/s]
-        (``(nworld, nservo)`` or broadcasting); goals and firmware targets at the positions."""
+        (``(nworld, nservo)`` or broadcasting); goals and firmware targets at the positions, Dahl's
+        ``w`` at 0, both ``thermal`` nodes at the temperature setting (NaN: ``thermal_initial``)."""
         self._mjw.reset_data(self.m, self.d)
         shape = self._goal.shape
         q = np.broadcast_to(np.asarray(0.0 if position is None else position, dtype=np.float32), shape)
@@ -224,6 +252,12 @@ class WarpServos:
         for array in (self._goal, self._firmware, self._output):
             array.assign(q.copy())
         self._pushes.zero_()
+        self._dahl.zero_()
+        initial = self._rows[:, kernels.COLUMNS.index("thermal_initial")]
+        setting = self._temperature.numpy()
+        start = np.where(np.isnan(setting), initial, setting)
+        self._winding.assign(start)
+        self._case.assign(start)
         self._mjw.forward(self.m, self.d)
         self._after()
 
@@ -234,9 +268,8 @@ class WarpServos:
             self._params, self._ints, self.dt, d.qpos, d.qvel, d.qfrc_bias, d.qfrc_constraint,  # type: ignore[attr-defined]
             self._friction_loss, self._goal, self._enable, self._kp, self._temperature, self._firmware,
             self._output, self._history_goal, self._history_enable, self._pushes,
+            self._dahl, self._winding, self._case, self._drive_before, self._velocity_before,
             d.qfrc_applied, self.m.dof_frictionloss, self.motor_torque, self.external_torque, self.budget])  # type: ignore[attr-defined]
-        if self.integrator == "bam":
-            wp.launch(kernels.servo_velocity, dim=self._goal.shape, inputs=[self._ints, d.qvel, self._velocity_before])  # type: ignore[attr-defined]
 
     def _after(self) -> None:
         d = self.d
@@ -246,10 +279,14 @@ class WarpServos:
 
     def after_step(self) -> None:
         """The servo step after ``mujoco_warp.step``: the ``bam`` position update if asked,
-        friction-loss forces read, outputs moved."""
+        Dahl's ``w`` advanced over the step's displacement, friction-loss forces read, outputs moved."""
         if self.integrator == "bam":
             wp.launch(kernels.servo_bam_position, dim=self._goal.shape, inputs=[
                 self._ints, self.dt, self.d.qvel, self._velocity_before, self.d.qpos])  # type: ignore[attr-defined]
+        if self._has_dahl:
+            wp.launch(kernels.servo_dahl_advance, dim=self._goal.shape, inputs=[
+                self._params, self._ints, self.dt, self.d.qpos, self.d.qvel,  # type: ignore[attr-defined]
+                self._drive_before, self._velocity_before, self._dahl])
         self._after()
 
     def step(self, n: int = 1) -> None:
@@ -271,3 +308,16 @@ class WarpServos:
     def velocity(self) -> np.ndarray:
         """Servo joint (drive) velocities [rad/s], ``(nworld, nservo)``."""
         return self.d.qvel.numpy()[:, self._dof].astype(float)  # type: ignore[attr-defined]
+
+    @property
+    def friction_state(self) -> np.ndarray:
+        """Dahl's ``w`` per world and servo, ``(nworld, nservo)`` (0 for M1-M6 servos)."""
+        return self._dahl.numpy().astype(float)
+
+    @property
+    def temperatures(self) -> np.ndarray:
+        """The ``thermal`` nodes [degC], ``(nworld, nservo, 2)``: winding, case (what the servo's
+        ``temp`` register reads); NaN for servos not carrying ``thermal``."""
+        nodes = np.stack([self._winding.numpy(), self._case.numpy()], axis=-1).astype(float)
+        carried = np.array(["thermal" in s.model.additions for s in self.servos])
+        return np.where(carried[None, :, None], nodes, np.nan)

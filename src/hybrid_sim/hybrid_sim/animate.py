@@ -55,8 +55,12 @@ def write_animation(path: str, fig, draw: Callable[[int], None], indices: np.nda
     from matplotlib import animation
 
     anim = animation.FuncAnimation(fig, lambda k: draw(int(indices[k])), frames=len(indices), blit=False)
-    writer = animation.FFMpegWriter(fps=fps) if Path(path).suffix.lower() == ".mp4" \
-        else animation.PillowWriter(fps=fps)
+    # matplotlib's stubs say fps: int; its writers take any positive rate (--animate-fps 12.5: 80 ms frames)
+    writer: animation.AbstractMovieWriter
+    if Path(path).suffix.lower() == ".mp4":
+        writer = animation.FFMpegWriter(fps=fps)  # type: ignore[arg-type]
+    else:
+        writer = animation.PillowWriter(fps=fps)  # type: ignore[arg-type]
     anim.save(path, writer=writer)
     plt.close(fig)
     return Path(path)

@@ -43,32 +43,16 @@ rules of SimSect can be kept exactly (``solve_ivp``'s own events cannot express 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Callable, List, Optional, Sequence, Tuple
+from typing import Callable, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import scipy.integrate
-import scipy.optimize
 
+from .crossing import Crossing, find_dip, locate_crossing
 from .errors import SimulationError
 from .model import Boundary, HybridModel, Side, Transition
 from .result import FAILED, REACHED_FINAL_TIME, ZENO, Event, HybridResult
 from .settings import RunSettings
-
-
-@dataclass(frozen=True)
-class _Crossing:
-    t: float
-    y: np.ndarray  # continuous states at t
-    position: int  # position of the boundary in the chart's list
-    boundary: Boundary
-    fell_through: bool = False  # a disarmed boundary fell below -stop_precision (Zeno, chattering)
-    entry_value: Optional[float] = None  # set when the boundary was below -stop_precision on entry
-
-    @property
-    def immediate(self) -> bool:
-        """Taken without the flow re-entering the patch: a fall through, or outside it on entry."""
-        return self.fell_through or self.entry_value is not None
 
 
 class _Zeno(Exception):
@@ -77,41 +61,6 @@ class _Zeno(Exception):
     def __init__(self, why: str) -> None:
         super().__init__(why)
         self.why = why
-
-
-def locate_crossing(g: Callable[[float], float], ta: float, ga: float, tb: float, gb: float,
-                    side: Side, precision: float, max_iterations: int) -> float:
-    """A time where ``g`` is within ``precision`` of zero on ``side`` of a crossing in ``[ta, tb]``.
-
-    ``g(ta) = ga > 0 >= gb = g(tb)``. Returns ``t`` with ``0 < g(t) <= precision`` (LEFT) or
-    ``-precision <= g(t) <= 0`` (RIGHT). Raises ``SimulationError`` when that takes more than
-    ``max_iterations`` evaluations or the bracket shrinks to floating-point resolution first
-    (a discontinuous boundary, or a precision finer than the boundary can resolve).
-    """
-    wa, wb = ga, gb  # Illinois weights: the values used for the secant, halved when an end stalls
-    last = 0
-    for _ in range(max_iterations + 1):
-        if side is Side.RIGHT and gb >= -precision:
-            return tb
-        if side is Side.LEFT and ga <= precision:
-            return ta
-        tc = tb - wb * (tb - ta) / (wb - wa)
-        if not ta < tc < tb:
-            tc = 0.5 * (ta + tb)
-        if not ta < tc < tb:
-            break
-        gc = g(tc)
-        if gc > 0.0:
-            ta, ga, wa = tc, gc, gc
-            wb = 0.5 * wb if last == 1 else wb
-            last = 1
-        else:
-            tb, gb, wb = tc, gc, gc
-            wa = 0.5 * wa if last == -1 else wa
-            last = -1
-    raise SimulationError(
-        f"boundary crossing in [{ta!r}, {tb!r}] s not located to stop precision {precision:g} "
-        f"within {max_iterations} iterations (values {ga:g}, {gb:g}): discontinuous boundary?")
 
 
 class _Recorder:
@@ -185,7 +134,7 @@ class _Epoch:
     def value(self, position: int, t: float, y: np.ndarray) -> float:
         return float(self.model.boundary(t, self.full(y), self.chart, self.bounds[position].index))
 
-    def run(self, recorder: _Recorder) -> Optional[_Crossing]:
+    def run(self, recorder: _Recorder) -> Optional[Crossing]:
         """Flow until the earliest crossing (returned) or the final time (``None``)."""
         s = self.settings
         recorder.start_epoch(self.t0, self.full(self.y0), self.chart)
@@ -229,7 +178,7 @@ class _Epoch:
                 if armed[i] and v <= 0.0:
                     ends[i] = (t_new, v)
                 elif armed[i]:
-                    ends[i], falling[i] = self._dip(i, dense, t_old, values[i], t_new, v, falling[i])
+                    ends[i], falling[i] = find_dip(self._on_step(i, dense), t_old, values[i], t_new, v, falling[i])
             candidates = [(i, end[0], end[1], 0.0) for i, end in enumerate(ends) if end is not None]
             candidates += [(i, t_new, v, -floor[i]) for i, v in enumerate(new_values)
                            if not armed[i] and v < floor[i]]
@@ -246,9 +195,9 @@ class _Epoch:
             if solver.status == "finished":
                 return None
 
-    def _on_entry(self, position: int, value: float) -> _Crossing:
+    def _on_entry(self, position: int, value: float) -> Crossing:
         """A boundary below ``-stop_precision`` on entry and not rising: armed by its sign, it fires at once."""
-        return _Crossing(self.t0, self.y0.copy(), position, self.bounds[position], entry_value=value)
+        return Crossing(self.t0, self.y0.copy(), position, self.bounds[position], entry_value=value)
 
     def _rising(self, position: int, value: float) -> bool:
         """Whether a boundary outside its patch on entry moves towards it (the flow re-enters the patch).
@@ -259,32 +208,12 @@ class _Epoch:
         y = self.y0 + h * self.fun(self.t0, self.y0)
         return self.value(position, self.t0 + h, y) > value
 
-    def _dip(self, position: int, dense, ta: float, ga: float, tb: float, gb: float,
-             falling_at_start: Optional[bool]) -> Tuple[Optional[Tuple[float, float]], bool]:
-        """``(t, g(t))`` with ``g(t) <= 0`` where a boundary positive at both step ends dips below zero.
-
-        A dip shorter than the step leaves no sign change at the ends (manual 3.3's limit of
-        event detection); the guard's derivative does: falling at the step start and rising at its
-        end (one-sided differences on the step's dense output), the step holds a minimum, found
-        with a bounded scalar minimiser. ``None``: no minimum inside, or one above zero.
-
-        ``falling_at_start``: known from the previous step's end (``None``: evaluate it). Returns
-        the dip (or ``None``) and whether the boundary is falling at the step's end.
-        """
-        h = 1e-3 * (tb - ta)
-        if falling_at_start is None:
-            falling_at_start = self.value(position, ta + h, dense(ta + h)) < ga
-        rising_at_end = self.value(position, tb - h, dense(tb - h)) < gb
-        if not (falling_at_start and rising_at_end):
-            return None, not rising_at_end
-        found = scipy.optimize.minimize_scalar(lambda tc: self.value(position, tc, dense(tc)), bounds=(ta, tb),
-                                               method="bounded", options={"xatol": 1e-6 * (tb - ta)})
-        t_min = float(found.x)
-        g_min = self.value(position, t_min, dense(t_min))
-        return ((t_min, g_min) if g_min <= 0.0 else None), False
+    def _on_step(self, position: int, dense: Callable[[float], np.ndarray]) -> Callable[[float], float]:
+        """Boundary ``position`` along a step's dense output: ``t -> g(t)``."""
+        return lambda t: self.value(position, t, dense(t))
 
     def _earliest(self, dense, ta: float, values: Sequence[float],
-                  candidates: Sequence[Tuple[int, float, float, float]]) -> _Crossing:
+                  candidates: Sequence[Tuple[int, float, float, float]]) -> Crossing:
         """The earliest crossing in ``[ta, t_end]`` (ties: the boundary listed first).
 
         ``candidates``: (position, end time, boundary value there, shift): a crossing of zero by the
@@ -293,7 +222,7 @@ class _Epoch:
         is discontinuous only beyond an earlier crossing (the wheel's slip release at liftoff)
         never stops the run.
         """
-        best: Optional[_Crossing] = None
+        best: Optional[Crossing] = None
         for i, end, g_end, shift in sorted(candidates):
             if best is not None and best.t < end:
                 g_end = self.value(i, best.t, best.y)
@@ -307,18 +236,19 @@ class _Epoch:
         return best
 
     def _locate(self, position: int, dense, ta: float, ga: float, tb: float, gb: float,
-                shift: float = 0.0) -> _Crossing:
+                shift: float = 0.0) -> Crossing:
         """The crossing of zero (or, for a fall, ``shift`` > 0, of ``-shift``, located before it)."""
         s = self.settings
         bound = self.bounds[position]
         fell_through = shift > 0.0
         side = Side.LEFT if fell_through else bound.side
-        t = locate_crossing(lambda tc: self.value(position, tc, dense(tc)) + shift, ta, ga + shift, tb,
+        g = self._on_step(position, dense)
+        t = locate_crossing(lambda tc: g(tc) + shift, ta, ga + shift, tb,
                             gb + shift, side, s.stop_precision, s.max_stop_iterations)
-        return _Crossing(t, dense(t), position, bound, fell_through)
+        return Crossing(t, dense(t), position, bound, fell_through)
 
 
-def simulate(model: HybridModel, x0: Sequence[float], settings: RunSettings = RunSettings(),
+def simulate(model: HybridModel, x0: Union[Sequence[float], np.ndarray], settings: RunSettings = RunSettings(),
              t0: float = 0.0, progress: Optional[Callable[[float, int], None]] = None) -> HybridResult:
     """Integrate ``model`` from state ``x0`` at ``t0`` until ``settings.final_time`` or a failure.
 
@@ -329,18 +259,18 @@ def simulate(model: HybridModel, x0: Sequence[float], settings: RunSettings = Ru
     does not raise: the result has ``status = -1``, the reason in ``message`` and every sample
     and event recorded up to the failure.
     """
-    x0 = np.asarray(x0, dtype=float)
-    if x0.shape != (len(model.state_names),):
+    initial = np.asarray(x0, dtype=float)
+    if initial.shape != (len(model.state_names),):
         raise ValueError(f"initial state: expected {len(model.state_names)} values "
-                         f"({', '.join(model.state_names)}), got shape {x0.shape}")
-    if not np.all(np.isfinite(x0)):
-        raise ValueError(f"initial state: not finite: {x0.tolist()}")
+                         f"({', '.join(model.state_names)}), got shape {initial.shape}")
+    if not np.all(np.isfinite(initial)):
+        raise ValueError(f"initial state: not finite: {initial.tolist()}")
     recorder = _Recorder(settings.record_period, settings.final_time)
     events: List[Event] = []
     nfev = [0, 0]
     status, message, zeno_time = REACHED_FINAL_TIME, "reached final time", None
     on_step = _measure(settings.measure_period, progress, events, t0)
-    start = model.initial_chart(t0, x0)
+    start = model.initial_chart(t0, initial)
     t, x, chart = t0, np.asarray(start.state, dtype=float), start.chart
     chain = [chart]
     try:
@@ -391,7 +321,7 @@ def _measure(period: float, progress: Optional[Callable[[float, int], None]], ev
     return on_step
 
 
-def _next_chart(model: HybridModel, settings: RunSettings, crossing: _Crossing, before: np.ndarray,
+def _next_chart(model: HybridModel, settings: RunSettings, crossing: Crossing, before: np.ndarray,
                 chart: int, events: List[Event], chain: List[int]) -> "Transition":
     """The transition at ``crossing``: the model's own, or its resting chart where transitions accumulate.
 

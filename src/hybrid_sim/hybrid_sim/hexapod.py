@@ -67,7 +67,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Mapping, Optional, Sequence, Tuple
+from typing import Iterable, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -122,7 +122,7 @@ class LegForces:
     hip_torque: np.ndarray  # [N m]
 
 
-def chart_of(contacts: Sequence[bool], phases: Sequence[int]) -> int:
+def chart_of(contacts: Iterable[bool], phases: Iterable[int]) -> int:
     """Chart number: contact bits 5-0, two phase bits per leg in bits 17-6 (manual 5.5.2)."""
     chart = sum(1 << i for i, c in enumerate(contacts) if c)
     return chart | sum((int(p) & 3) << (6 + 2 * i) for i, p in enumerate(phases))
@@ -161,7 +161,7 @@ class Hexapod(HybridModel):
         half = params.sweep_angle / 2
         self.phase_ends = np.array([half, math.pi, 2 * math.pi - half, 2 * math.pi])
 
-    def parameters(self) -> Mapping[str, float]:
+    def parameters(self) -> Mapping[str, Union[float, str]]:
         return self.p.scalars()
 
     def chart_count(self) -> int:
@@ -218,7 +218,7 @@ class Hexapod(HybridModel):
         ref_dot = self.rates[np.arange(N_LEGS), phases_of(chart)]
         return np.concatenate([q_dot, w_dot, x[RD], force / p.body_mass, toe_v.ravel(), toe_a.ravel(), ref_dot])
 
-    def normals(self, x: np.ndarray, legs: np.ndarray) -> np.ndarray:
+    def normals(self, x: np.ndarray, legs: Union[np.ndarray, Sequence[int]]) -> np.ndarray:
         """Terrain normals (upward, unit) under the toes of ``legs`` (a mask or indices), shape (n, 3)."""
         toes = x[F].reshape(N_LEGS, 3)[legs]
         if self.terrain.kind == "flat":

@@ -7,7 +7,7 @@ import argparse
 import math
 import sys
 from dataclasses import replace
-from typing import TYPE_CHECKING, Dict, List, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Sequence, Tuple
 
 import numpy as np
 
@@ -47,7 +47,7 @@ def cycle_speeds(result: HybridResult, cycle_time: float) -> List[float]:
     return list(np.diff(at) / cycle_time)
 
 
-def summary(model: Hexapod, result: HybridResult) -> Dict[str, object]:
+def summary(model: Hexapod, result: HybridResult) -> Dict[str, Any]:
     speeds = cycle_speeds(result, model.p.cycle_time)
     steady = speeds[1:] if len(speeds) > 1 else speeds
     kinds: Dict[str, int] = {}
@@ -151,7 +151,8 @@ def run_schedule(params: HexapodParameters, settings: RunSettings, changes: List
                 return model, result
             x, t = part.y[:, -1], end
         if values and when < settings.final_time:
-            params = replace(params, **values)
+            controls: Dict[str, Any] = dict(values)  # float fields by name, checked by parse_changes
+            params = replace(params, **controls)
             model = Hexapod(params)
     assert result is not None
     return model, result

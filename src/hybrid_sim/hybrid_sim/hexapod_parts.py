@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, fields, replace
-from typing import Dict, Mapping, Tuple, Union
+from typing import Any, Dict, Mapping, Tuple, Union
 
 import numpy as np
 
@@ -171,7 +171,7 @@ class HexapodParameters:
         """
         base = cls()
         flat = base.scalars()
-        values: Dict[str, object] = {}
+        values: Dict[str, Any] = {}  # field name -> value of that field's type (a float, a string, a tuple)
         tuples = {f.name: list(getattr(base, f.name)) for f in fields(cls) if isinstance(getattr(base, f.name), tuple)}
         tuples["attach"] = [list(p) for p in base.attach]
         tuples["inertia"] = [list(r) for r in base.inertia]
@@ -222,7 +222,7 @@ class HexapodParameters:
 
     def scalars(self) -> Dict[str, Union[float, str]]:
         """Every parameter as a flat ``name -> value`` map, per-leg ones as ``rho0_k`` etc. (Table 2)."""
-        out = {}
+        out: Dict[str, Union[float, str]] = {}
         for name, value in asdict(self).items():
             if name == "attach":
                 for i, point in enumerate(value):

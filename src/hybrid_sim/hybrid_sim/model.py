@@ -20,7 +20,7 @@ import enum
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Mapping, Optional, Sequence, Tuple
+from typing import Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -86,8 +86,9 @@ class HybridModel(ABC):
         """New chart and state after boundary ``index`` of ``chart`` was crossed at ``(t, x)``."""
 
     # ------------------------------------------------------------------ optional
-    def parameters(self) -> Mapping[str, float]:
-        """Model parameters by name (written to the ``.param`` file)."""
+    def parameters(self) -> Mapping[str, Union[float, str]]:
+        """Model parameters by name (written to the ``.param`` file; a string for a named option,
+        such as the hexapod's control type)."""
         return {}
 
     def initial_chart(self, t: float, x: np.ndarray) -> Transition:

@@ -182,7 +182,7 @@ class PendulumStickSlip(HybridModel):
         states: list = [None] * len(self.servo.additions)
         for n, i in enumerate(self.heated):
             states[i] = (float(x[2 + 2 * n]), float(x[3 + 2 * n]))
-        return ServoState(None, None, states)
+        return ServoState(float(x[self.T]), None, states)
 
     def heat_rates(self, t: float, x: np.ndarray, tm: float) -> list:
         """Time derivatives [K/s] of the thermal states at motor torque ``tm`` [N m]."""
@@ -276,7 +276,7 @@ def exact_rollout(model: Model, log: Log, record_period: float,
     vin = model.actuator.default_vin if log.vin is None else float(log.vin)
     hybrid = PendulumStickSlip(model, bench_of(log), float(log.kp), vin, command)
     q0 = float(log.position[0])
-    outputs = [float(a.start(q0, hybrid.p, float(log.dt))) for a in hybrid.outputs]  # e.g. the play centred
+    outputs = [float(a.start(q0, hybrid.p, log.period)) for a in hybrid.outputs]  # e.g. the play centred
     reading = log.extra.get("temp")
     start = float(reading[0]) if reading is not None and len(reading) else float(model.values.get("thermal_initial", 0.0))
     x0 = [q0, float(log.speed[0]), *((start, start) * len(hybrid.heated)), command.goal[0], float(command.enable[0]), 0.0,
@@ -295,7 +295,7 @@ def held_log(log: Log, dt: float) -> Log:
     """The log resampled at step ``dt`` with the command held from its own samples (zero order)."""
     n = int(math.floor(log.duration / dt + 1e-9)) + 1
     t = np.arange(n) * dt
-    j = np.minimum(np.floor(t / log.dt + 1e-9).astype(int), len(log) - 1)
+    j = np.minimum(np.floor(t / log.period + 1e-9).astype(int), len(log) - 1)
     return replace(log, dt=dt, timestamp=t, goal_position=log.goal_position[j], torque_enable=log.torque_enable[j],
                    position=np.interp(t, log.timestamp - log.timestamp[0], log.position),
                    speed=np.interp(t, log.timestamp - log.timestamp[0], log.speed),
@@ -341,7 +341,7 @@ def discretisation_errors(model: Model, log: Log, dts: Sequence[float] = (0.001,
             idx = np.rint(t / base).astype(int)
             keep = idx < q_ref.size
             mae[(integrator, dt)] = float(np.mean(np.abs(q[keep] - q_ref[idx[keep]])))
-    log_t = np.arange(len(log)) * log.dt
+    log_t = np.arange(len(log)) * log.period
     ref_at_log = np.interp(log_t, reference.t, q_ref)
     stick = float(np.sum(np.diff(reference.t) * (reference.chart[:-1] == STICK)))
     return ErrorRow(log.source, log.trajectory, float(log.kp), mae,

@@ -6,7 +6,9 @@ import argparse
 import json
 import sys
 from dataclasses import asdict, replace
-from typing import Callable, Dict, Mapping, Optional, Sequence
+from typing import Callable, Dict, Mapping, Optional, Sequence, Union
+
+import numpy as np
 
 from actuator_models.outputs import check_writable
 
@@ -15,7 +17,7 @@ from .model import HybridModel
 from .plot import plot_run
 from .result import HybridResult
 from .settings import RunSettings
-from .symbols import output_paths, read_symbols, refuse_overwrite, write_outputs
+from .symbols import Value, output_paths, read_symbols, refuse_overwrite, write_outputs
 
 #: SimSect symbols that have no meaning here: accepted, and each one given prints why (``notes``)
 NOTED_SYMBOLS = {
@@ -95,7 +97,7 @@ def add_animate_arguments(p: argparse.ArgumentParser) -> None:
                    help="frames per second of simulated time (default %(default)s)")
 
 
-def read_config(path: Optional[str], known: Sequence[str]) -> Dict[str, object]:
+def read_config(path: Optional[str], known: Sequence[str]) -> Dict[str, Value]:
     """Symbols of an rc file; one that is not a run setting nor in ``known`` raises ``ValueError``."""
     if not path:
         return {}
@@ -109,7 +111,7 @@ def read_config(path: Optional[str], known: Sequence[str]) -> Dict[str, object]:
 
 
 def settings_from_args(args: argparse.Namespace, defaults: RunSettings,
-                       symbols: Mapping[str, object]) -> RunSettings:
+                       symbols: Mapping[str, Value]) -> RunSettings:
     """Defaults, then the rc file's symbols, then the options given on the command line."""
     settings = defaults.with_symbols(symbols)
     changes = {field: getattr(args, field) for field in asdict(defaults) if getattr(args, field, None) is not None}
@@ -140,13 +142,15 @@ def check_animation_frames(args: argparse.Namespace, settings: Optional[RunSetti
         return
     if not args.animate_fps > 0.0:
         raise ValueError(f"--animate-fps: must be > 0, got {args.animate_fps!r}")
-    frames = settings.final_time * args.animate_fps if settings is not None else 0.0
+    if settings is None:
+        return
+    frames = settings.final_time * args.animate_fps
     if frames > MAX_FRAMES:
         raise ValueError(f"--animate-fps: {args.animate_fps:g} fps over {settings.final_time:g} s is {frames:.3g} "
                          f"frames, more than {MAX_FRAMES}; lower --animate-fps or --final-time")
 
 
-def finish(result: HybridResult, model: HybridModel, initial: Sequence[float], args: argparse.Namespace,
+def finish(result: HybridResult, model: HybridModel, initial: Union[Sequence[float], np.ndarray], args: argparse.Namespace,
            summary: Mapping[str, object], plot_states: Optional[Sequence[str]] = None) -> int:
     """Write the requested outputs, print the JSON line; exit status 1 when the run failed."""
     if args.out:

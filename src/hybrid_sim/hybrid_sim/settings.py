@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
-from typing import Dict, Mapping
+from typing import Any, Dict, Mapping, Union
 
 METHODS = ("RK45", "DOP853", "RK23", "Radau", "BDF", "LSODA")
 
@@ -88,10 +88,10 @@ class RunSettings:
             if not ok:
                 raise ValueError(f"run settings: invalid {name} = {getattr(self, name)!r}")
 
-    def with_symbols(self, symbols: Mapping[str, object]) -> "RunSettings":
+    def with_symbols(self, symbols: Mapping[str, Union[float, str]]) -> "RunSettings":
         """These settings updated by the SimSect symbols in ``symbols`` (others are ignored)."""
         types = {f.name: f.type for f in fields(self)}
-        changes = {}
+        changes: Dict[str, Any] = {}  # int or float, by the field's declared type
         for symbol, field_name in SYMBOLS.items():
             if symbol in symbols:
                 value = symbols[symbol]
@@ -103,7 +103,7 @@ class RunSettings:
 
     def symbols(self) -> Dict[str, float]:
         """The settings as SimSect symbols (one name per field)."""
-        seen = {}
+        seen: Dict[str, float] = {}
         for symbol, field_name in SYMBOLS.items():
             if field_name not in seen.values():
                 seen[symbol] = getattr(self, field_name)

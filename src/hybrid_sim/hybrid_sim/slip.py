@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass
 from types import MappingProxyType
-from typing import Dict, Mapping, Optional, Sequence
+from typing import Dict, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
@@ -172,5 +172,5 @@ def initial_state(overrides: Mapping[str, float]) -> np.ndarray:
     return np.array([state[n] for n in STATE_NAMES])
 
 
-def state_dict(x: Sequence[float]) -> Dict[str, float]:
+def state_dict(x: Union[Sequence[float], np.ndarray]) -> Dict[str, float]:
     return dict(zip(STATE_NAMES, map(float, x)))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import fields
-from typing import Dict, List
+from typing import Any, Dict, List
 
 import numpy as np
 
@@ -28,13 +28,13 @@ def energy_drift(model: Slip, result: HybridResult) -> float:
     return float(np.max(np.abs(np.array(energies) - energies[0])))
 
 
-def summary(model: Slip, result: HybridResult, x0: np.ndarray) -> Dict[str, object]:
+def summary(model: Slip, result: HybridResult, x0: np.ndarray) -> Dict[str, Any]:
     """The JSON object of a run: events with states and energies, counts, drift, first stride."""
-    events: List[Dict[str, object]] = [
+    events: List[Dict[str, Any]] = [
         {"t": e.t, "chart": result.chart_name(e.chart_to), "state": state_dict(e.state_after),
          "energy": model.energy(e.state_after, e.chart_to)} for e in result.events]
     names = {ASCENT: "liftoff", DESCENT: "apex", COMPRESSION: "touchdown", DECOMPRESSION: "mid_stance"}
-    stride: Dict[str, object] = {}
+    stride: Dict[str, Any] = {}
     for e in events:
         key = names[result.chart_names.index(e["chart"])]
         if key in stride:

@@ -69,7 +69,7 @@ def output_paths(base: Union[str, Path]) -> Tuple[Path, Path, Path]:
     return tuple(Path(base + suffix) for suffix in SUFFIXES)  # type: ignore[return-value]
 
 
-def write_outputs(base: Union[str, Path], result: HybridResult, initial: Sequence[float],
+def write_outputs(base: Union[str, Path], result: HybridResult, initial: Union[Sequence[float], np.ndarray],
                   parameters: Mapping[str, Value], force: bool = False) -> Tuple[Path, Path, Path]:
     """Write ``BASE.data``, ``BASE.initial``, ``BASE.param``; existing files only with ``force``."""
     paths = output_paths(base)

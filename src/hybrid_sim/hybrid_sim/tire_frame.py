@@ -71,7 +71,7 @@ def average_frame(p1: np.ndarray, n1: np.ndarray, p2: np.ndarray, n2: np.ndarray
     axis = np.asarray(reference_axis, float)
     y = axis - normal * (normal @ axis)
     norm = np.linalg.norm(y)
-    if norm < 1e-9 * max(np.linalg.norm(axis), 1e-300):
+    if norm < 1e-9 * max(float(np.linalg.norm(axis)), 1e-300):
         raise ValueError("contact frame: the reference axis is parallel to the contact normal")
     y = y / norm
     x = np.array([y[1] * normal[2] - y[2] * normal[1], y[2] * normal[0] - y[0] * normal[2],

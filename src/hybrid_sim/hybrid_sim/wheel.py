@@ -121,7 +121,7 @@ class Wheel(HybridModel):
     the geometry hooks ``body``, ``centre``, ``forces``, ``gap_of``, ``first_hinges``.
     """
 
-    state_names = STATE_NAMES
+    state_names: Tuple[str, ...] = STATE_NAMES
     n_continuous = 16
     chart_names = ("FLIGHT", "STICK", "SLIP")
     n_pos = 3

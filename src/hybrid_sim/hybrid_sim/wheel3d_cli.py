@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import fields
+from typing import Any, Dict
 
 import numpy as np
 
@@ -41,7 +42,7 @@ def _run(args: argparse.Namespace) -> int:
     model = SteeredWheel(params, steering)
     result = simulate(model, x0, settings, progress=progress_printer(settings))
     aux = dict(zip(result.aux_names, result.aux))
-    info = {"status": result.status, "message": result.message, "transitions": len(result.events),
+    info: Dict[str, Any] = {"status": result.status, "message": result.message, "transitions": len(result.events),
             "final": {k: float(aux[k][-1]) for k in ("x", "y", "z", "xd", "yd", "phid", "theta", "qy", "energy")},
             "balance_drift": float(np.ptp(aux["balance"])), "max_abs_theta": float(np.abs(aux["theta"]).max()),
             "max_abs_qy": float(np.abs(aux["qy"]).max())}

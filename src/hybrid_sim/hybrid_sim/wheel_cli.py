@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 from dataclasses import asdict, fields
-from typing import Dict, Optional
+from typing import Any, Dict, Optional
 
 import numpy as np
 
@@ -22,7 +22,7 @@ DEFAULTS = RunSettings(final_time=2.0, record_period=0.002, stop_precision=1e-10
 INITIAL = {"x": 0.0, "height": 0.05, "xd": 0.0, "zd": 0.0, "spin": 10.0}
 
 
-def summary(model: Wheel, result: HybridResult, mujoco: Optional[MujocoRun]) -> Dict[str, object]:
+def summary(model: Wheel, result: HybridResult, mujoco: Optional[MujocoRun]) -> Dict[str, Any]:
     aux = dict(zip(result.aux_names, result.aux))
     last = {k: float(aux[k][-1]) for k in ("x", "z", "xd", "phid", "slip_velocity", "tangential_energy",
                                            "spring_energy", "f_n", "energy")}

@@ -84,7 +84,9 @@ def run_mujoco(params: WheelParameters, x0: np.ndarray, final_time: float, times
     for k in range(steps + 1):
         x[0:3], x[3:6] = data.qpos, data.qvel
         if k % every == 0:
-            times.append(k * timestep), states.append(x.copy()), charts.append(chart)
+            times.append(k * timestep)
+            states.append(x.copy())
+            charts.append(chart)
         if k == steps:
             break
         rates = np.zeros(10)

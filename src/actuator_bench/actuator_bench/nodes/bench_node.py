@@ -1,12 +1,21 @@
 """Bench node: one bench of any backend, its trajectory player, one control loop.
 
 Parameter ``backend`` picks the hardware (``dynamixel``, ``dynamixel_emulator``, ``mujoco``, and
-any backend of :mod:`actuator_bench.backends`); everything else is the same graph: one timer at
+any backend of :mod:`actuator_bench.backends`); everything else is the same graph: one control loop at
 ``rate`` Hz reads the joints, asks the trajectory player for the command of that instant and
 writes it (read -> update -> write, as ros2_control), then publishes ``joint_states``,
 ``actuator_states``, ``commands`` (what was sent) and ``bench_info`` (latched). Service
 ``run_trajectory`` (actuator_interfaces/RunTrajectory) starts or stops a run; stopping, the end
 of a run and shutdown release the torque. The logic is :class:`actuator_bench.bench_core.BenchCore`.
+
+The loop runs in a thread of its own on absolute wall-clock deadlines
+(:class:`actuator_bench.pacing.LoopThread`), not in an rclpy timer: the executor's work per timer
+callback would take a third of the period at 500 Hz. The executor thread serves the service
+and parameters; a run's start and stop take the loop's lock, so they fall between two cycles and
+their messages keep their order with the cycles'. A cycle's bus fault is logged and the loop goes
+on (the driver released the torque); any other error out of a cycle ends the loop and is raised
+again in the executor thread (guard condition): the node ends as on an error in a callback, its
+``destroy_node`` releasing the torque.
 """
 
 from __future__ import annotations
@@ -19,6 +28,7 @@ from rclpy.node import Node
 from ..backends import BackendRegistry, installed_backends
 from ..bench_core import BENCH_TOPICS, BenchCore, Publication, bench_parameters
 from ..messages import seconds_to_ns
+from ..pacing import LoopThread
 from .common import QOS, MESSAGE_CLASSES, message, read_only, spin
 
 
@@ -37,15 +47,19 @@ class BenchNode(Node):
                      for topic, (msgtype, qos) in BENCH_TOPICS.items()}
         self.publish(self.core.announce())
         self.create_service(RunTrajectory, 'run_trajectory', self.on_run_trajectory)
-        self.create_timer(self.core.period, self.on_timer)
+        self.loop_error: Optional[BaseException] = None
+        self.loop_failed = self.create_guard_condition(self.on_loop_failed)
+        self.loop_thread = LoopThread(self.core.period, self.on_cycle, self.stop_loop, name=f'{self.get_name()} loop')
         self.get_logger().info(f'{self.core.backend} bench {list(self.core.params.joints)} at '
                                f'{1 / self.core.period:g} Hz')
         if self.core.autostart:
             self.start('', 0.0)
+        self.loop_thread.start()
 
     def start(self, trajectory: str, kp: float) -> float:
-        schedule, pubs = self.core.start(trajectory, kp)
-        self.publish(pubs)
+        with self.loop_thread.lock:
+            schedule, pubs = self.core.start(trajectory, kp)
+            self.publish(pubs)
         self.get_logger().info(f'playing {schedule.name} at kp {self.core.info.kp:g} for {schedule.duration:g} s')
         return schedule.duration
 
@@ -55,14 +69,18 @@ class BenchNode(Node):
                 response.duration = self.start(request.trajectory, request.kp)
                 response.message = f'playing {self.core.loop.player.running}'
             else:
-                self.publish(self.core.stop())
+                with self.loop_thread.lock:
+                    self.publish(self.core.stop())
                 response.message = 'stopped: torque released'
             response.success = True
         except ValueError as error:
             response.success, response.message = False, str(error)
         return response
 
-    def on_timer(self) -> None:
+    def on_cycle(self) -> None:
+        """One control cycle (loop thread): read, update, write, publish."""
+        if not self.context.ok():  # shut down under the node: no cycles, as an executor's timer
+            return
         try:
             pubs = self.core.tick()
         except (OSError, RuntimeError, ValueError) as error:  # bus faults: the driver released the torque
@@ -72,6 +90,15 @@ class BenchNode(Node):
         if any(p.topic == 'bench_info' for p in pubs):
             self.get_logger().info('run finished: torque released')
 
+    def stop_loop(self, error: BaseException) -> None:
+        """The loop ended on ``error`` (loop thread): handed to the executor thread."""
+        self.loop_error = error
+        self.loop_failed.trigger()
+
+    def on_loop_failed(self) -> None:
+        if self.loop_error is not None:
+            raise self.loop_error
+
     def publish(self, pubs: Iterable[Publication]) -> None:
         """Each publication stamped with its cycle's bench time (as the no-ROS bag), not the node
         clock at publish time: a comparison pairs the benches' samples by bench time."""
@@ -79,6 +106,7 @@ class BenchNode(Node):
             self.pubs[pub.topic].publish(message(pub, seconds_to_ns(pub.time)))
 
     def destroy_node(self) -> None:
+        self.loop_thread.stop()  # the cycle under way ends first: none after this
         last = self.core.close()  # torque released even when the context is already shut down
         if last and self.context.ok():
             self.publish(last)

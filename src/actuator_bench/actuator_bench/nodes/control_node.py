@@ -8,8 +8,12 @@ then publishes the bench topics (``joint_states`` stamped with the sample's benc
 ``actuator_states``, ``commands``, ``bench_info``) that the recorder records. Services:
 ``torque_enable`` (std_srvs/SetBool: release now, or re-arm after a command timeout) and
 ``announce_run`` (actuator_interfaces/RunTrajectory: start=true names the run being played
-through the controllers and sets its gain in bench_info, as recordings need; start=false ends it
-and releases the torque). Shutdown, Ctrl-C, SIGTERM and a command timeout release the torque.
+through the controllers and sets its gain in bench_info, as recordings need; with a
+``start_time`` (the ROS time at which the controller starts the goal: a goal stamped so) the
+run's bench_info is published at the first cycle at or after that instant, so that the run's
+first command, its t = 0 for bag2json and the comparison node, is the trajectory's start and
+not the hold before it; start=false ends it and releases the torque). Shutdown, Ctrl-C, SIGTERM
+and a command timeout release the torque.
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ class ControlNode(Node):
         self.create_service(SetBool, 'torque_enable', self.on_torque)
         self.create_service(RunTrajectory, 'announce_run', self.on_announce)
         self.publish(self.core.announce())
+        self.pending: Optional[float] = None  # bench time [s] at which the announced run starts
         self.create_timer(self.core.period, self.on_timer)
         self.get_logger().info(f'{self.core.backend} hardware {list(self.core.params.joints)} at '
                                f'{1 / self.core.period:g} Hz, command timeout {self.core.params.command_timeout:g} s')
@@ -67,6 +72,7 @@ class ControlNode(Node):
     def on_announce(self, request, response):
         player = self.core.loop.player
         try:
+            self.pending = None
             if request.start:
                 kp = request.kp or self.core.run_kp
                 self.hardware.set_gain(kp)
@@ -75,7 +81,10 @@ class ControlNode(Node):
                 self.on_torque(SetBool.Request(data=False), SetBool.Response())
                 player.info = replace(player.info, trajectory='')
             now = self.hardware.bench.clock.now()
-            self.publish(publications(Cycle(now, info=player.info)), now)
+            if request.start and request.start_time > 0:  # named when the controller starts it
+                self.pending = now + request.start_time - self.get_clock().now().nanoseconds * 1e-9
+            else:
+                self.publish(publications(Cycle(now, info=player.info)), now)
             response.success, response.message = True, f'bench_info: {player.info.trajectory or "idle"}'
         except ValueError as error:
             response.success, response.message = False, str(error)
@@ -87,6 +96,9 @@ class ControlNode(Node):
         except (OSError, RuntimeError, ValueError) as error:  # bus faults: the driver released the torque
             self.get_logger().error(f'control cycle failed: {error}', throttle_duration_sec=1.0)
             return
+        if self.pending is not None and cycle.time >= self.pending:  # the run starts with this cycle's command
+            self.pending = None
+            self.publish(publications(Cycle(cycle.time, info=self.core.loop.player.info)), cycle.time)
         self.publish(publications(cycle), cycle.time)
         if cycle.command is not None and not any(cycle.command.torque_enable):
             self.get_logger().warning('no command within the command timeout: torque released')

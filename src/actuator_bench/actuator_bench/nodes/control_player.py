@@ -3,9 +3,11 @@
     ros2 run actuator_bench control_player --ros-args -p robot:=pendulum \
         -p trajectories:="[lift_and_drop, sin_sin]" -p kp:=400.0 -p record:=true
 
-For each trajectory (the four identification trajectories, or the 2R paths with ``robot:=arm2r``)
-it moves the joints slowly to the trajectory's start and holds them there (2 s + 1 s, not part
-of the run: a run starts at rest, as in the bench node's recordings), names the run on the
+For each trajectory (the four identification trajectories, or the 2R paths with ``robot:=arm2r``;
+clipped into the robot's joint ranges) it moves the joints slowly to the trajectory's start and holds them there (2 s + 1 s, not part
+of the run: a run starts at rest at its first waypoint, as in the published logs and the
+``record`` command's recordings; the bench node's ``run_trajectory`` starts from wherever the
+last run left the joint), names the run on the
 control node (``/hardware/announce_run``: bench_info carries the trajectory and gain, as
 recordings need), arms the torque, sends the trajectory as a
 ``FollowJointTrajectory`` goal to ``/joint_trajectory_controller``, releases the torque at the
@@ -13,8 +15,9 @@ trajectory's release instant (``lift_and_drop``: 2 s; seen in the goal's feedbac
 controller sends every cycle) and, once the goal is done, ends the run (torque released). With
 ``record:=true`` the control node's recorder records all runs into one bag
 (``actuator-bench bag2json`` turns it into logs that ``actuator-models fit`` accepts). Ctrl-C or
-SIGTERM cancels the goal and releases the torque. Exit status: 0 every goal succeeded, 1 one
-failed, 2 bad parameters, 130 interrupted. :class:`ControlPlayer` is the same for tests.
+SIGTERM cancels the goal and releases the torque. ``namespaces:="[real, sim]"`` plays every
+goal on the control graphs of those namespaces at once (compare_control.launch.py). Exit
+status: 0 every goal succeeded, 1 one failed, 2 bad parameters, 130 interrupted. :class:`ControlPlayer` is the same for tests.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from typing import Callable, List, Optional
 
 import rclpy
 from actuator_interfaces.srv import RunTrajectory
-from builtin_interfaces.msg import Duration
+from builtin_interfaces.msg import Duration, Time
 from control_msgs.action import FollowJointTrajectory
 from rclpy.action import ActionClient
 from rclpy.executors import Executor, SingleThreadedExecutor
@@ -37,7 +40,7 @@ from rclpy.signals import SignalHandlerOptions
 from std_srvs.srv import SetBool
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-from ..control_description import HARDWARE_NAMESPACE, robot
+from ..control_description import HARDWARE_NAMESPACE, hardware_namespace, joint_limits, robot
 from ..control_goals import GoalPlan, goal_plan
 from ..node_main import STOP_SIGNALS
 
@@ -45,6 +48,9 @@ from ..node_main import STOP_SIGNALS
 #: The move to a run's first waypoint before it starts, and the hold there [s].
 PREPARE_MOVE = 2.0
 PREPARE_HOLD = 1.0
+#: A run's goal starts this long after it is named [s] (the goal's stamp; the control node names
+#: the run from that instant: its logs start with the trajectory, two graphs' runs align).
+START_DELAY = 0.5
 
 
 def duration(seconds: float) -> Duration:
@@ -63,8 +69,8 @@ def trajectory_msg(plan: GoalPlan) -> JointTrajectory:
 class Played:
     """What a goal gave: the action's ``error_code`` (0 success; None: not accepted or not done),
     ``message``, its feedback (the controller's desired and actual states each cycle) and
-    ``start``, the goal's start on the ROS clock [s] (its first feedback's stamp: the
-    controller leaves the feedback's ``time_from_start`` at zero)."""
+    ``start``, the goal's start on the ROS clock [s] (the goal's stamp, :data:`START_DELAY`
+    after the run is named: the controller leaves the feedback's ``time_from_start`` at zero)."""
 
     error_code: Optional[int] = None
     message: str = ""
@@ -87,6 +93,13 @@ class ControlPlayer:
         self.torque = node.create_client(SetBool, f"/{hardware}/torque_enable")
         self.announce = node.create_client(RunTrajectory, f"/{hardware}/announce_run")
         self.recorder = node.create_client(SetBool, f"/{hardware}/recorder/record")
+
+    @classmethod
+    def in_namespace(cls, node: Node, executor: Executor, namespace: str = "") -> "ControlPlayer":
+        """The player of the control graph in ``namespace`` (control.launch.py namespace:=; "":
+        the root)."""
+        prefix = f"{namespace.strip('/')}/" if namespace.strip("/") else ""
+        return cls(node, executor, f"{prefix}joint_trajectory_controller", hardware_namespace(namespace))
 
     def wait_ready(self, timeout: float) -> bool:
         """Whether the controller's action and the control node's services are up."""
@@ -116,7 +129,7 @@ class ControlPlayer:
 
     def prepare(self, plan: GoalPlan, stop: Optional[threading.Event] = None) -> bool:
         """Arm the torque and move slowly to the plan's first waypoint, then hold it (not part of
-        the run: a run starts at rest, as the bench node's recordings do); whether it completed."""
+        the run: a run starts at rest, as the ``record`` command's recordings do); whether it completed."""
         self.call(self.torque, SetBool.Request(data=True))
         first = [float(q) for q in plan.positions[0]]
         hold = JointTrajectory(joint_names=list(plan.joints), points=[
@@ -136,7 +149,10 @@ class ControlPlayer:
         if not self.prepare(plan, stop):
             played.message = "the move to the start did not complete"
             return played
-        answer = self.call(self.announce, RunTrajectory.Request(start=True, trajectory=plan.name, kp=float(kp)))
+        start = self.node.get_clock().now().nanoseconds * 1e-9 + START_DELAY
+        played.start = start
+        answer = self.call(self.announce, RunTrajectory.Request(start=True, trajectory=plan.name, kp=float(kp),
+                                                                start_time=start))
         if not answer.success:
             raise ValueError(answer.message)
         try:
@@ -146,14 +162,14 @@ class ControlPlayer:
             def on_feedback(message) -> None:
                 feedback = message.feedback
                 played.feedback.append(feedback)
-                stamp = feedback.header.stamp.sec + feedback.header.stamp.nanosec * 1e-9
-                played.start = stamp if played.start is None else played.start
-                t = stamp - played.start
+                t = feedback.header.stamp.sec + feedback.header.stamp.nanosec * 1e-9 - start
                 if plan.release is not None and t >= plan.release - 1e-6 and not released.is_set():
                     released.set()
                     self.torque.call_async(SetBool.Request(data=False))
 
-            sent = self.action.send_goal_async(FollowJointTrajectory.Goal(trajectory=trajectory_msg(plan)),
+            trajectory = trajectory_msg(plan)
+            trajectory.header.stamp = Time(sec=int(start), nanosec=int(round((start - int(start)) * 1e9)) % 1_000_000_000)
+            sent = self.action.send_goal_async(FollowJointTrajectory.Goal(trajectory=trajectory),
                                                feedback_callback=on_feedback)
             if not self.wait(sent.done, 30.0, stop) or not sent.result().accepted:
                 played.message = "goal not accepted"
@@ -186,42 +202,71 @@ def main(args=None) -> int:
     executor = SingleThreadedExecutor()
     executor.add_node(node)
     log = node.get_logger()
+    players: List[ControlPlayer] = []
     try:
         try:
-            joints = robot(node.declare_parameter("robot", "pendulum").value).joints
+            chosen = robot(node.declare_parameter("robot", "pendulum").value)
             names = list(node.declare_parameter("trajectories", ["lift_and_drop"]).value)
             kp = float(node.declare_parameter("kp", 0.0).value)
             arm = str(node.declare_parameter("arm", "mx").value)
-            plans = [goal_plan(name, joints, arm) for name in names]
+            limits = joint_limits(chosen.name)  # goals within the joints' ranges (the SO-100's gripper)
+            plans = [goal_plan(name, chosen.joints, arm, limits=limits) for name in names]
         except ValueError as error:
             log.fatal(f"error: {error}")
             return 2
         recording = bool(node.declare_parameter("record", False).value)
-        player = ControlPlayer(node, executor)
-        if not player.wait_ready(60.0):
-            log.fatal("no joint_trajectory_controller or control node answered in 60 s")
+        namespaces = list(node.declare_parameter("namespaces", [""]).value) or [""]
+        players.append(ControlPlayer.in_namespace(node, executor, namespaces[0]))
+        for index, namespace in enumerate(namespaces[1:], 1):  # each on a node and executor of its own
+            extra = rclpy.create_node(f"control_player_{index}")
+            extra_executor = SingleThreadedExecutor()
+            extra_executor.add_node(extra)
+            players.append(ControlPlayer.in_namespace(extra, extra_executor, namespace))
+        if not all(player.wait_ready(60.0) for player in players):
+            log.fatal(f"no joint_trajectory_controller or control node answered in 60 s (namespaces {namespaces})")
             return 1
         if recording:
-            player.record(True)
+            for player in players:
+                player.record(True)
         failed = 0
         try:
             for plan in plans:
                 if stop.is_set():
                     break
                 log.info(f"playing {plan.name} ({plan.duration:g} s) through the controllers")
-                played = player.play(plan, kp, stop)
-                failed += played.error_code != 0
-                log.info(f"{plan.name}: {'done' if played.error_code == 0 else 'failed: ' + played.message}")
+                played = play_all(players, plan, kp, stop)
+                failed += any(p.error_code != 0 for p in played)
+                log.info(f"{plan.name}: " + ", ".join("done" if p.error_code == 0 else "failed: " + p.message
+                                                       for p in played))
         finally:
             if recording:
-                log.info(f"bag: {player.record(False)}")
+                for player in players:
+                    log.info(f"bag: {player.record(False)}")
         return 130 if stop.is_set() else int(failed > 0)
     finally:
         for number in STOP_SIGNALS:
             signal.signal(number, signal.SIG_IGN)
+        for player in players[1:]:  # the extra players' own nodes and executors
+            player.executor.shutdown()
+            player.node.destroy_node()
         executor.shutdown()
         node.destroy_node()
         rclpy.try_shutdown()
+
+
+def play_all(players: List[ControlPlayer], plan: GoalPlan, kp: float, stop: threading.Event) -> List[Played]:
+    """``plan`` played by every player at once (a thread each: each spins its own executor)."""
+    played: List[Played] = [Played() for _ in players]
+
+    def run(index: int) -> None:
+        played[index] = players[index].play(plan, kp, stop)
+
+    threads = [threading.Thread(target=run, args=(index,)) for index in range(len(players))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return played
 
 
 if __name__ == "__main__":

@@ -88,6 +88,7 @@ class IdentificationNode(Node):
                 except FutureTimeout:
                     if self.stopping.is_set():
                         job.cancel()
+                        assert self.stopped_at is not None  # stop_work sets it before ``stopping``
                         if time.monotonic() - self.stopped_at > STOP_GRACE:
                             return FitOutcome(False, 'node shut down while fitting; the studies journal in '
                                                      f'{job.output_dir} keeps the completed trials', cancelled=True)

@@ -18,7 +18,7 @@ it). Protocol 1.0 BULK READ is sent with ``Protocol1PacketHandler.bulkReadTx`` d
 
 from __future__ import annotations
 
-from typing import Callable, List, Optional
+from typing import Callable, List, Union
 
 from dynamixel_sdk import (
     COMM_RX_CORRUPT,
@@ -30,7 +30,7 @@ from dynamixel_sdk import (
     PortHandler,
 )
 
-from actuator_drivers.common import ErrorCounters, LockstepClock  # noqa: F401 (ErrorCounters re-exported)
+from actuator_drivers.common import ErrorCounters, LockstepClock, WallClock  # noqa: F401 (ErrorCounters re-exported)
 from actuator_drivers.dynamixel.family import BAUDRATES
 from actuator_drivers.serial_bus.bus import SerialBus
 from actuator_drivers.serial_port import LockstepSerialPort
@@ -72,7 +72,7 @@ class DynamixelBus(SerialBus):
     failure, port_failure = CommunicationError, PortError
 
     def __init__(self, port: str, protocol: int = 2, baudrate: int = 57600, retries: int = 3,
-                 latency_ms: float = 16.0, clock: Optional[LockstepClock] = None) -> None:
+                 latency_ms: float = 16.0, clock: Union[WallClock, LockstepClock, None] = None) -> None:
         if protocol not in (1, 2):
             raise ValueError(f"protocol {protocol!r}: expected 1 or 2")
         self.protocol = protocol

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Dict, List, Sequence
 
 from actuator_drivers.common import CommandTimeout, DriverError, LimitError
+from actuator_drivers.serial_bus.errors import BusFailure
 
 P1_ERROR_BITS: Dict[int, str] = {
     0: "input_voltage",
@@ -67,16 +68,13 @@ class PortError(DynamixelError):
     """The serial port cannot be opened."""
 
 
-class CommunicationError(DynamixelError):
+class CommunicationError(DynamixelError, BusFailure):
     """No valid status packet after every retry (timeout or corrupt packets).
 
     Attributes: servo_id, operation, result (SDK ``COMM_*`` code), attempts.
     """
 
-    def __init__(self, servo_id: int, operation: str, result: str, attempts: int) -> None:
-        self.servo_id, self.operation, self.result, self.attempts = servo_id, operation, result, attempts
-        super().__init__(f"servo {servo_id}: {operation}: {result} after {attempts} attempt(s); "
-                         "check power, cable, baud rate, protocol and ID")
+    ADVICE = "check power, cable, baud rate, protocol and ID"
 
 
 class StatusError(DynamixelError):

@@ -15,6 +15,7 @@ positive.
 from __future__ import annotations
 
 import math
+from functools import partial
 from typing import Dict, Optional, Tuple
 
 from actuator_drivers.serial_bus.tables import CENTER, POSITION_LSB, ControlTable, Register
@@ -210,16 +211,17 @@ def _protocol2(
     )
 
 
-_MX2 = dict(temperature_limit=80, voltage_limits=(160, 95), current_lsb=3.36e-3, shutdown=52, velocity_gains=(1920, 100),
-            position_p_gain=850, kp_per_lsb=1 / 16, xl330=False, firmware=45)
+#: the MX(2.0) Protocol 2.0 tables (MX-64 and MX-106 differ in their current and velocity limits)
+_mx2 = partial(_protocol2, temperature_limit=80, voltage_limits=(160, 95), current_lsb=3.36e-3, shutdown=52,
+               velocity_gains=(1920, 100), position_p_gain=850, kp_per_lsb=1 / 16, xl330=False, firmware=45)
 
 TABLES: Dict[Tuple[str, int], ControlTable] = {
     (t.actuator, t.protocol): t
     for t in (
         _mx_protocol1("mx64", "MX-64", 310, max_voltage=240, drive_mode=False),
         _mx_protocol1("mx106", "MX-106", 320, max_voltage=160, drive_mode=True),
-        _protocol2("mx64", "MX-64(2.0)", 311, current_limit=1941, velocity_limit=435, **_MX2),
-        _protocol2("mx106", "MX-106(2.0)", 321, current_limit=2047, velocity_limit=360, **_MX2),
+        _mx2("mx64", "MX-64(2.0)", 311, current_limit=1941, velocity_limit=435),
+        _mx2("mx106", "MX-106(2.0)", 321, current_limit=2047, velocity_limit=360),
         _protocol2(
             "xl330", "XL330-M288", 1200, 46,
             temperature_limit=70, voltage_limits=(70, 35), current_limit=1750, current_lsb=1e-3,

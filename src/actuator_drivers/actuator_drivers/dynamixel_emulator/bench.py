@@ -30,7 +30,7 @@ def _emulator(params: BenchParams, settings: EmulatedSerialSettings, faults: Fau
 def open_emulated(params: BenchParams) -> DynamixelBench:
     """An emulated bus of ``params`` (ids, actuators, models, pendulum, protocol; ``time_scale``
     None: lockstep with the driver; ``seed``) with the real bench opened on it."""
-    return open_on_emulator(params, _emulator, DynamixelBench)  # type: ignore[return-value]
+    return open_on_emulator(params, _emulator, DynamixelBench)
 
 
 #: The ``dynamixel_emulator`` backend (listed by the Dynamixel family, :mod:`.family`).

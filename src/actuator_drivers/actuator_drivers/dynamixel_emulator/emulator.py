@@ -14,7 +14,7 @@ answered with an instruction error (unicast) or ignored (broadcast).
 
 from __future__ import annotations
 
-from typing import List, Tuple
+from typing import Tuple
 
 from actuator_models.model import Model, load_model
 from actuator_models.simulation import Pendulum
@@ -22,12 +22,12 @@ from actuator_models.simulation import Pendulum
 from actuator_drivers.dynamixel.tables import control_table
 from actuator_drivers.dynamixel_emulator import packets as pk
 from actuator_drivers.dynamixel_emulator.firmware import EmulatedServo
-from actuator_drivers.serial_bus_emulator.emulator import SerialBusEmulator
+from actuator_drivers.serial_bus_emulator.emulator import Replies, SerialBusEmulator
 from actuator_drivers.serial_bus_emulator.faults import BusCounters, Faults  # noqa: F401 (re-exported)
 from actuator_drivers.serial_bus_emulator.firmware import ServoSetup
 
 
-class DynamixelEmulator(SerialBusEmulator):
+class DynamixelEmulator(SerialBusEmulator[EmulatedServo]):
     """Emulated Dynamixel servos on one pseudo-terminal bus (all speaking one protocol)::
 
         with DynamixelEmulator.single("mx64", "mx64/m6", mass=1.0, length=0.15, protocol=1) as emu:
@@ -63,7 +63,7 @@ class DynamixelEmulator(SerialBusEmulator):
         return cls.single(actuator, model, mass, length, arm_mass, protocol=protocol, **options)
 
     @property
-    def address_width(self) -> int:  # type: ignore[override]
+    def address_width(self) -> int:
         return 1 if self.protocol == 1 else 2
 
     def parser(self):
@@ -73,7 +73,7 @@ class DynamixelEmulator(SerialBusEmulator):
         return pk.encode_status(self.protocol, servo_id, error, data)
 
     # ------------------------------------------------------------------ instruction semantics
-    def _execute(self, packet: pk.Packet) -> List[Tuple[EmulatedServo, bytes]]:
+    def _execute(self, packet: pk.Packet) -> Replies[EmulatedServo]:
         """Run one instruction packet; return the status packets to send, in order."""
         self.counters.received += 1
         if self.faults.dead:
@@ -103,7 +103,7 @@ class DynamixelEmulator(SerialBusEmulator):
             return []
         return self._unicast(target, code, params)
 
-    def _other(self, servo: EmulatedServo, code: int, params: bytes) -> List[Tuple[EmulatedServo, bytes]]:
+    def _other(self, servo: EmulatedServo, code: int, params: bytes) -> Replies[EmulatedServo]:
         if code == pk.REBOOT and self.protocol == 2:
             reply = self._status(servo, None)
             servo.reboot()
@@ -126,13 +126,13 @@ class DynamixelEmulator(SerialBusEmulator):
                 servo.write(address, data)
             index += 5 + length
 
-    def _sync_read(self, params: bytes) -> List[Tuple[EmulatedServo, bytes]]:
+    def _sync_read(self, params: bytes) -> Replies[EmulatedServo]:
         if len(params) < 5:
             return []
         address, length = _u16(params, 0), _u16(params, 2)
         return self._reads([(servo_id, address, length) for servo_id in params[4:]])
 
-    def _bulk_read(self, params: bytes) -> List[Tuple[EmulatedServo, bytes]]:
+    def _bulk_read(self, params: bytes) -> Replies[EmulatedServo]:
         if self.protocol == 1:  # 0x00, then [length, id, address] per servo
             requests = [(r[1], r[2], r[0]) for r in (params[i : i + 3] for i in range(1, len(params) - 2, 3))]
         else:  # [id, address L/H, length L/H] per servo

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Optional, Sequence
 
 from actuator_models.bench import Backend, BenchParams
-from actuator_models.model import Model, load_model
+from actuator_models.model import Model, load_model, published_model
 
 from actuator_drivers.common import OneDriverBench
 from actuator_drivers.erob.drive import ErobDriver
@@ -36,6 +36,13 @@ class ErobBench(OneDriverBench):
 
     def __init__(self, driver: ErobDriver, models: Sequence[Model]) -> None:
         super().__init__(driver, models, [j.name for j in driver.joints])
+
+    @classmethod
+    def of(cls, driver: ErobDriver, actuator: str) -> "ErobBench":
+        """The bench of an open driver whose joints are all ``actuator``; the motor torque of its
+        samples is estimated by the published model (``<actuator>/m6``, or ``/m1`` where only M1
+        is published: :func:`~actuator_models.model.published_model`)."""
+        return cls(driver, [load_model(published_model(actuator))] * len(driver.ids))
 
     @staticmethod
     def applied(state: ErobState) -> float:

@@ -32,7 +32,6 @@ import threading
 from dataclasses import replace
 from typing import Dict, List, Mapping, Optional, Sequence, Union
 
-from actuator_models.actuators import actuator as find_actuator
 from actuator_models.bench import WallClock
 
 from actuator_drivers.common import AL_CODES, OP, ErrorCounters, state_name
@@ -42,6 +41,7 @@ from actuator_drivers.erob.errors import (ALStatusError, DriveFaultError, ErobEr
 from actuator_drivers.erob.joint import ErobJoint, ErobState
 from actuator_drivers.erob.master import ErobLine, LineTiming
 from actuator_drivers.erob.pacing import Pacing, Stepped
+from actuator_drivers.erob.soem import SoemMaster
 from actuator_drivers.erob.units import ErobUnits
 from actuator_drivers.safe_stop import InterruptShield
 
@@ -86,7 +86,7 @@ class ErobDriver:
         self.command_timeout = command_timeout
         self.enable_timeout = enable_timeout
         self.state_timeout = timing.state_timeout
-        self.laws = [find_actuator(j.actuator) for j in self.joints]
+        self.laws = [j.law() for j in self.joints]
         self.units: List[ErobUnits] = [j.units or ErobUnits() for j in self.joints]
         n = len(self.joints)
         self.kp = [float(kp)] * n
@@ -113,7 +113,7 @@ class ErobDriver:
         return list(range(1, len(self.joints) + 1))
 
     @property
-    def master(self):
+    def master(self) -> SoemMaster:
         """The pysoem master of the open line."""
         if self.line.master is None:
             raise ErobError("the driver is not open")
@@ -165,8 +165,9 @@ class ErobDriver:
         """A few exchanges to get the first sample; goals start at the present positions."""
         for _ in range(self.max_lost + 1):
             self._exchange()
-            if all(s is not None for s in self._states):
-                self.goals = [s.position for s in self._states]
+            states = [s for s in self._states if s is not None]
+            if len(states) == len(self._states):
+                self.goals = [s.position for s in states]
                 return
         raise SetupError("no valid process data after OP")
 
@@ -175,7 +176,7 @@ class ErobDriver:
         self.enable = [True] * len(self.joints)
         self._last_command = self.clock.now()
         for _ in range(4 * self.enable_timeout):
-            states = [cia402.decode(s.statusword) for s in self._states]
+            states = [cia402.decode(s.statusword) for s in self._sampled()]
             if all(s == cia402.State.OPERATION_ENABLED for s in states):
                 self.enable = [False] * len(self.joints)  # torque off until the first command
                 self._armed = True
@@ -184,7 +185,7 @@ class ErobDriver:
             self._exchange()
         raise SetupError("CiA 402 enable sequence timed out: " + ", ".join(
             f"{j.name} {cia402.decode(s.statusword).value} (statusword 0x{s.statusword:04X})"
-            for j, s in zip(self.joints, self._states)))
+            for j, s in zip(self.joints, self._sampled())))
 
     # ------------------------------------------------------------------ the cycle
     def cycle(self) -> None:
@@ -247,7 +248,8 @@ class ErobDriver:
                          math.nan, cia402.decode(sw) == cia402.State.OPERATION_ENABLED, now, sw, self.cycles)
 
     def _check_faults(self) -> None:
-        faulted = [i for i, s in enumerate(self._states) if cia402.decode(s.statusword) in
+        states = self._sampled()
+        faulted = [i for i, s in enumerate(states) if cia402.decode(s.statusword) in
                    (cia402.State.FAULT, cia402.State.FAULT_REACTION_ACTIVE)]
         if not faulted:
             return
@@ -257,7 +259,7 @@ class ErobDriver:
             try:
                 code = int.from_bytes(self.master.slaves[i].sdo_read(0x603F, 0)[:2], "little")
                 details.append(f"{self.joints[i].name} (slave {i + 1}): drive fault, statusword "
-                               f"0x{self._states[i].statusword:04X}, error code 0x{code:04X}")
+                               f"0x{states[i].statusword:04X}, error code 0x{code:04X}")
             except Exception as error:  # the mailbox may be down too
                 details.append(f"{self.joints[i].name} (slave {i + 1}): drive fault, error code unreadable ({error})")
         raise DriveFaultError("; ".join(details) + "; torque released")
@@ -315,7 +317,14 @@ class ErobDriver:
         self.pacing.raise_pending()
         with self._lock:
             self._check_watchdog()
-            return {i + 1: s for i, s in enumerate(self._states)}
+            return {i + 1: s for i, s in enumerate(self._sampled())}
+
+    def _sampled(self) -> List[ErobState]:
+        """The last valid sample of every drive (:class:`ErobError` before the first: not open)."""
+        states = [s for s in self._states if s is not None]
+        if len(states) != len(self._states):
+            raise ErobError("no process data yet: the driver is not open")
+        return states
 
     def release(self) -> None:
         """Torque off on every drive (disable operation: switched on, zero target torque),

@@ -31,11 +31,16 @@ class ErobJoint:
     units: Optional[ErobUnits] = None
 
     def __post_init__(self) -> None:
+        self.law()
+        if not self.lower < self.upper:
+            raise ValueError(f"joint {self.name}: limits [{self.lower}, {self.upper}] are empty")
+
+    def law(self) -> CurrentPD:
+        """The drive's control law (ValueError for an actuator that is not an eRob)."""
         law = find_actuator(self.actuator)
         if not isinstance(law, CurrentPD):
             raise ValueError(f"joint {self.name}: actuator {self.actuator!r} is not an eRob (current PD law)")
-        if not self.lower < self.upper:
-            raise ValueError(f"joint {self.name}: limits [{self.lower}, {self.upper}] are empty")
+        return law
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,8 @@ from typing import List, Optional, Sequence
 
 from actuator_drivers.common import AL_CODES, INIT, OP, PREOP, SAFEOP, state_name
 from actuator_drivers.erob import cia402
-from actuator_drivers.erob.errors import IdentityError, InterfaceError, SetupError
+from actuator_drivers.erob.errors import ErobError, IdentityError, InterfaceError, SetupError
+from actuator_drivers.erob.soem import SoemMaster, SoemSlave
 from actuator_drivers.erob.units import ErobUnits
 
 EROB_VENDOR = 0x5A65726F
@@ -65,7 +66,8 @@ class ErobLine:
         self.read_rated, self.max_currents = list(read_rated), list(max_currents)
         self.cycle_time, self.use_dc = timing.cycle_time, timing.dc
         self.receive_timeout, self.state_timeout = timing.receive_timeout, timing.state_timeout
-        self.master = None
+        #: the pysoem master while connected
+        self.master: Optional[SoemMaster] = None
         self.dc_active = False
         self.dc_fallback_reason = ""
         self.sync_modes: List[Optional[int]] = []  # 0x1C32:01 per slave after SAFE-OP (2 = DC SYNC0)
@@ -83,8 +85,14 @@ class ErobLine:
         self.master = master
         self._bring_up(pysoem)
 
+    def connected(self) -> SoemMaster:
+        """The pysoem master of the connected line (:class:`ErobError` before :meth:`connect`)."""
+        if self.master is None:
+            raise ErobError(f"the EtherCAT line on {self.iface!r} is not connected")
+        return self.master
+
     def _bring_up(self, pysoem) -> None:
-        m = self.master
+        m = self.connected()
         self.dc_fallback_reason = ""
         found = m.config_init()
         if found <= 0:
@@ -125,7 +133,7 @@ class ErobLine:
         for i, slave in enumerate(m.slaves):
             self._sdo(slave, i, 0x6060, 0, struct.pack("<b", cia402.MODE_CST))
 
-    def _remap(self, i: int, slave, pysoem) -> None:
+    def _remap(self, i: int, slave: SoemSlave, pysoem) -> None:
         """PDO remap by SDO in PRE-OP, rated current, cycle time."""
         for assign, pdo, words in ((0x1C12, 0x1600, RX_MAPPING), (0x1C13, 0x1A00, TX_MAPPING)):
             self._sdo(slave, i, assign, 0, b"\x00")
@@ -147,11 +155,11 @@ class ErobLine:
         self._sdo(slave, i, 0x6060, 0, struct.pack("<b", cia402.MODE_CST))
         self._sdo(slave, i, 0x6072, 0, struct.pack("<H", self.units[i].permille(self.max_currents[i])))
 
-    def _sdo(self, slave, i: int, index: int, sub: int, data: bytes) -> None:
+    def _sdo(self, slave: SoemSlave, i: int, index: int, sub: int, data: bytes) -> None:
         """SDO download, retried on lost frames (the writes are idempotent); an abort is final."""
         self._mailbox(i, f"SDO write 0x{index:04X}:{sub:02X} = {data.hex()}", lambda: slave.sdo_write(index, sub, data))
 
-    def _sdo_read(self, slave, i: int, index: int, sub: int) -> bytes:
+    def _sdo_read(self, slave: SoemSlave, i: int, index: int, sub: int) -> bytes:
         return self._mailbox(i, f"SDO read 0x{index:04X}:{sub:02X}", lambda: slave.sdo_read(index, sub))
 
     def _mailbox(self, i: int, what: str, call, attempts: int = 3):
@@ -168,7 +176,7 @@ class ErobLine:
                                      f"{type(error).__name__} {error}") from error
 
     def _safe_op(self, pysoem) -> None:
-        m = self.master
+        m = self.connected()
         self.dc_active = False
         if self.use_dc and m.config_dc():  # True when the line has DC-capable slaves
             for slave in m.slaves:
@@ -189,7 +197,7 @@ class ErobLine:
                              f"({self.states_text()})")
 
     @staticmethod
-    def _sync_mode(slave) -> Optional[int]:
+    def _sync_mode(slave: SoemSlave) -> Optional[int]:
         """0x1C32:01 (0 free run, 1 SM-synchronous, 2 DC SYNC0), None where the drive lacks it."""
         try:
             return int.from_bytes(slave.sdo_read(0x1C32, 1)[:2], "little")
@@ -197,7 +205,7 @@ class ErobLine:
             return None
 
     def _request(self, state: int) -> bool:
-        m = self.master
+        m = self.connected()
         m.state = state
         m.write_state()
         deadline = time.monotonic() + self.state_timeout
@@ -210,11 +218,11 @@ class ErobLine:
             time.sleep(0.001)
 
     def _wait_state(self, state: int, when: str) -> None:
-        if self.master.state_check(state, int(self.state_timeout * 1e6)) != state:
+        if self.connected().state_check(state, int(self.state_timeout * 1e6)) != state:
             raise SetupError(f"{state_name(state)} not reached {when}: {self.states_text()}")
 
     def states_text(self) -> str:
-        m = self.master
+        m = self.connected()
         m.read_state()
         return "; ".join(
             f"slave {i + 1} {state_name(s.state)}" + (f" AL 0x{s.al_status:04X} ({AL_CODES.get(s.al_status, 'unknown')})"

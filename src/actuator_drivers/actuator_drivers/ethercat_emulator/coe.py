@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 MBX_COE = 3
 COE_SDO_REQUEST, COE_SDO_RESPONSE = 2, 3
@@ -60,26 +60,37 @@ class Entry:
 
 
 Key = Tuple[int, int]
+#: an object's value: an integer, or a float for a REAL32 object (struct format ``"<f"``)
+Value = Union[int, float]
 
 
 class ObjectDictionary:
-    """Typed values by (index, subindex). ``on_write`` hooks run after a successful download."""
+    """Typed values by (index, subindex): ``od[key]`` reads an integer object, :meth:`real` a
+    REAL32 one. ``hooks`` run after a successful download."""
 
     def __init__(self) -> None:
         self.entries: Dict[Key, Entry] = {}
-        self.values: Dict[Key, int] = {}
-        self.hooks: Dict[Key, Callable[[int], None]] = {}
+        self.values: Dict[Key, Value] = {}
+        self.hooks: Dict[Key, Callable[[Value], None]] = {}
         self._mappings: Dict[int, List[Tuple[int, int, int]]] = {}
 
-    def add(self, index: int, sub: int, entry: Entry, value: int = 0) -> None:
+    def add(self, index: int, sub: int, entry: Entry, value: Value = 0) -> None:
         self.entries[(index, sub)] = entry
         self.values[(index, sub)] = value
         self._mappings.clear()
 
     def __getitem__(self, key: Key) -> int:
-        return self.values[key]
+        """The value of an integer object (TypeError for a REAL32 one: :meth:`real`)."""
+        value = self.values[key]
+        if isinstance(value, float):
+            raise TypeError(f"object 0x{key[0]:04X}:{key[1]:02X} is a REAL32: read it with real()")
+        return value
 
-    def __setitem__(self, key: Key, value: int) -> None:
+    def real(self, key: Key) -> float:
+        """The value of an object as a float (a REAL32's own; an integer's converted)."""
+        return float(self.values[key])
+
+    def __setitem__(self, key: Key, value: Value) -> None:
         if key not in self.entries:
             raise KeyError(f"object 0x{key[0]:04X}:{key[1]:02X} does not exist")
         self.values[key] = value
@@ -88,15 +99,15 @@ class ObjectDictionary:
 
     def encode(self, key: Key) -> bytes:
         entry = self.entries[key]
-        value = self.values[key]
         if entry.fmt.endswith("f"):
-            return struct.pack(entry.fmt, value)
+            return struct.pack(entry.fmt, self.values[key])
+        value = self[key]
         mask = (1 << entry.bits) - 1
         signed = entry.fmt[-1].islower()
         value = ((value + (1 << entry.bits)) & mask) if signed else value & mask
         return value.to_bytes(entry.size, "little")
 
-    def decode(self, key: Key, data: bytes) -> int:
+    def decode(self, key: Key, data: bytes) -> Value:
         return struct.unpack(self.entries[key].fmt, data)[0]
 
     def upload(self, index: int, sub: int) -> bytes:
@@ -115,12 +126,17 @@ class ObjectDictionary:
         if len(data) < entry.size:
             raise SdoAbort(ABORT_LENGTH)
         value = self.decode(key, bytes(data[:entry.size]))
+        before = self.values[key]
         self.values[key] = value
         if 0x1600 <= index < 0x1C00 or index in (0x1C12, 0x1C13):
             self._mappings.clear()
         hook = self.hooks.get(key)
         if hook is not None:
-            hook(value)
+            try:
+                hook(value)
+            except SdoAbort:  # the drive refused the value: the object keeps the one it had
+                self.values[key] = before
+                raise
 
     def _key(self, index: int, sub: int) -> Key:
         if (index, sub) in self.entries:
@@ -136,13 +152,17 @@ class ObjectDictionary:
         if cached is not None:
             return cached
         out: List[Tuple[int, int, int]] = []
-        for n in range(1, self.values.get((assign_index, 0), 0) + 1):
-            pdo = self.values.get((assign_index, n), 0)
-            for m in range(1, self.values.get((pdo, 0), 0) + 1):
-                word = self.values.get((pdo, m), 0)
+        for n in range(1, self._integer((assign_index, 0)) + 1):
+            pdo = self._integer((assign_index, n))
+            for m in range(1, self._integer((pdo, 0)) + 1):
+                word = self._integer((pdo, m))
                 out.append((word >> 16, (word >> 8) & 0xFF, word & 0xFF))
         self._mappings[assign_index] = out
         return out
+
+    def _integer(self, key: Key) -> int:
+        """An integer object's value, 0 where it does not exist."""
+        return self[key] if key in self.values else 0
 
     def mapped_size(self, assign_index: int) -> int:
         """Bytes of the process data mapped through ``assign_index``."""

@@ -38,7 +38,8 @@ from actuator_models.model import Model, load_model
 from actuator_models.simulation import Pendulum, PendulumSimulator
 
 from actuator_drivers.erob import cia402
-from actuator_drivers.ethercat_emulator.coe import Entry, ObjectDictionary, SdoAbort, add_pdo_objects, pdo_word, sdo_reply
+from actuator_drivers.ethercat_emulator.coe import (Entry, ObjectDictionary, SdoAbort, Value, add_pdo_objects, pdo_word,
+                                                    sdo_reply)
 from actuator_drivers.erob.units import ErobUnits
 from actuator_drivers.ethercat_emulator.esc import (AL_INVALID_DC_SYNC, AL_INVALID_INPUT_SM, AL_INVALID_OUTPUT_SM, AL_SYNC_ERROR, OP, PREOP,
                            SAFEOP, Esc, Segment, SiiInfo)
@@ -168,11 +169,11 @@ class ErobDrive:
 
     # -------------------------------------------------------------- shaft
     def _simulator(self, q: float, v: float) -> PendulumSimulator:
-        bench = Pendulum(float(self.od[(0x2F00, 1)]), float(self.od[(0x2F00, 2)]), float(self.od[(0x2F00, 3)]))
+        bench = Pendulum(self.od.real((0x2F00, 1)), self.od.real((0x2F00, 2)), self.od.real((0x2F00, 3)))
         return PendulumSimulator(self.shaft.model, bench, vin=self.shaft.vin, q=q, v=v)
 
-    def _bench_changed(self, _value: float) -> None:
-        if self.od[(0x2F00, 2)] <= 0 or self.od[(0x2F00, 1)] < 0 or self.od[(0x2F00, 3)] < 0:
+    def _bench_changed(self, _value: Value) -> None:
+        if self.od.real((0x2F00, 2)) <= 0 or self.od.real((0x2F00, 1)) < 0 or self.od.real((0x2F00, 3)) < 0:
             raise SdoAbort(0x06090030)
         self.sim = self._simulator(self.sim.q, self.sim.v)
 
@@ -315,6 +316,7 @@ class EthercatServer:
         if self._sock is None:
             self.open()
         sock = self._sock
+        assert sock is not None  # open() set it or raised
         while not self._stop.is_set():
             ready, _, _ = select.select([sock], [], [], poll)
             if not ready:

@@ -22,7 +22,7 @@ import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import IO, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from actuator_drivers.erob.drive import ErobDriver, ErobJoint
 from actuator_drivers.erob.master import LineTiming
@@ -89,25 +89,27 @@ class EmulatorProcess:
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         priority = self.fifo_priority
         preexec = (lambda: os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(priority))) if priority else None
-        self._process = subprocess.Popen(self.command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                         env=env, preexec_fn=preexec)
-        reader = threading.Thread(target=self._drain_stderr, daemon=True)
+        process = subprocess.Popen(self.command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                   env=env, preexec_fn=preexec)
+        self._process = process
+        assert process.stdout is not None and process.stderr is not None  # both piped
+        reader = threading.Thread(target=self._drain_stderr, args=(process.stderr,), daemon=True)
         reader.start()
         deadline = time.monotonic() + self.start_timeout
         while True:
-            line = self._process.stdout.readline()
+            line = process.stdout.readline()
             if line.strip() == self.iface:
                 return self
-            if not line and self._process.poll() is not None:
+            if not line and process.poll() is not None:
                 reader.join(timeout=2)
-                raise EmulatorError(f"emulator exited with status {self._process.returncode}: "
+                raise EmulatorError(f"emulator exited with status {process.returncode}: "
                                     + "".join(self._stderr_lines).strip())
             if time.monotonic() > deadline:
                 self.stop()
                 raise EmulatorError(f"emulator on {self.iface} not ready after {self.start_timeout} s")
 
-    def _drain_stderr(self) -> None:
-        for line in self._process.stderr:
+    def _drain_stderr(self, stderr: IO[str]) -> None:
+        for line in stderr:
             self._stderr_lines.append(line)
 
     def stop(self) -> None:

@@ -25,7 +25,7 @@ SCS servos (big-endian) cannot share a process with it.
 
 from __future__ import annotations
 
-from typing import Callable, List, Optional
+from typing import Callable, List, Union
 
 from scservo_sdk import (
     COMM_RX_CORRUPT,
@@ -36,7 +36,7 @@ from scservo_sdk import (
     PortHandler,
 )
 
-from ..common import LockstepClock
+from ..common import LockstepClock, WallClock
 from ..serial_bus.bus import SerialBus
 from ..serial_port import LockstepSerialPort
 from .errors import CommunicationError, HardwareError, PortError, bit_names
@@ -68,7 +68,7 @@ class FeetechBus(SerialBus):
     protocol = STS_END  # the SDK's "protocol end" (0: little-endian STS/SMS words)
 
     def __init__(self, port: str, baudrate: int = 1_000_000, retries: int = 3, latency_ms: float = 16.0,
-                 clock: Optional[LockstepClock] = None) -> None:
+                 clock: Union[WallClock, LockstepClock, None] = None) -> None:
         super().__init__(port, baudrate, retries, latency_ms, clock)
 
     def packet_handler(self):

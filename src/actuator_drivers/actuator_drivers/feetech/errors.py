@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Dict, List, Sequence
 
 from ..common import CommandTimeout, DriverError, LimitError
+from ..serial_bus.errors import BusFailure
 
 STATUS_BITS: Dict[int, str] = {0: "input_voltage", 1: "angle_sensor", 2: "overheating", 3: "overcurrent",
                                5: "overload"}
@@ -40,13 +41,10 @@ class PortError(FeetechError):
     """The serial port cannot be opened."""
 
 
-class CommunicationError(FeetechError):
+class CommunicationError(FeetechError, BusFailure):
     """No valid status packet after every retry. Attributes: servo_id, operation, result, attempts."""
 
-    def __init__(self, servo_id: int, operation: str, result: str, attempts: int) -> None:
-        self.servo_id, self.operation, self.result, self.attempts = servo_id, operation, result, attempts
-        super().__init__(f"servo {servo_id}: {operation}: {result} after {attempts} attempt(s); "
-                         "check power, cable, baud rate (STS default 1000000) and ID")
+    ADVICE = "check power, cable, baud rate (STS default 1000000) and ID"
 
 
 class HardwareError(FeetechError):

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
-from typing import Dict, Optional, Tuple
+from typing import Dict, Optional, Tuple, TypedDict
 
 from ..serial_bus.tables import CENTER, POSITION_LSB, ControlTable, Register
 
@@ -52,9 +52,19 @@ _rw = partial(StsRegister, writable=True)  # RAM item
 _eeprom = partial(StsRegister, writable=True, eeprom=True)  # EEPROM item
 
 
-_POS = dict(scale=POSITION_LSB, offset=CENTER, unit="rad")
-_SIGNED_POS = dict(_POS, encoding="sign_magnitude", sign_bit=15)
-_SPEED = dict(scale=POSITION_LSB, encoding="sign_magnitude", sign_bit=15, unit="rad/s")
+class _Scaling(TypedDict, total=False):
+    """The raw <-> SI fields of a :class:`StsRegister` that several registers share."""
+
+    scale: float
+    offset: int
+    unit: str
+    encoding: str
+    sign_bit: int
+
+
+_POS: _Scaling = {"scale": POSITION_LSB, "offset": CENTER, "unit": "rad"}
+_SIGNED_POS: _Scaling = {**_POS, "encoding": "sign_magnitude", "sign_bit": 15}
+_SPEED: _Scaling = {"scale": POSITION_LSB, "encoding": "sign_magnitude", "sign_bit": 15, "unit": "rad/s"}
 
 
 def sts3215() -> ControlTable:

@@ -30,7 +30,7 @@ def _emulator(params: BenchParams, settings: EmulatedSerialSettings, faults: Fau
 def open_emulated(params: BenchParams) -> FeetechBench:
     """An emulated STS bus of ``params`` (ids, actuators, models, pendulum; ``time_scale`` None:
     lockstep with the driver; ``seed``) with the real bench opened on it."""
-    return open_on_emulator(params, _emulator, FeetechBench)  # type: ignore[return-value]
+    return open_on_emulator(params, _emulator, FeetechBench)
 
 
 #: The ``feetech_emulator`` backend (listed by the Feetech family, :mod:`actuator_drivers.feetech.family`).

@@ -18,14 +18,14 @@ reset) are not answered.
 
 from __future__ import annotations
 
-from typing import List, Tuple, Union
+from typing import Union
 
 from actuator_models.model import Model, load_model
 from actuator_models.simulation import Pendulum
 
 from ..feetech.tables import control_table
 from ..serial_bus_emulator import framing as pk
-from ..serial_bus_emulator.emulator import SerialBusEmulator
+from ..serial_bus_emulator.emulator import Replies, SerialBusEmulator
 from ..serial_bus_emulator.firmware import ServoSetup
 from .firmware import StsServo
 
@@ -33,7 +33,7 @@ from .firmware import StsServo
 UNICAST = (pk.PING, pk.READ, pk.WRITE, pk.REG_WRITE, pk.ACTION)
 
 
-class FeetechEmulator(SerialBusEmulator):
+class FeetechEmulator(SerialBusEmulator[StsServo]):
     """Emulated STS servos on one pseudo-terminal bus; see the module docstring.
 
         with FeetechEmulator.single("sts3215/m1", mass=0.3, length=0.1) as emulator:
@@ -64,7 +64,7 @@ class FeetechEmulator(SerialBusEmulator):
         """:meth:`single` in the family-neutral signature (STS servos have one protocol)."""
         return cls.single(model, mass, length, arm_mass, actuator=actuator, **options)
 
-    def _execute(self, packet: pk.Packet) -> List[Tuple[StsServo, bytes]]:  # type: ignore[override]
+    def _execute(self, packet: pk.Packet) -> Replies[StsServo]:
         """Run one instruction packet; return the status packets to send, in order."""
         self.counters.received += 1
         if self.faults.dead:

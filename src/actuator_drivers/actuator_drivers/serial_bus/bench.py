@@ -15,7 +15,7 @@ commands stop for ``command_timeout`` seconds.
 
 from __future__ import annotations
 
-from typing import ClassVar, Optional, Sequence, Type, Union
+from typing import ClassVar, Optional, Sequence, Type, TypeVar, Union
 
 from actuator_models.bench import BenchParams, WallClock
 from actuator_models.family import estimate_model
@@ -26,6 +26,9 @@ from actuator_drivers.serial_bus.driver import SerialBusDriver
 from actuator_drivers.serial_bus.family import serial_family_of
 from actuator_drivers.serial_bus.servo import ServoConfig, ServoState
 from actuator_drivers.serial_bus.settings import SerialBusSettings
+
+#: a family's bench class (what :meth:`SerialBusBench.of` and :meth:`SerialBusBench.open` return)
+B = TypeVar("B", bound="SerialBusBench")
 
 
 class SerialBusBench(OneDriverBench):
@@ -42,7 +45,7 @@ class SerialBusBench(OneDriverBench):
         super().__init__(driver, models, [driver.configs[i].joint for i in driver.ids])
 
     @classmethod
-    def of(cls, driver: SerialBusDriver, actuator: str) -> "SerialBusBench":
+    def of(cls: Type[B], driver: SerialBusDriver, actuator: str) -> B:
         """The bench of an open driver whose joints are all ``actuator``; the motor torque of its
         samples is estimated by :func:`~actuator_models.family.estimate_model`."""
         return cls(driver, [estimate_model(actuator)] * len(driver.ids))
@@ -53,8 +56,8 @@ class SerialBusBench(OneDriverBench):
         return state.control
 
     @classmethod
-    def open(cls, params: BenchParams, port: Optional[str] = None,
-             clock: Union[WallClock, LockstepClock, None] = None) -> "SerialBusBench":
+    def open(cls: Type[B], params: BenchParams, port: Optional[str] = None,
+             clock: Union[WallClock, LockstepClock, None] = None) -> B:
         """Open the bus of ``params`` (ids, joints, actuators, limits; its
         :class:`~actuator_drivers.serial_bus.settings.SerialBusSettings`: port, baud rate, protocol,
         latency, retries) on ``port`` (default the settings') with the bench clock ``clock``

@@ -16,11 +16,17 @@ error field is checked: the SDKs' group classes drop it).
 
 from __future__ import annotations
 
-from typing import Callable, ClassVar, Dict, List, Optional, Sequence, Tuple, Type
+from typing import Callable, ClassVar, Dict, List, Sequence, Tuple, Type, TypeVar, Union
+
+from actuator_models.bench import WallClock
 
 from actuator_drivers.common import DriverError, ErrorCounters, LockstepClock
 from actuator_drivers.safe_stop import InterruptShield
+from actuator_drivers.serial_bus.errors import BusFailure
 from actuator_drivers.serial_port import LockstepSerialPort
+
+#: what one attempt of a transaction returns besides its result code and status error
+Data = TypeVar("Data")
 
 
 class SerialBus:
@@ -38,7 +44,7 @@ class SerialBus:
     Class attributes a family sets: ``SDK`` (its name, for messages), ``BAUDRATES``,
     ``PORT`` (its ``PortHandler`` with :class:`LockstepSerialPort` mixed in), ``GROUP_SYNC_WRITE``
     (its ``GroupSyncWrite``), its result codes ``SUCCESS``, ``TIMEOUT``, ``CORRUPT`` and the
-    errors ``failure`` (``(servo_id, operation, result, attempts)``) and ``port_failure``.
+    errors ``failure`` (a :class:`~actuator_drivers.serial_bus.errors.BusFailure`) and ``port_failure``.
     """
 
     SDK: ClassVar[str]
@@ -48,11 +54,11 @@ class SerialBus:
     SUCCESS: ClassVar[int]
     TIMEOUT: ClassVar[int]
     CORRUPT: ClassVar[int]
-    failure: ClassVar[Type[DriverError]]
+    failure: ClassVar[Type[BusFailure]]
     port_failure: ClassVar[Type[DriverError]]
 
     def __init__(self, port: str, baudrate: int, retries: int = 3, latency_ms: float = 16.0,
-                 clock: Optional[LockstepClock] = None) -> None:
+                 clock: Union[WallClock, LockstepClock, None] = None) -> None:
         if baudrate not in self.BAUDRATES:
             raise ValueError(f"baudrate {baudrate!r}: {self.SDK} accepts only {', '.join(map(str, self.BAUDRATES))}")
         if retries < 0:
@@ -87,15 +93,15 @@ class SerialBus:
             self.is_open = False
 
     # ------------------------------------------------------------------ transactions
-    def _attempts(self, servo_id: int, operation: str, attempt: Callable[[], Tuple[object, int, int]],
-                  tries: int) -> Tuple[object, int]:
+    def _attempts(self, servo_id: int, operation: str, attempt: Callable[[], Tuple[Data, int, int]],
+                  tries: int) -> Tuple[Data, int]:
         """Run ``attempt() -> (data, comm_result, error)`` until it succeeds; return ``(data, error)``.
         An interrupt arriving meanwhile is raised once the transaction is over."""
         with self.shield:
             return self._attempt_all(servo_id, operation, attempt, tries)
 
-    def _attempt_all(self, servo_id: int, operation: str, attempt: Callable[[], Tuple[object, int, int]],
-                     tries: int) -> Tuple[object, int]:
+    def _attempt_all(self, servo_id: int, operation: str, attempt: Callable[[], Tuple[Data, int, int]],
+                     tries: int) -> Tuple[Data, int]:
         self.counters.transactions += 1
         result = self.SUCCESS
         for index in range(tries):
@@ -104,9 +110,10 @@ class SerialBus:
             try:
                 data, result, error = attempt()
             except IndexError:  # the SDK indexes a valid status packet shorter than asked for
-                data, result, error = None, self.CORRUPT, 0  # (a late reply to an earlier instruction)
-            if result == self.SUCCESS:
-                return data, error
+                result = self.CORRUPT  # (a late reply to an earlier instruction)
+            else:
+                if result == self.SUCCESS:
+                    return data, error
             if result == self.TIMEOUT:
                 self.counters.timeouts += 1
             elif result == self.CORRUPT:
@@ -131,7 +138,7 @@ class SerialBus:
     def read(self, servo_id: int, address: int, size: int, operation: str = "read", hardware_ok: bool = False) -> int:
         """Unsigned value of ``size`` (1, 2 or 4) bytes at ``address`` (``hardware_ok``: see
         :meth:`check_status`)."""
-        def attempt() -> Tuple[object, int, int]:
+        def attempt() -> Tuple[List[int], int, int]:
             data, result, error = self.handler.readTxRx(self.port, servo_id, address, size)
             if result == self.SUCCESS and len(data) < size and not error:
                 result = self.CORRUPT  # a short status packet: a late reply to another instruction
@@ -139,7 +146,7 @@ class SerialBus:
 
         data, error = self._attempts(servo_id, operation, attempt, 1 + self.retries)
         self.check_status(servo_id, operation, error, hardware_ok)  # a refused read has an error and no data
-        return int.from_bytes(bytes(data[:size]), "little")  # type: ignore[index]
+        return int.from_bytes(bytes(data[:size]), "little")
 
     def write(self, servo_id: int, address: int, size: int, raw: int, operation: str = "write", tries: int = 0,
               hardware_ok: bool = False) -> None:
@@ -165,19 +172,19 @@ class SerialBus:
         send = self._block_sender(ids, address, length)
         failed_id = ids[0]
 
-        def attempt() -> Tuple[object, int, int]:
+        def attempt() -> Tuple[List[Tuple[int, List[int], int]], int, int]:
             nonlocal failed_id
             result = send()
             if result != self.SUCCESS:
-                return None, result, 0
-            replies: List[Tuple[int, list, int]] = []
+                return [], result, 0
+            replies: List[Tuple[int, List[int], int]] = []
             for servo_id in ids:
                 data, result, error = self.handler.readRx(self.port, servo_id, length)
                 if result == self.SUCCESS and len(data) < length:
                     result = self.CORRUPT
                 if result != self.SUCCESS:
                     failed_id = servo_id
-                    return None, result, 0
+                    return [], result, 0
                 replies.append((servo_id, data, error))
             return replies, self.SUCCESS, 0
 
@@ -186,8 +193,8 @@ class SerialBus:
         except self.failure as error:
             raise self.failure(failed_id, error.operation, error.result, error.attempts) from None
         out: Dict[int, bytes] = {}
-        for servo_id, data, error in replies:
-            self.check_status(servo_id, operation, error)
+        for servo_id, data, status in replies:
+            self.check_status(servo_id, operation, status)
             out[servo_id] = bytes(data[:length])
         return out
 

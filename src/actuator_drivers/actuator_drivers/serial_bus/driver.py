@@ -31,7 +31,7 @@ import atexit
 import logging
 import math
 import threading
-from typing import ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple, Type, Union
+from typing import Callable, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple, Type, TypeVar, Union
 
 from actuator_models.bench import WallClock
 from actuator_drivers.common import DriverError, ErrorCounters, LimitError, LockstepClock
@@ -40,6 +40,8 @@ from actuator_drivers.serial_bus.servo import Flags, Goals, ServoConfig, ServoSt
 from actuator_drivers.serial_bus.tables import ControlTable
 
 LOG = logging.getLogger(__name__)
+V = TypeVar("V")  # a per-servo value (goal, flag, gain)
+R = TypeVar("R")  # what a guarded bus action returns
 
 
 class SerialBusDriver:
@@ -63,8 +65,9 @@ class SerialBusDriver:
     limit_error: ClassVar[Type[LimitError]]
     release_error: ClassVar[Type[DriverError]]
     mismatch_error: ClassVar[Type[DriverError]]
-    #: registers zeroed at setup so that the firmware runs the plain P law
-    PLAIN_P: ClassVar[Tuple[str, ...]] = ()
+    #: registers zeroed at setup so that the firmware runs the plain P law (a family whose list
+    #: depends on the protocol sets it per driver)
+    PLAIN_P: Tuple[str, ...] = ()
 
     def __init__(
         self,
@@ -156,7 +159,8 @@ class SerialBusDriver:
         self._last_command = self.clock.watchdog_time()
         if self.command_timeout is not None and not self.clock.lockstep:
             self._stop.clear()
-            self._watchdog = threading.Thread(target=self._watch, name=f"{type(self).__name__}-watchdog", daemon=True)
+            self._watchdog = threading.Thread(target=self._watch, args=(self.command_timeout / 4,),
+                                              name=f"{type(self).__name__}-watchdog", daemon=True)
             self._watchdog.start()
         return self
 
@@ -216,8 +220,13 @@ class SerialBusDriver:
         'Position P Gain' value); one value for every servo or ``{id: kp}``."""
         gains = self._per_servo(kp, "kp")
         raws = {i: self.tables[i].kp_to_raw(float(k)) for i, k in gains.items()}
+
+        def write() -> None:
+            for i, raw in raws.items():
+                self._write(i, self.tables[i].gain_register, raw)
+
         with self._lock, self.bus.shield:
-            self._guarded(lambda: [self._write(i, self.tables[i].gain_register, raw) for i, raw in raws.items()])
+            self._guarded(write)
 
     def command(self, goals: Goals, torque_enable: Optional[Flags] = None) -> None:
         """Send goal positions [rad] (and torque enable when given); resets the watchdog.
@@ -229,7 +238,7 @@ class SerialBusDriver:
         raws = {}
         for servo_id, value in targets.items():
             try:
-                goal = float(value)  # type: ignore[arg-type]
+                goal = float(value)
             except (TypeError, ValueError):
                 raise ValueError(f"servo {servo_id}: goal {value!r} is not a number of radians") from None
             low, high = self.limits[servo_id]
@@ -268,7 +277,8 @@ class SerialBusDriver:
             return self._guarded(self._read_states)
 
     # ------------------------------------------------------------------ internals
-    def _per_servo(self, value, what: str) -> Dict[int, object]:
+    def _per_servo(self, value: Union[V, Mapping[int, V]], what: str) -> Dict[int, V]:
+        """``{id: value}`` of one value for every servo or of ``{id: value}`` (unknown IDs refused)."""
         if isinstance(value, Mapping):
             unknown = set(value) - set(self.configs)
             if unknown:
@@ -276,7 +286,7 @@ class SerialBusDriver:
             return dict(value)
         return {i: value for i in self.ids}
 
-    def _guarded(self, action):
+    def _guarded(self, action: Callable[[], R]) -> R:
         """Run a bus action; on any fault of the family release torque everywhere, then re-raise."""
         try:
             return action()
@@ -351,8 +361,8 @@ class SerialBusDriver:
             self._release_all()
             self.watchdog_trips += 1  # after the release: whoever sees the count sees the torque off
 
-    def _watch(self) -> None:
-        period = self.command_timeout / 4
+    def _watch(self, period: float) -> None:
+        """The watchdog thread: check every ``period`` [s] of wall time."""
         while not self._stop.wait(period):
             if self._lock.acquire(timeout=period):
                 try:

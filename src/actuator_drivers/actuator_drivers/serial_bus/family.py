@@ -16,9 +16,13 @@ from __future__ import annotations
 
 import pkgutil
 from dataclasses import dataclass
-from typing import Any, Tuple
+from typing import TYPE_CHECKING, Tuple, Type
 
 from actuator_models.family import Family, family_of
+
+if TYPE_CHECKING:  # imported when used (the vendor SDK may be missing)
+    from actuator_drivers.serial_bus.bench import SerialBusBench
+    from actuator_drivers.serial_bus_emulator.emulator import SerialBusEmulator
 
 #: What a serial-bus family's ``emulate`` runs (:mod:`actuator_drivers.serial_bus_emulator.command`).
 EMULATE = "actuator_drivers.serial_bus_emulator.command:EMULATE"
@@ -44,11 +48,11 @@ class SerialFamily(Family):
     protocols: Tuple[int, ...] = ()
     emulate: str = EMULATE
 
-    def bench_class(self) -> Any:
+    def bench_class(self) -> Type[SerialBusBench]:
         """Its bench class (imports the driver and the vendor SDK)."""
         return pkgutil.resolve_name(self.bench)
 
-    def emulator_class(self) -> Any:
+    def emulator_class(self) -> Type[SerialBusEmulator]:
         """Its emulator class (imports the emulator)."""
         return pkgutil.resolve_name(self.emulator)
 

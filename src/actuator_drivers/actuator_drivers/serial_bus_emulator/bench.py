@@ -12,7 +12,7 @@ the emulator's ``one_servo``).
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Callable, Type
+from typing import Callable, Type, TypeVar
 
 from actuator_models.bench import BenchParams
 
@@ -25,10 +25,11 @@ from actuator_drivers.serial_bus_emulator.firmware import ServoSetup
 
 #: The emulator of a bench's parameters and settings (not started).
 EmulatorFactory = Callable[[BenchParams, EmulatedSerialSettings, Faults], SerialBusEmulator]
+#: the family's bench class
+B = TypeVar("B", bound=SerialBusBench)
 
 
-def open_on_emulator(params: BenchParams, make_emulator: EmulatorFactory,
-                     bench_class: Type[SerialBusBench]) -> SerialBusBench:
+def open_on_emulator(params: BenchParams, make_emulator: EmulatorFactory, bench_class: Type[B]) -> B:
     """Start ``make_emulator(params, settings, faults)`` (``time_scale`` None: lockstep with the
     driver; ``seed``), then open ``bench_class`` on its pty with the
     :class:`~actuator_drivers.serial_bus.settings.EmulatedSerialSettings` of ``params``."""

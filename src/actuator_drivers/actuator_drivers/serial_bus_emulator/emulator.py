@@ -31,7 +31,7 @@ import select
 import threading
 import tty
 from dataclasses import fields, replace
-from typing import Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Generic, Iterator, List, Optional, Sequence, Tuple, TypeVar, Union
 
 from actuator_models.bench import WallClock
 from actuator_models.model import Model
@@ -42,10 +42,18 @@ from actuator_drivers.serial_bus_emulator import framing as pk
 from actuator_drivers.serial_bus_emulator.faults import BusCounters, Faults
 from actuator_drivers.serial_bus_emulator.firmware import SerialServo
 
+#: the family's servo class (a :class:`~.firmware.SerialServo`)
+S = TypeVar("S", bound=SerialServo)
+#: the emulator class itself (what :meth:`SerialBusEmulator.start` returns)
+E = TypeVar("E", bound="SerialBusEmulator")
+#: status packets to send, in order, each with the servo that answers
+Replies = List[Tuple[S, bytes]]
 
-class SerialBusEmulator:
+
+class SerialBusEmulator(Generic[S]):
     """Emulated servos on one pseudo-terminal bus (all speaking one protocol); a family subclasses
-    it (see the module docstring). Use as a context manager, or call :meth:`start` and :meth:`stop`.
+    it with its servo class (``SerialBusEmulator[StsServo]``; see the module docstring). Use as a
+    context manager, or call :meth:`start` and :meth:`stop`.
 
     Args:
         servos: the servos on the bus (distinct IDs, same protocol).
@@ -56,12 +64,15 @@ class SerialBusEmulator:
         trace: keep every packet in :attr:`trace` as ``("rx" | "tx", bytes)`` (for tests and debugging).
     """
 
-    #: bytes of an address and of a length in READ/WRITE/SYNC WRITE parameters
-    address_width = 1
+    @property
+    def address_width(self) -> int:
+        """Bytes of an address and of a length in READ/WRITE/SYNC WRITE parameters (a family whose
+        width depends on the protocol overrides it)."""
+        return 1
 
     def __init__(
         self,
-        servos: Sequence[SerialServo],
+        servos: Sequence[S],
         faults: Faults = Faults(),
         time_scale: Optional[float] = 1.0,
         seed: Optional[int] = None,
@@ -93,7 +104,7 @@ class SerialBusEmulator:
                   protocol: int = 2, **options) -> "SerialBusEmulator":
         """One servo of ``actuator`` driven by ``model`` (a library name, a params file or a
         :class:`Model`) on a pendulum of ``mass`` [kg] at ``length`` [m]; ``protocol`` for a family
-        with several; ``options``: servo_id, vin, physics_dt and this class's arguments. One
+        with several; ``options``: ``setup`` (:class:`~.firmware.ServoSetup`) and this class's arguments. One
         signature for every family (the command lines' ``emulate``, ``record-all --emulate``)."""
         raise NotImplementedError
 
@@ -105,7 +116,7 @@ class SerialBusEmulator:
             raise RuntimeError("the emulator is not started; call start() or use it as a context manager")
         return self._port
 
-    def start(self) -> "SerialBusEmulator":
+    def start(self: E) -> E:
         """Open the pseudo-terminal and start answering."""
         if self._thread is not None:
             return self
@@ -131,14 +142,14 @@ class SerialBusEmulator:
                 pass
         self._master = self._slave = -1
 
-    def __enter__(self) -> "SerialBusEmulator":
+    def __enter__(self: E) -> E:
         return self.start()
 
     def __exit__(self, *exc) -> None:
         self.stop()
 
     # ------------------------------------------------------------------ control from the host
-    def servo(self, servo_id: int) -> SerialServo:
+    def servo(self, servo_id: int) -> S:
         """The servo answering to ``servo_id``."""
         for servo in self.servos:
             if servo.servo_id == servo_id:
@@ -200,7 +211,7 @@ class SerialBusEmulator:
                 if self.trace is not None:  # after executing: a reader who sees it traced sees its effect
                     self.trace.append(("rx", packet.raw))
                 self._send(replies)
-            if lockstep:
+            if isinstance(self.clock, LockstepClock):
                 self.clock.handled(len(data))
 
     def _advance(self) -> None:
@@ -208,7 +219,7 @@ class SerialBusEmulator:
         for servo in self.servos:
             servo.advance(now)
 
-    def _send(self, replies: List[Tuple[SerialServo, bytes]]) -> None:
+    def _send(self, replies: Replies[S]) -> None:
         faults = self.faults
         for servo, packet in replies:
             if faults.dead:
@@ -228,17 +239,17 @@ class SerialBusEmulator:
                 self.clock.replied(len(packet))
 
     # ------------------------------------------------------------------ instruction semantics
-    def _execute(self, packet: pk.Packet) -> List[Tuple[SerialServo, bytes]]:
+    def _execute(self, packet: pk.Packet) -> Replies[S]:
         """Run one instruction packet; return the status packets to send, in order (family rule)."""
         raise NotImplementedError
 
-    def _find(self, servo_id: int) -> Optional[SerialServo]:
+    def _find(self, servo_id: int) -> Optional[S]:
         for servo in self.servos:
             if servo.servo_id == servo_id:
                 return servo
         return None
 
-    def _unicast(self, servo: SerialServo, code: int, params: bytes) -> List[Tuple[SerialServo, bytes]]:
+    def _unicast(self, servo: S, code: int, params: bytes) -> Replies[S]:
         """Instructions addressed to one servo (also run, without status, for broadcast WRITE)."""
         level = servo.status_return_level
         if code == pk.PING:
@@ -262,7 +273,7 @@ class SerialBusEmulator:
             return [self._status(servo, fault)] if level >= 2 else []
         return self._other(servo, code, params)
 
-    def _other(self, servo: SerialServo, code: int, params: bytes) -> List[Tuple[SerialServo, bytes]]:
+    def _other(self, servo: S, code: int, params: bytes) -> Replies[S]:
         """An instruction to one servo the core does not know: an instruction error."""
         return [self._status(servo, "instruction")]
 
@@ -272,11 +283,11 @@ class SerialBusEmulator:
             return None, 0
         return int.from_bytes(params[:width], "little"), int.from_bytes(params[width:], "little")
 
-    def _ping(self, servo: SerialServo) -> Tuple[SerialServo, bytes]:
+    def _ping(self, servo: S) -> Tuple[S, bytes]:
         """The status packet of a PING (no parameters; the SDK reads the model number after it)."""
         return self._status(servo, None)
 
-    def _status(self, servo: SerialServo, fault: Optional[str], data: bytes = b"") -> Tuple[SerialServo, bytes]:
+    def _status(self, servo: S, fault: Optional[str], data: bytes = b"") -> Tuple[S, bytes]:
         error = servo.status_error(fault)
         return servo, self.encode_status(servo.servo_id, error, data if not fault else b"")
 
@@ -292,9 +303,10 @@ class SerialBusEmulator:
             if servo is not None:
                 servo.write(address, data)
 
-    def _reads(self, requests: Sequence[Tuple[int, int, int]]) -> List[Tuple[SerialServo, bytes]]:
+    def _reads(self, requests: Sequence[Tuple[int, int, int]]) -> Replies[S]:
         """Status packets of a SYNC/BULK READ, in request order (absent IDs stay silent)."""
-        replies, seen = [], set()
+        replies: Replies[S] = []
+        seen = set()
         for servo_id, address, length in requests:
             servo = self._find(servo_id)
             if servo is None or servo_id in seen:

@@ -1,0 +1,94 @@
+"""Logs through the controllers equal the bench node's own: one trajectory (sin_sin at kp 400 on
+the MuJoCo XL330 pendulum) recorded both ways, each bag turned into logs by bag2json, the
+logs compared sample by sample on their own time axes (t = 0: each run's first command).
+
+Direct: ``sim.launch.py``, its bench node playing the trajectory itself (``/sim/run_trajectory``),
+its recorder. Through the controllers: ``control.launch.py backend:=mujoco``, the trajectory as
+a FollowJointTrajectory goal (:class:`ControlPlayer`, which names the run at the goal's start),
+the control node's recorder. Same backend, same bench YAML, same model. What may differ: the
+controller interpolates 10 ms waypoints and its command reaches the servo one cycle later
+(a goal lag of a cycle or two: the goals are compared within what the goal moves in 3 cycles),
+and each path's cycles fall at other instants (the positions within the servo's tracking error
+of such a lag). Skipped where ROS 2 with ros2_control or a built workspace is absent.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from test_control_launch import Launch, rclpy  # noqa: F401  (its skips apply here)
+
+from actuator_bench.bag2json import bag_logs  # noqa: E402
+from actuator_bench.control_goals import goal_plan  # noqa: E402
+from actuator_interfaces.srv import RunTrajectory  # noqa: E402
+from actuator_models.logs import resample  # noqa: E402
+from std_srvs.srv import SetBool  # noqa: E402
+
+KP = 400.0
+TRAJECTORY = "sin_sin"
+DT = 0.01  # [s] both logs resampled on this grid
+
+
+def direct_log(tmp_path):
+    """The trajectory played by the bench node itself (sim.launch.py), recorded, as a log."""
+    launch = Launch(tmp_path, "identification:=false", launch_file="sim.launch.py")
+    try:
+        player = launch.player
+        record = launch.node.create_client(SetBool, "/sim/recorder/record")
+        run = launch.node.create_client(RunTrajectory, "/sim/run_trajectory")
+        assert record.wait_for_service(timeout_sec=180.0) and run.wait_for_service(timeout_sec=180.0), launch.output
+        assert player.call(record, SetBool.Request(data=True)).success
+        answer = player.call(run, RunTrajectory.Request(start=True, trajectory=TRAJECTORY, kp=KP))
+        assert answer.success, answer.message
+        end = time.monotonic() + answer.duration + 3.0  # played, then a margin for the run's end
+        player.wait(lambda: time.monotonic() > end, answer.duration + 10.0)
+        bag = player.call(record, SetBool.Request(data=False)).message
+    finally:
+        launch.close()
+    return one_log(tmp_path / bag if not bag.startswith("/") else bag)
+
+
+def control_log(tmp_path):
+    """The trajectory as a goal through the controllers (control.launch.py), recorded, as a log."""
+    launch = Launch(tmp_path, "robot:=pendulum", "backend:=mujoco")
+    try:
+        player = launch.player
+        assert player.wait_ready(180.0), launch.output
+        player.record(True)
+        played = player.play(goal_plan(TRAJECTORY, ("pendulum",)), KP)
+        assert played.error_code == 0, (played.message, launch.output)
+        bag = player.record(False)
+    finally:
+        launch.close()
+    return one_log(tmp_path / bag if not bag.startswith("/") else bag)
+
+
+def one_log(bag):
+    from pathlib import Path
+
+    logs = [log for log in bag_logs(Path(bag)) if log.trajectory == TRAJECTORY]
+    assert len(logs) == 1, [(log.trajectory, log.source) for log in logs]
+    return resample(logs[0], DT)
+
+
+def test_a_trajectory_through_the_controllers_logs_as_the_bench_node_plays_it(tmp_path):
+    (tmp_path / "direct").mkdir()
+    (tmp_path / "control").mkdir()
+    direct = direct_log(tmp_path / "direct")
+    control = control_log(tmp_path / "control")
+    assert (direct.kp, control.kp) == (KP, KP) and direct.motor == control.motor == "xl330"
+    assert (direct.mass, direct.length) == (control.mass, control.length)
+    duration = goal_plan(TRAJECTORY, ("pendulum",)).duration
+    for log in (direct, control):  # each log is the trajectory, from its start
+        assert log.timestamp[-1] - log.timestamp[0] == pytest.approx(duration, abs=0.3), log.source
+    n = min(len(direct), len(control))
+    t = direct.timestamp[:n] - direct.timestamp[0]
+    goal_direct, goal_control = direct.goal_position[:n], control.goal_position[:n]
+    speed = np.abs(np.diff(goal_direct)).max() / DT  # largest goal speed [rad/s]
+    lag = np.abs(goal_control - goal_direct)
+    assert lag.max() < 3 * 0.01 * speed, (lag.max(), speed, t[np.argmax(lag)])  # within three cycles of goal motion
+    error = np.abs(control.position[:n] - direct.position[:n])
+    assert np.median(error) < 0.02 and error.max() < 0.1, (np.median(error), error.max(), t[np.argmax(error)])
