@@ -17,8 +17,9 @@ Protocols (``--protocol``), on the 12 shared XL330 logs (3 gains x 4 trajectorie
 - ``nested-trajectory``: the same, leaving one trajectory out (4 folds; inner folds over the
   3 training trajectories, fit on 2, validate on 1).
 
-Fits carry what ``actuator-models fit --carry`` would (``--carry``, default ``auto``: the heating
-addition on these logs, which record the servo temperature). Every fit runs in a fresh process of the install under test (``python -c``, only API that
+Fits carry what ``actuator-models fit --carry`` would (``--carry``, default ``auto``: the thermal
+addition on these logs, which record the servo temperature; heating on an install from before
+issue 31, such as f636bf1). Every fit runs in a fresh process of the install under test (``python -c``, only API that
 today's main also has), one after the other, so that times compare: whole process, imports and
 compilation cache loads included. ``--other PATH/TO/python`` runs the same fits with another
 install (today's main: ``/work/main/.venv/bin/python``), seed by seed, and prints the paired
@@ -226,8 +227,8 @@ def main(argv: Optional[List[str]] = None) -> int:
                    help="a FitSettings field other than the default, for both installs, e.g. --set prior=0.5 "
                         "--set starts=2 (the sweep of docs/FIDELITY.md 4b)")
     p.add_argument("--carry", default="auto", metavar="NAMES",
-                   help="additions carried from the start, as fit --carry: auto (the default: heating when the training "
-                        "logs record temperatures; an install without heating carries none), none, or names")
+                   help="additions carried from the start, as fit --carry: auto (the default: thermal when the training "
+                        "logs record temperatures, heating on installs before issue 31, none before heating), none, or names")
     args = p.parse_args(argv)
     overrides = {}
     for item in args.set:

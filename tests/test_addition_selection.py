@@ -74,20 +74,22 @@ def test_unknown_addition_is_one_error_line(xl330_processed, tmp_path):
     assert not (tmp_path / "out").exists()
 
 
-def test_known_heating_is_carried_by_default_and_recovered(tmp_path):
+def test_known_heating_is_recovered_when_carried(tmp_path):
     """Logs of a servo whose winding heats (R rises 2 %/K) recorded at 28 and 38 degC at both
-    gains: the default fit (``--carry auto``) carries heating and recovers it, and predicts the
-    logs better than the same fit of the paper's model (``--carry none``); the report says what
-    the fit leans on it (heating switched off)."""
+    gains: their default carry (``--carry auto``) is thermal (issue 31); a fit carrying heating
+    (``--carry heating``) recovers it and predicts the logs better than the same fit of the
+    paper's model (``--carry none``); the report says what the fit leans on it (heating switched
+    off)."""
     configs = [BenchConfig(0.5, 0.1, kp, temperature=t) for kp in (200.0, 800.0) for t in (28.0, 38.0)]
     truth = new_model("xl330", "m1", **TRUE, heating=0.02)
     logs = synthesize_logs(truth, configs, ("sin_sin",), dt=0.01)
     dataset = Dataset.split(logs, validation_fraction=0.0)
     settings = FitSettings(trials=500, seed=0, fixed=dict(MOTOR, R=3.0), prior=0.0, starts=1)
     carry = carried_by_default([log.extra.get("temp") for log in dataset.train])
-    assert carry == ("heating",)
-    heated = fit(FitSpec(dataset, "xl330", ("m1",), settings, outputs=FitOutputs.in_folder(tmp_path / "heated", ["m1"])))
-    assert heated.carry == carry  # the fit's own carry rule, as --carry auto
+    assert carry == ("thermal",)
+    heated = fit(FitSpec(dataset, "xl330", ("m1",), settings, carry=("heating",),
+                         outputs=FitOutputs.in_folder(tmp_path / "heated", ["m1"])))
+    assert heated.carry == ("heating",)
     plain = fit(FitSpec(dataset, "xl330", ("m1",), settings, carry=(),
                         outputs=FitOutputs.in_folder(tmp_path / "plain", ["m1"]))).result()
     heated = heated.result()

@@ -102,10 +102,11 @@ def test_heating_moves_the_drive_as_the_analytic_motion_with_the_heated_resistan
     assert drive_travel(t[-1:], 1.4 * R)[0] < 0.9 * drive_travel(t[-1:] + 1.5 * dt, R)[0]  # the two are told apart
 
 
-def test_heating_is_carried_by_default_only_when_the_logs_record_a_temperature_span():
-    """``fit --carry auto``: heating when every log records its temperature over 2 K or more
-    (else it cannot be told apart from R); none when a log has no temperature."""
-    assert carried_by_default([np.array([28.0, 29.0]), np.array([36.0, 38.0])]) == ("heating",)
+def test_thermal_is_carried_by_default_only_when_the_logs_record_a_temperature_span():
+    """``fit --carry auto``: thermal (issue 31; heating before) when every log records its
+    temperature over 2 K or more (else its effect cannot be told apart from R); none when a log has
+    no temperature."""
+    assert carried_by_default([np.array([28.0, 29.0]), np.array([36.0, 38.0])]) == ("thermal",)
     assert carried_by_default([np.array([30.0, 31.0]), np.array([31.5])]) == ()
     assert carried_by_default([np.array([28.0]), None]) == ()
     assert carried_by_default([]) == ()

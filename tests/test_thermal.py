@@ -179,7 +179,8 @@ def test_without_a_reading_the_nodes_start_at_the_setting_and_heating_warns(xl33
 
 
 def test_a_fit_predicts_the_temperature_register_of_logs_it_did_not_see(xl330_processed):
-    """Fit M6 carrying thermal on two gains (8 logs, fewer than its 20 free parameters need: forced), predict the third gain's register from each
+    """Fit M6 carrying thermal on two gains (8 logs: its 15 parameters against the positions, thermal's 5 against
+    the 8 registers, no force needed), predict the third gain's register from each
     log's first reading: within 1.5 K, rising where the register rose. The ambient and
     start settings come from the training logs."""
     from actuator_models.identification import FitSettings, Identification
@@ -189,7 +190,7 @@ def test_a_fit_predicts_the_temperature_register_of_logs_it_did_not_see(xl330_pr
     train = tuple(log for log in logs if log.kp != 800)
     held = tuple(log for log in logs if log.kp == 800)
     result = Identification(new_model("xl330", "m6", additions=("thermal",)), Dataset(tuple(logs), train, held, "test"),
-                            FitSettings(seed=0, trials=900, starts=1, force=True)).run()
+                            FitSettings(seed=0, trials=900, starts=1)).run()
     fitted = result.model
     assert fitted.values["thermal_ambient"] == min(float(np.min(log.extra["temp"])) for log in train)
     batch = LogBatch.from_logs(list(held), fitted.actuator.default_vin)

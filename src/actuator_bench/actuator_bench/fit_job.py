@@ -162,8 +162,9 @@ class FitJob:
                 try:
                     prepared = prepare(self.spec(logs))
                 except TooFewTrainingLogs as few:
+                    against = "" if few.evidence == "positions" else f" fitted against the {few.evidence}"
                     raise ValueError(
-                        f"logs: {few.train} training log(s) for the {few.free} free parameters of {few.model}: at "
+                        f"logs: {few.train} training log(s) for the {few.free} free parameters{against} of {few.model}: at "
                         f"least {few.needed} needed (one per two parameters); give more logs, a smaller "
                         f"validation_fraction, or set force: true") from None
                 if logs != Path(request.logs):

@@ -21,6 +21,9 @@ bias, everything the simulators, the compiled kernel and the fit need to know ab
   step and says so);
 - ``prior_weight``: a hint for the fit's default prior weight (None: no opinion);
 - :meth:`carried_by_default`: whether ``fit --carry auto`` carries it for these logs;
+- ``measured``: the inputs its parameters are also fitted against as measurements (``thermal``:
+  ``"temperature"``, the register its case node predicts); the fit's data rule counts those
+  parameters against the training logs recording them, not the positions (:mod:`.data_rule`);
 - ``continuous_hooks``: the hooks whose ``dt -> 0`` limit the exact stick/slip reference
   (:mod:`hybrid_sim.pendulum`) runs (:attr:`Addition.continuous_hooks`); it refuses, naming the
   addition, one acting through any other hook.
@@ -49,6 +52,7 @@ class Addition:
     title: str = ""
     parameters: Tuple[Parameter, ...] = ()
     inputs: Tuple[str, ...] = ()
+    measured: Tuple[str, ...] = ()
     kernel_columns: Tuple[str, ...] = ()
     prior_weight: Optional[float] = None
     #: Hooks with a continuous-time form: ``on_motor`` always (a pure function of the step's

@@ -164,8 +164,8 @@ def markdown(models: Mapping[str, Mapping[str, Any]]) -> List[str]:
     """The report's section on additions: per model, what it carries and, for each candidate,
     the held-out MAE per fold without and with it."""
     lines = ["## Model additions", "",
-             "What each model carries beyond its friction model (heating: carried from the start when the logs "
-             "record the servo temperature, `--carry`; thermal: `--carry thermal`; latency, backlash: tried by `actuator-models fit --additions`), "
+             "What each model carries beyond its friction model (thermal: carried from the start when the logs "
+             "record the servo temperature, `--carry`; heating: `--carry heating`; latency, backlash: tried by `actuator-models fit --additions`), "
              "and what cross-validation said of each candidate.", ""]
     for name, m in models.items():
         info: Mapping[str, Any] = m.get("additions") or {}

@@ -24,6 +24,10 @@ equilibrium with its case); the later readings are NOT replayed: the case node i
 compared with the register by the fit (:data:`TEMPERATURE_WEIGHT`). Replaying a logged
 temperature is the ``heating`` addition (:mod:`.addition_heating`).
 
+Carried by default (``fit --carry auto``) when the training logs record the temperature over a
+span; its five searched parameters are counted against the logs that record the register, not the
+position records (``measured``, :mod:`.data_rule`).
+
 State: ``(Tw, Tc)`` [degC], floats (one servo) or arrays (parameter sets x logs).
 """
 
@@ -34,7 +38,7 @@ from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from .addition import Addition
-from .addition_heating import REFERENCE_TEMPERATURE
+from .addition_heating import REFERENCE_TEMPERATURE, records_temperature_span
 from .parameters import Parameter, ParamValues, Value
 
 ALPHA = Parameter("thermal_alpha", 0.0039, 0.003, 0.008, "1/K",
@@ -94,6 +98,7 @@ class Thermal(Addition):
     title = "thermal network (winding, case)"
     parameters = (ALPHA, WINDING_RESISTANCE, WINDING_CAPACITY, CASE_RESISTANCE, CASE_CAPACITY, AMBIENT, INITIAL)
     inputs = ("temperature",)
+    measured = ("temperature",)  # the case node is fitted against the register (TEMPERATURE_WEIGHT)
     kernel_columns = tuple(p.name for p in parameters)
     continuous_hooks = ("on_motor_state", "on_current")  # rate(): the network's time derivative
 
@@ -122,6 +127,11 @@ class Thermal(Addition):
             return {}
         return {AMBIENT.name: float(min(np.min(t) for t in readings)),
                 INITIAL.name: float(np.mean([t[0] for t in readings]))}
+
+    def carried_by_default(self, inputs: Mapping[str, Sequence[Optional[np.ndarray]]]) -> bool:
+        """When every log records its temperature over :data:`~.addition_heating.HEATING_SPAN`
+        or more (issue 31: a simulation then predicts the temperature instead of needing it)."""
+        return records_temperature_span(inputs)
 
     def describe(self, value: float) -> str:
         return f"thermal: copper coefficient {value:.4g} /K"

@@ -98,8 +98,8 @@ def parts(names: Sequence[str]) -> Tuple[Addition, ...]:
 def carried_by_default(temperatures: Sequence[Optional[np.ndarray]]) -> Tuple[str, ...]:
     """The additions a fit carries from the start unless told otherwise (``fit --carry auto``):
     those whose :meth:`~.addition.Addition.carried_by_default` says so for the training logs'
-    recorded temperatures [degC] (one array or None per log); shipped: ``heating`` when every
-    log records its temperature over :data:`HEATING_SPAN` or more."""
+    recorded temperatures [degC] (one array or None per log); shipped: ``thermal`` when every
+    log records its temperature over :data:`HEATING_SPAN` or more (issue 31; ``heating`` before)."""
     inputs = {"temperature": list(temperatures)}
     return tuple(a.name for a in installed_additions().values() if a.carried_by_default(inputs))
 

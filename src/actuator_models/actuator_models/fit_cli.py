@@ -291,7 +291,8 @@ def add_fit_command(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--allow-odd-logs", action="store_true", help=ALLOW_ODD_LOGS_HELP)
     p.add_argument("--force", action="store_true",
                    help="overwrite the params and report of an earlier run in --out, and fit even on fewer training "
-                        "logs than one per two free parameters (both refused otherwise)")
+                        "logs than one per two free parameters (thermal's counted against the logs recording the "
+                        "temperature; both refused otherwise)")
     p.add_argument("--model", required=True, choices=[*installed_friction_models(), "all"],
                    help="friction model, or all of M1-M6")
     p.add_argument("--trials", type=count(1), default=DEFAULT_TRIALS,
@@ -345,9 +346,10 @@ def add_fit_command(sub: "argparse._SubParsersAction") -> None:
                         "each) with and without it, and kept only if it lowers the held-out error; the report says what "
                         "each model carries and what each addition gained")
     p.add_argument("--carry", default="auto", metavar="NAMES",
-                   help="model additions every model carries from the start, without a selection: auto (heating when "
-                        "the training logs record the servo temperature over a span of 2 K or more: the motor's "
-                        "resistance follows it), none (the paper's models), or names (default %(default)s)")
+                   help="model additions every model carries from the start, without a selection: auto (thermal when "
+                        "the training logs record the servo temperature over a span of 2 K or more: the winding and "
+                        "case temperatures are simulated, the motor's resistance follows the winding), none (the "
+                        "paper's models), heating (replays the logged temperature), or names (default %(default)s)")
     p.add_argument("--no-polish", action="store_true",
                    help="skip the final local CMA-ES run around the best point (a quarter of the budget)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")

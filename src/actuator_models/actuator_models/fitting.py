@@ -4,8 +4,9 @@
 and the demo all call :func:`fit`; what they share lives here and nowhere else:
 
 * the log checks (processed logs, recorded on this actuator, enough training logs for every
-  model's free parameters: checked for all models before anything is fitted or written);
-* the carry rule (``heating`` when the training logs record the servo temperature over a span,
+  model's free parameters, each counted against what measures it, :mod:`.data_rule`: checked for
+  all models before anything is fitted or written);
+* the carry rule (``thermal`` when the training logs record the servo temperature over a span,
   :func:`~.additions.carried_by_default`), unless the spec names what to carry;
 * the model order: each model starts from the best already fitted model it nests (M1 in M2, M3;
   M2 and M3 in M4; all in M5 and M6), so a richer model never fits worse on the training logs.
@@ -35,7 +36,8 @@ from .friction import friction_model, nests
 from .logs import Log, check_motor, read_logs, require_processed
 from .model import Model, new_model, save_model
 from .objective import Objective, SearchSpace
-from .splits import Dataset, minimum_train_logs
+from .data_rule import shortfall
+from .splits import Dataset
 
 if TYPE_CHECKING:
     from .addition_selection import AdditionSelection
@@ -46,15 +48,21 @@ if TYPE_CHECKING:
 
 
 class TooFewTrainingLogs(ValueError):
-    """Fewer training logs than one per two free parameters of ``model``, without ``force``. The
-    message names the caller's arguments (``names``); callers with other words use the attributes."""
+    """Fewer training logs than one per two free parameters of ``model``, without ``force``, the
+    parameters counted against the measurement that identifies them (``evidence``: ``"positions"``,
+    or e.g. ``"temperature"`` for thermal's, :mod:`.data_rule`; ``train``: the training logs that
+    record it). The message names the caller's arguments (``names``); callers with other words use
+    the attributes."""
 
-    def __init__(self, model: str, train: int, free: int, needed: int, names: ArgumentNames = PYTHON) -> None:
+    def __init__(self, model: str, train: int, free: int, needed: int, names: ArgumentNames = PYTHON,
+                 evidence: str = "positions") -> None:
+        logs = "training log(s)" if evidence == "positions" else f"training log(s) recording the {evidence}"
+        what = "free parameters" if evidence == "positions" else f"free parameters fitted against the {evidence}"
         super().__init__(
-            f"{train} training log(s) for {free} free parameters of {model}: at least {needed} needed (one per two "
+            f"{train} {logs} for {free} {what} of {model}: at least {needed} needed (one per two "
             f"parameters); record more logs, hold out fewer ({names.validation_logs}), fix parameters "
             f"({names.fixed}) or pass {names.switch(names.force)}")
-        self.model, self.train, self.free, self.needed = model, train, free, needed
+        self.model, self.train, self.free, self.needed, self.evidence = model, train, free, needed, evidence
 
 
 @dataclass(frozen=True)
@@ -166,11 +174,11 @@ def prepare(spec: FitSpec, names: ArgumentNames = PYTHON) -> PreparedFit:
     s = spec.settings
     budget: Optional[str] = None
     for name in spec.models:
-        free = len(SearchSpace.for_model(prepared.model(name), s.fixed, s.bounds).free)
-        needed = minimum_train_logs(free)
-        if len(dataset.train) < needed and not s.force:
-            raise TooFewTrainingLogs(name, len(dataset.train), free, needed, names)
-        budget = budget or budget_warning(name, s.trials, free, s.popsize, s.patience, names)
+        free = [p.name for p in SearchSpace.for_model(prepared.model(name), s.fixed, s.bounds).free]
+        short = shortfall(prepared.model(name), free, dataset.train)
+        if short is not None and not s.force:
+            raise TooFewTrainingLogs(name, short.have, short.free, short.needed, names, short.evidence)
+        budget = budget or budget_warning(name, s.trials, len(free), s.popsize, s.patience, names)
         model = prepared.model(name)
         slow = kernel.unsupported(model.actuator, model.friction, model.additions)
         if slow:  # said, never a silent fallback: the numpy step gives the same numbers, slower

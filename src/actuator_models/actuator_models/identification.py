@@ -56,7 +56,8 @@ from .fit_data import (  # noqa: F401 (re-exported: the fit's data lives there)
     DEFAULT_PRIOR, DEFAULT_PRIOR_HEATED, DEFAULT_STARTS, DEFAULT_TRIALS, PATIENCE, FitInterrupted, FitResult, FitSettings,
     PhaseFigures, Progress, ProgressCallback, StartFigures, default_prior,
 )
-from .splits import Dataset, minimum_train_logs
+from .data_rule import shortfall
+from .splits import Dataset
 
 #: CMA-ES step of the polish, as a fraction of each parameter's range.
 POLISH_SIGMA = 0.02
@@ -94,11 +95,13 @@ class Identification:
         self.space = SearchSpace.for_model(model, fixed, settings.bounds, settings.log_scale)
         self.model = model.with_values(**self.space.fixed)
         self.dataset, self.settings = dataset, settings
-        needed = minimum_train_logs(len(self.space.free))
-        if len(dataset.train) < needed and not settings.force:
+        short = shortfall(model, [p.name for p in self.space.free], dataset.train)
+        if short is not None and not settings.force:
+            logs = "" if short.evidence == "positions" else f" recording the {short.evidence}"
+            against = "" if short.evidence == "positions" else f" fitted against the {short.evidence}"
             raise ValueError(
-                f"{len(dataset.train)} training log(s) for {len(self.space.free)} free parameters of {model.name}: "
-                f"at least {needed} needed (one per two parameters); record more logs, hold out fewer "
+                f"{short.have} training log(s){logs} for {short.free} free parameters{against} of {model.name}: "
+                f"at least {short.needed} needed (one per two parameters); record more logs, hold out fewer "
                 f"(--validation-logs; Python: validation_logs=N), fix parameters (--set; Python: fixed=...) "
                 f"or pass --force (Python: force=True)")
         if settings.workers > 1 and storage is None:

@@ -263,7 +263,7 @@ def warn_unmeasured(servo: Servo, measured: bool) -> None:
     if not measured and any(a.name == "heating" for a in servo.additions):
         warnings.warn("the model carries 'heating' (a replayed temperature) but no temperature is given: simulated "
                       "at 25 degC; give the temperature (a log's temp column, the simulator's temperature setting) "
-                      "or fit with --carry thermal, which simulates it", stacklevel=3)
+                      "or fit with thermal (fit --carry auto on logs that record it), which simulates it", stacklevel=3)
 
 
 def mean_absolute_errors(simulated: np.ndarray, batch: LogBatch) -> np.ndarray:

@@ -1,0 +1,104 @@
+"""What a default fit carrying ``thermal`` gets without a logged temperature (issue 31, acceptance 2).
+
+For each seed: ``actuator-models fit --model m6 --seed S`` at default settings (the default split of
+the 12 shared XL330 logs: 8 training logs, 4 held out; the default carry, ``thermal`` on these
+logs), then on the 12 logs:
+
+- the position MAE [rad] fed the logged temperature (both thermal nodes start at each log's first
+  reading) and with the ``temp`` column removed (they start at the params file's
+  ``thermal_initial``: what a simulation that knows no temperature gets), over the training logs,
+  the held-out logs and all 12, and the ratio without / with (acceptance: within 10 %);
+- the case node's MAE [K] against the ``temp`` register on the held-out logs, started from each
+  log's first reading (acceptance: within 1.5 K), and the register's and the prediction's rise
+  over each held-out log.
+
+    python benchmarks/thermal_carry_over.py --seeds 0-3
+"""
+
+from __future__ import annotations
+
+import argparse
+import warnings
+from dataclasses import replace
+from pathlib import Path
+from typing import List, Optional, Sequence
+
+import numpy as np
+
+from actuator_models.fit_data import FitSettings
+from actuator_models.fit_spec import FitSpec
+from actuator_models.fitting import fit
+from actuator_models.logs import Log
+from actuator_models.model import Model
+from actuator_models.simulation import LogBatch, mean_absolute_errors, rollout_temperatures, temperature_errors
+
+LOGS = Path(__file__).resolve().parents[1] / "data" / "xl330" / "processed"
+
+
+def bare(logs: Sequence[Log]) -> List[Log]:
+    """``logs`` with the ``temp`` column removed."""
+    return [replace(log, extra={k: v for k, v in log.extra.items() if k != "temp"}) for log in logs]
+
+
+def position_maes(model: Model, logs: Sequence[Log]) -> np.ndarray:
+    """Position MAE [rad] per log."""
+    batch = LogBatch.from_logs(list(logs), model.actuator.default_vin)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        positions, _ = rollout_temperatures(model.actuator, model.friction, model.values, batch, model.integrator)
+    return mean_absolute_errors(positions, batch)
+
+
+def register(model: Model, logs: Sequence[Log]) -> tuple:
+    """(case MAE [K] per log, the register's rise [K], the predicted rise [K]) from each log's
+    first reading."""
+    batch = LogBatch.from_logs(list(logs), model.actuator.default_vin)
+    _, temperatures = rollout_temperatures(model.actuator, model.friction, model.values, batch, model.integrator)
+    ends = batch.lengths - 1
+    rows = np.arange(len(logs))
+    return (temperature_errors(temperatures, batch), batch.temperature[rows, ends] - batch.temperature[:, 0],
+            temperatures[rows, ends] - temperatures[:, 0])
+
+
+def one_seed(logs_dir: Path, seed: int, trials: Optional[int]) -> None:
+    settings = FitSettings(seed=seed) if trials is None else FitSettings(seed=seed, trials=trials)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        report = fit(FitSpec(str(logs_dir), "xl330", ("m6",), settings))
+    model, data = report.result().model, report.dataset
+    if "thermal" not in model.additions:
+        raise SystemExit(f"error: the default fit carries {model.additions or 'nothing'}, not thermal")
+    train, held = list(data.train), list(data.validation)
+    rows = []
+    for name, logs in (("train", train), ("held out", held), ("all 12", train + held)):
+        fed, blind = float(position_maes(model, logs).mean()), float(position_maes(model, bare(logs)).mean())
+        rows.append(f"{name} {fed:.5f} / {blind:.5f} ({100 * (blind / fed - 1):+.1f} %)")
+    case, rose, predicted = register(model, held)
+    print(f"| {seed} | {' | '.join(rows)} | {case.mean():.2f} (worst {case.max():.2f}) | "
+          f"{', '.join(f'{r:+.1f}/{p:+.2f}' for r, p in zip(rose, predicted))} | "
+          f"{model.values['thermal_initial']:.2f} |", flush=True)
+
+
+def seeds_of(text: str) -> List[int]:
+    first, _, last = text.partition("-")
+    return list(range(int(first), int(last or first) + 1))
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--seeds", default="0-3", help="seeds, e.g. 0-7 (default 0-3)")
+    p.add_argument("--trials", type=int, default=None, help="trial budget (default: the fit's default)")
+    p.add_argument("--logs", type=Path, default=LOGS)
+    args = p.parse_args(argv)
+    print("M6, default fit (default split, default carry): position MAE [rad] fed the logged temperature / "
+          "without it (change), case-node MAE [K] against the register on the held-out logs from their first "
+          "reading, register / predicted rise per held-out log [K], thermal_initial [degC]")
+    print("| seed | train | held out | all 12 | register MAE, held out | rise | T0 |")
+    print("|---|---|---|---|---|---|---|")
+    for seed in seeds_of(args.seeds):
+        one_seed(args.logs, seed, args.trials)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
