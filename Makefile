@@ -1,7 +1,7 @@
 # Two commands set everything up on a fresh machine (Python 3.10+, pip, gcc):
 #   make demo   - create .venv, install the packages, run the main job (the no-ROS demo)
 #   make test   - create .venv, install the packages and test tools, run the linters and the test suite
-#   make lint   - ruff (ruff.toml) and mypy (mypy.ini) over src/ only
+#   make lint   - ruff (ruff.toml) over src/, benchmarks/ and tests/; mypy (mypy.ini) over src/
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -29,7 +29,7 @@ demo: $(STAMP)
 MYPY_PACKAGES := actuator_models actuator_sim actuator_drivers actuator_bench hybrid_sim
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check src
+	$(VENV)/bin/ruff check src benchmarks tests
 	$(VENV)/bin/mypy --config-file mypy.ini $(addprefix -p ,$(MYPY_PACKAGES))
 
 # the whole suite, 2 workers (pytest-xdist; the tests of one file stay in one worker: they share

@@ -58,11 +58,14 @@ def main() -> None:
     dataset = Dataset.split(logs, validation_kp=200.0)
     results: Dict[str, Dict[int, float]] = {}
     for seed in args.seeds:
+        base = None  # this seed's fit without additions: where --paired starts the others
         for variant in args.variants.split(","):
             settings = FitSettings(seed=seed) if args.trials is None else FitSettings(seed=seed, trials=args.trials)
             model = new_model("xl330", args.model, additions=VARIANTS[variant])
             start = None
             if args.paired and variant != "none":
+                if base is None:
+                    raise SystemExit("error: --paired: list 'none' first in --variants (the others start from its fit)")
                 settings, start = replace(settings, starts=1, search_sigma=LOCAL_SIGMA), base.model
             r = Identification(model, dataset, settings, start=start).run()
             base = r if variant == "none" else base

@@ -24,7 +24,7 @@ from typing import Callable, Dict
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
 import mujoco  # noqa: E402
-import numpy as np
+import numpy as np  # noqa: E402
 
 from actuator_models import load_model  # noqa: E402
 from actuator_sim.arm import arm, arm_simulation  # noqa: E402

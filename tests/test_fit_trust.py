@@ -10,7 +10,6 @@ import sys
 
 import numpy as np
 import pytest
-from optuna.trial import TrialState
 
 from actuator_models import studies
 from actuator_models.cma_run import eliminate, halving_milestones

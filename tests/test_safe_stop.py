@@ -19,7 +19,7 @@ import pytest
 from actuator_models.trajectories import trajectory
 
 from actuator_drivers.dynamixel.driver import DynamixelDriver, ServoConfig
-from actuator_drivers.dynamixel_emulator.emulator import DynamixelEmulator, Faults
+from actuator_drivers.dynamixel_emulator.emulator import DynamixelEmulator
 from actuator_drivers.safe_stop import InterruptShield
 from actuator_drivers.dynamixel.bench import DynamixelBench
 from actuator_bench.loop import BenchLoop
