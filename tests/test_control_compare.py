@@ -16,7 +16,7 @@ import threading
 import numpy as np
 import pytest
 
-from test_control_launch import Launch, rclpy, stamp  # noqa: F401  (rclpy: the skips of that module)
+from test_control_launch import Launch, rclpy, recording, stamp  # noqa: F401  (rclpy: the skips of that module)
 
 from actuator_bench.control_goals import goal_plan  # noqa: E402
 from actuator_bench.nodes.common import COMMAND_QOS, SENSOR_QOS  # noqa: E402
@@ -32,10 +32,10 @@ def test_compare_reports_sim_minus_real_for_a_goal_played_on_both_graphs(tmp_pat
     launch = Launch(tmp_path, "robot:=pendulum", "backend:=dynamixel_emulator", launch_file="compare_control.launch.py")
     errors: list = []
     real: list = []
-    launch.node.create_subscription(JointState, "/compare/error", errors.append, SENSOR_QOS)
-    launch.node.create_subscription(JointState, "/real/hardware/joint_states", real.append, SENSOR_QOS)
+    launch.node.create_subscription(JointState, "/compare/error", errors.append, recording(SENSOR_QOS))
+    launch.node.create_subscription(JointState, "/real/hardware/joint_states", real.append, recording(SENSOR_QOS))
     commands: list = []  # the real control node's (bench time): its release ends the lift
-    launch.node.create_subscription(ActuatorCommand, "/real/hardware/commands", commands.append, COMMAND_QOS)
+    launch.node.create_subscription(ActuatorCommand, "/real/hardware/commands", commands.append, recording(COMMAND_QOS))
     node = rclpy.create_node("control_test_sim_client")  # the second player's own node and executor
     executor = SingleThreadedExecutor()
     executor.add_node(node)

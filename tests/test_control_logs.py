@@ -24,7 +24,7 @@ from test_control_launch import Launch, rclpy  # noqa: F401  (its skips apply he
 from actuator_bench.bag2json import bag_logs  # noqa: E402
 from actuator_bench.control_goals import goal_plan  # noqa: E402
 from actuator_interfaces.srv import RunTrajectory  # noqa: E402
-from actuator_models.logs import resample  # noqa: E402
+from actuator_models.resampling import resample  # noqa: E402
 from std_srvs.srv import SetBool  # noqa: E402
 
 KP = 400.0

@@ -20,6 +20,7 @@ import sys
 
 import numpy as np
 import pytest
+from family_install import family_distribution_fixture  # noqa: F401 (the family_distribution fixture)
 
 from actuator_bench import cli
 from actuator_bench.backends import GROUP, installed_backends

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from family_install import family_distribution_fixture  # noqa: F401 (the family_distribution fixture)
 
 from actuator_bench import cli
 from actuator_bench.backends import installed_backends

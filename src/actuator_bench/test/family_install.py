@@ -1,4 +1,7 @@
-"""Fixtures of actuator_bench's own tests."""
+"""A fixture of actuator_bench's own tests: a servo family installed as a user's package would
+be. (Not a conftest.py: tests/conftest.py is imported by name elsewhere, and two modules named
+``conftest`` on one path collide.) Tests take it with ``from family_install import
+family_distribution_fixture`` (the fixture is named ``family_distribution``)."""
 
 import importlib
 import json
@@ -26,8 +29,8 @@ def voltage_servo(name: str, title: str) -> dict:
     }
 
 
-@pytest.fixture()
-def family_distribution(tmp_path, monkeypatch):
+@pytest.fixture(name="family_distribution")
+def family_distribution_fixture(tmp_path, monkeypatch):
     """Install a servo family as a user's package would: ``install(module, entry, servo, title)``
     puts this folder's ``<module>.py`` and one entry point of the family group into a site folder
     on ``sys.path`` and in ``PYTHONPATH`` (for subprocesses), with the family's data files: its
