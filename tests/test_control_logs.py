@@ -7,7 +7,9 @@ its recorder. Through the controllers: ``control.launch.py backend:=mujoco``, th
 a FollowJointTrajectory goal (:class:`ControlPlayer`, which names the run at the goal's start),
 the control node's recorder. Same backend, same bench YAML, same model. What may differ: the
 controller interpolates 10 ms waypoints and its command reaches the servo one cycle later
-(a goal lag of a cycle or two: the goals are compared within what the goal moves in 3 cycles),
+(a goal lag of a cycle or two: the median goal difference is within what the goal moves in a
+cycle, and every goal sent lies on the trajectory within 0.2 s of delay, as a late cycle under
+load holds a goal but never sends one off the path),
 and each path's cycles fall at other instants (the positions within the servo's tracking error
 of such a lag). Skipped where ROS 2 with ros2_control or a built workspace is absent.
 """
@@ -89,6 +91,13 @@ def test_a_trajectory_through_the_controllers_logs_as_the_bench_node_plays_it(tm
     goal_direct, goal_control = direct.goal_position[:n], control.goal_position[:n]
     speed = np.abs(np.diff(goal_direct)).max() / DT  # largest goal speed [rad/s]
     lag = np.abs(goal_control - goal_direct)
-    assert lag.max() < 3 * 0.01 * speed, (lag.max(), speed, t[np.argmax(lag)])  # within three cycles of goal motion
+    assert np.median(lag) < 0.01 * speed, (np.median(lag), speed)  # typically within one controller cycle
+    # every goal the controllers sent is one the trajectory had within the last 0.2 s (on a busy
+    # host a late controller cycle holds a goal; it never sends one off the path): the largest
+    # distance to the path over those delays stays within one cycle of goal motion
+    window = int(round(0.2 / DT))
+    padded = np.concatenate([np.full(window, goal_direct[0]), goal_direct, np.full(2, goal_direct[-1])])
+    off_path = np.min([np.abs(goal_control - padded[window - s: window - s + n]) for s in range(-2, window + 1)], axis=0)
+    assert off_path.max() < 0.01 * speed, (off_path.max(), speed, t[np.argmax(off_path)])
     error = np.abs(control.position[:n] - direct.position[:n])
     assert np.median(error) < 0.02 and error.max() < 0.1, (np.median(error), error.max(), t[np.argmax(error)])
