@@ -301,7 +301,7 @@ class WarpServos:
     def position(self) -> np.ndarray:
         """Servo outputs [rad], ``(nworld, nservo)`` float64 copies (behind a backlash play)."""
         drive = self.d.qpos.numpy()[:, self._qpos]  # type: ignore[attr-defined]
-        played = np.array(["backlash" in s.model.values for s in self.servos])
+        played = np.array(["backlash" in s.model.additions for s in self.servos])
         return np.where(played, self._output.numpy(), drive).astype(float)
 
     @property
