@@ -12,7 +12,12 @@ logs), then on the 12 logs:
   log's first reading (acceptance: within 1.5 K), and the register's and the prediction's rise
   over each held-out log.
 
+With ``--per-log``, each log's row as well: its gain, its first reading's offset from
+``thermal_initial`` [K], the MAE fed / without the temperature and the rise [mrad] over each half of
+the log (an offset that decays shows in the first half only; a persistent one in both).
+
     python benchmarks/thermal_carry_over.py --seeds 0-3
+    python benchmarks/thermal_carry_over.py --seeds 1 --per-log
 """
 
 from __future__ import annotations
@@ -49,6 +54,24 @@ def position_maes(model: Model, logs: Sequence[Log]) -> np.ndarray:
     return mean_absolute_errors(positions, batch)
 
 
+def per_log(model: Model, train: Sequence[Log], logs: Sequence[Log]) -> None:
+    """Print one row per log: training or held out, kp, start offset [K], the MAE [rad] fed / without
+    the temperature, and its rise [mrad] over the first and the second half of the log."""
+    batch = LogBatch.from_logs(list(logs), model.actuator.default_vin)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fed, _ = rollout_temperatures(model.actuator, model.friction, model.values, batch, model.integrator)
+        blind, _ = rollout_temperatures(model.actuator, model.friction, model.values,
+                                        LogBatch.from_logs(bare(logs), model.actuator.default_vin), model.integrator)
+    for i, log in enumerate(logs):
+        n = int(batch.lengths[i])
+        e_fed, e_blind = (np.abs(x[i, :n] - batch.position[i, :n]) for x in (fed, blind))
+        halves = [1000 * (e_blind[part].mean() - e_fed[part].mean()) for part in (slice(0, n // 2), slice(n // 2, n))]
+        print(f"|  | {'train' if i < len(train) else 'held out'} {Path(str(log.source)).name} | kp {batch.kp[i]:.0f} | "
+              f"{batch.temperature[i, 0] - model.values['thermal_initial']:+.1f} K | {e_fed.mean():.4f} / "
+              f"{e_blind.mean():.4f} | {halves[0]:+.1f} / {halves[1]:+.1f} mrad |", flush=True)
+
+
 def register(model: Model, logs: Sequence[Log]) -> tuple:
     """(case MAE [K] per log, the register's rise [K], the predicted rise [K]) from each log's
     first reading."""
@@ -60,7 +83,7 @@ def register(model: Model, logs: Sequence[Log]) -> tuple:
             temperatures[rows, ends] - temperatures[:, 0])
 
 
-def one_seed(logs_dir: Path, seed: int, trials: Optional[int]) -> None:
+def one_seed(logs_dir: Path, seed: int, trials: Optional[int], logs_rows: bool = False) -> None:
     settings = FitSettings(seed=seed) if trials is None else FitSettings(seed=seed, trials=trials)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -77,6 +100,8 @@ def one_seed(logs_dir: Path, seed: int, trials: Optional[int]) -> None:
     print(f"| {seed} | {' | '.join(rows)} | {case.mean():.2f} (worst {case.max():.2f}) | "
           f"{', '.join(f'{r:+.1f}/{p:+.2f}' for r, p in zip(rose, predicted))} | "
           f"{model.values['thermal_initial']:.2f} |", flush=True)
+    if logs_rows:
+        per_log(model, train, train + held)
 
 
 def seeds_of(text: str) -> List[int]:
@@ -89,6 +114,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--seeds", default="0-3", help="seeds, e.g. 0-7 (default 0-3)")
     p.add_argument("--trials", type=int, default=None, help="trial budget (default: the fit's default)")
     p.add_argument("--logs", type=Path, default=LOGS)
+    p.add_argument("--per-log", action="store_true",
+                   help="also one row per log: kp, start offset, MAE fed / without, change per half")
     args = p.parse_args(argv)
     print("M6, default fit (default split, default carry): position MAE [rad] fed the logged temperature / "
           "without it (change), case-node MAE [K] against the register on the held-out logs from their first "
@@ -96,7 +123,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     print("| seed | train | held out | all 12 | register MAE, held out | rise | T0 |")
     print("|---|---|---|---|---|---|---|")
     for seed in seeds_of(args.seeds):
-        one_seed(args.logs, seed, args.trials)
+        one_seed(args.logs, seed, args.trials, args.per_log)
     return 0
 
 
