@@ -34,6 +34,14 @@ def children(pid: int) -> list:
     return out
 
 
+def program(pid: int) -> bytes:
+    """The program ``pid`` runs (b"" once gone)."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0]
+    except OSError:
+        return b""
+
+
 def alive(pid: int) -> bool:
     """Whether ``pid`` runs (a zombie, dead but not reaped by an init that reaps none, does not)."""
     try:
@@ -57,10 +65,10 @@ def test_ros2_control_node_dies_with_a_sigkilled_wrapper():
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     child = []
     try:
-        assert wait(lambda: bool(children(wrapper.pid))), "no ros2_control_node started"
+        assert wait(lambda: bool(children(wrapper.pid))), "no child started"
         child += children(wrapper.pid)
         (pid,) = child
-        assert Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0].endswith(b"ros2_control_node")
+        assert wait(lambda: program(pid).endswith(b"ros2_control_node")), program(pid)  # exec done (after the preexec)
         assert alive(pid)  # waiting for a robot description: it would run on
         wrapper.kill()
         wrapper.wait()
