@@ -123,7 +123,7 @@ class DynamixelBus(SerialBus):
                 [servo_id], "read Hardware Error Status",
                 lambda: self._read_once(servo_id, HARDWARE_ERROR_STATUS, 1), 1 + self.retries,
             )
-            raise HardwareError(servo_id, bit_names(status[0], HARDWARE_ERROR_BITS) or ["alert"])
+            raise HardwareError(servo_id, bit_names(status[0] if status else 0, HARDWARE_ERROR_BITS) or ["alert"])
         number = error & 0x7F
         raise StatusError(servo_id, operation, [P2_ERROR_NUMBERS.get(number, f"error number {number}")])
 
