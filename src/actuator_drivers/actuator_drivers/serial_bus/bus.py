@@ -22,9 +22,9 @@ Limit's value read as Max Position Limit. So every status packet is received her
 instruction's answer has (and, Protocol 2.0, the status instruction 0x55); anything else is
 discarded. A late reply of the same shape (two 4-byte reads) cannot be told apart, so after a
 timeout or a corrupt packet the servos concerned are *resynchronised* before their next
-transaction: a READ of :data:`SYNC_SIZE` bytes at address 0, a size no other transaction
-answers with, is sent and every status packet before its answer discarded; a servo answers
-in order, so nothing older is left to come.
+transaction: a READ at address 0 of a size no other transaction answers with, nor the
+resynchronisations before it (:data:`SYNC_SIZES` in turn), is sent and every status packet before
+its answer discarded; a servo answers in order, so nothing older is left to come.
 """
 
 from __future__ import annotations
@@ -40,10 +40,11 @@ from actuator_drivers.serial_port import LockstepSerialPort
 
 #: what one attempt of a transaction returns besides its result code and status error
 Data = TypeVar("Data")
-#: bytes of the resynchronising READ at address 0 (its answer has 3 parameters: no register read
-#: (1, 2, 4 bytes), write or block read has; a Protocol 2.0 PING answer has 3 too, and the same
-#: first two bytes, the model number)
-SYNC_SIZE = 3
+#: bytes of the resynchronising READs at address 0, used in turn (those no other transaction of
+#: the bus answers with, :attr:`SerialBus.answer_sizes`): each one's answer differs in shape from
+#: the answers of the resynchronisations before it, which may still come late (a PING answered by
+#: one reads the same model number: its first bytes)
+SYNC_SIZES = range(3, 32)
 #: status packets of other instructions discarded in one receive before it counts as corrupt
 MAX_DISCARDED = 16
 
@@ -93,6 +94,10 @@ class SerialBus:
         self.shield = InterruptShield()
         #: servos whose late status packets may still come (resynchronised before their next transaction)
         self.unsynced: Set[int] = set()
+        #: parameter counts of the answers of register reads and block reads (a driver adds its
+        #: block length before its first transaction): no resynchronisation uses them
+        self.answer_sizes: Set[int] = {1, 2, 4}
+        self._syncs = 0  # resynchronising READs sent
 
     def packet_handler(self):
         """The SDK's packet handler of this bus (the family's protocol)."""
@@ -152,11 +157,14 @@ class SerialBus:
 
     def _resync(self, servo_ids: Sequence[int]) -> int:
         """Discard every late status packet of the servos in ``servo_ids`` that may have some:
-        READ :data:`SYNC_SIZE` bytes at address 0 and receive until its answer; the SDK's
+        READ at address 0 the next of :data:`SYNC_SIZES` and receive until its answer; the SDK's
         result code (a failure leaves the servo unsynchronised)."""
         for servo_id in servo_ids:
             if servo_id in self.unsynced:
-                _, result, _ = self._read_once(servo_id, 0, SYNC_SIZE, refusal=False)
+                sizes = [size for size in SYNC_SIZES if size not in self.answer_sizes]
+                size = sizes[self._syncs % len(sizes)]
+                self._syncs += 1
+                _, result, _ = self._read_once(servo_id, 0, size, refusal=False)
                 if result != self.SUCCESS:
                     return result
                 self.unsynced.discard(servo_id)
@@ -253,6 +261,7 @@ class SerialBus:
     def read_block(self, servo_ids: Sequence[int], address: int, length: int) -> Dict[int, bytes]:
         """``length`` bytes at ``address`` from every servo in one transaction; ``{id: bytes}``."""
         ids = list(servo_ids)
+        self.answer_sizes.add(length)
         operation = f"read {length} bytes at address {address}"
         send = self._block_sender(ids, address, length)
         failed_id = ids[0]

@@ -102,6 +102,7 @@ class SerialBusDriver:
         self._stop = threading.Event()
         self._watchdog: Optional[threading.Thread] = None
         self._block = self._state_block()
+        self.bus.answer_sizes.add(self._block[1])  # no resynchronising READ answers like a block read
 
     @classmethod
     def on_bus(cls, port: str, servos: Union[ServoConfig, Sequence[ServoConfig]], protocol: int, baudrate: int,
