@@ -4,7 +4,7 @@ current equals the circuit ``Vs = vin - Rs d i``, ``d Vs = R i + kt v`` solved n
 (brentq); a saturated frictionless drive moves as the analytic motion with the resistance
 ``R + Rs d^2`` (tests/additions_reference.py) in the numpy rollout, the pendulum simulator and
 MuJoCo; the stick/slip reference follows the rollout; with ``thermal`` the winding alone heats.
-The compiled kernel and Warp have no twin of it and refuse it by name."""
+The compiled kernel equals the numpy step to 1e-12; Warp has no twin of it and refuses it by name."""
 
 import sys
 from dataclasses import replace
@@ -15,6 +15,7 @@ import pytest
 from scipy.optimize import brentq
 
 from actuator_models import kernel
+from actuator_models.logs import read_logs
 from actuator_models.model import new_model
 from actuator_models.objective import Objective
 from actuator_models.servo import Drive, Servo, heat, motor_torque, start
@@ -129,14 +130,20 @@ def test_with_thermal_only_the_winding_heats():
     assert winding - t0 == pytest.approx(i * i * p["R"] * 0.005 / p["thermal_winding_capacity"], rel=1e-9)
 
 
-def test_kernel_and_warp_refuse_the_supply_by_name():
-    model = new_model("xl330", "m6", supply_resistance=RS)
-    log = step_log(0.005, 50)
-    batch = LogBatch.from_logs([log], model.actuator.default_vin)
-    with pytest.raises(kernel.KernelError, match="supply"):
-        kernel.run(model.actuator, model.friction, {k: np.array([v]) for k, v in model.values.items()}, batch, "bam")
-    objective = Objective(model, [log])
-    assert objective.engine == "numpy" and "supply" in objective.why_numpy
+def test_kernel_equals_the_numpy_step_on_the_xl330_logs_and_warp_refuses_it_by_name(xl330_processed):
+    """M6 carrying thermal and supply at kp 100-800 (full duty at kp 800): the compiled kernel's
+    positions equal the numpy rollout's to 1e-12, and the supply moves them; Warp has no twin."""
+    every = read_logs(xl330_processed)
+    logs = [log for log in every if log.kp == 800.0][:2] + [every[0]]
+    model = new_model("xl330", "m6", additions=("thermal", "supply")).with_values(supply_resistance=RS)
+    batch = LogBatch.from_logs(logs, model.actuator.default_vin)
+    numpy_q = rollout(model.actuator, model.friction, model.values, batch, model.integrator)
+    values = {k: np.array([v]) for k, v in model.values.items()}
+    kernel_q = kernel.run(model.actuator, model.friction, values, batch, model.integrator, positions=True)[1][0]
+    assert np.max(np.abs(kernel_q - numpy_q)) < 1e-12
+    plain = dict(model.values, supply_resistance=0.0)
+    assert np.max(np.abs(rollout(model.actuator, model.friction, plain, batch, model.integrator) - numpy_q)) > 1e-3
+    assert Objective(model, logs).engine != "numpy"
     warp_servo = pytest.importorskip("actuator_sim.warp_servo")
     with pytest.raises(ValueError, match="supply"):
         warp_servo.check_supported(model)

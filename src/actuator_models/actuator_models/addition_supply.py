@@ -11,9 +11,10 @@ so the motor's ``R`` becomes ``R + Rs d^2`` (exact, stateless): nothing changes 
 at full duty the servo is as much weaker as the supply sags. The duty is the step's control over
 its supply (``control / vin``, what :func:`.servo.motor_torque` gives the motor hooks as the input
 :data:`DUTY`); where a motor's values are asked without a control (a thermal addition's copper
-losses, :func:`.servo.heat`), they are the winding's alone. For the voltage-controlled laws only
-(a current law's control is in A, not a duty). Its twin in the compiled kernel and in Warp is not
-written: both refuse a model carrying it, naming it, and a fit runs the numpy step.
+losses, :func:`.servo.heat`), they are the winding's alone. For the voltage-controlled laws only:
+a current law's control is in A, not a duty, and it gets no duty (the addition changes nothing).
+Its compiled twin is the column ``supply_resistance`` in :func:`.kernel_numba.motor` (no switch: 0
+when not carried); Warp has none yet and refuses it by name (``warp_servo.check_supported``).
 
 On the shared XL330 logs the ``input_volts`` register reads ``7.33 - 0.24 d^2`` V (8 training logs
 of kp 100 and 200), about 0.08 ohm for the winding's ~3 A stall current at full duty. Carry it
@@ -44,6 +45,7 @@ class Supply(Addition):
     name = "supply"
     title = "supply sag"
     parameters = (SUPPLY_RESISTANCE,)
+    kernel_columns = ("supply_resistance",)
     reads_duty = True
 
     def on_motor(self, p: ParamValues, inputs: Mapping[str, Optional[Value]]) -> ParamValues:
