@@ -17,6 +17,10 @@ Per variant and log: position MAE [rad]; and in the saturated holds (the ``resid
 too strong) and the mean logged supply [V] there. The fit's parameters are not refitted with the
 other supplies: this checks which candidate explains the held-out residual, it is not a fit.
 
+Then the ``supply`` addition (:mod:`actuator_models.addition_supply`) on the same fit: its
+``supply_resistance`` alone chosen on a grid by the training logs' MAE (every other parameter
+kept), and the held-out logs' MAE at that choice (and, for the record only, at each grid value).
+
     python benchmarks/full_duty_holds.py --seeds 0-1
 """
 
@@ -35,7 +39,7 @@ from actuator_models.logs import Log, read_logs
 from actuator_models.model import Model, new_model
 from actuator_models.residuals import PHASES, phase_labels
 from actuator_models.servo import Drive, Servo, output, start
-from actuator_models.simulation import LogBatch, bench_step
+from actuator_models.simulation import LogBatch, bench_step, rollout
 from actuator_models.splits import Dataset
 
 LOGS = Path(__file__).resolve().parents[1] / "data" / "xl330" / "processed"
@@ -45,6 +49,8 @@ PWM_LIMIT = 885.0
 SATURATED = 0.98
 #: The supply [V] of one step from (step index, the duty commanded from the encoder reading).
 Supply = Callable[[int, np.ndarray], np.ndarray]
+#: The grid of ``supply_resistance`` [ohm] the training logs choose from.
+SUPPLY_GRID = np.round(np.arange(0.0, 0.5001, 0.025), 3)
 
 
 def column(log: Log, name: str, steps: int) -> np.ndarray:
@@ -100,6 +106,23 @@ def hold_figures(log: Log, simulated: np.ndarray) -> Tuple[float, float, float]:
     return float(saturated.mean()), float(strong[saturated].mean()), float(volts[saturated].mean())
 
 
+def mean_mae(model: Model, logs: Sequence[Log], values: Dict[str, float]) -> float:
+    """Mean over ``logs`` of the position MAE [rad] of the rollout at ``values``."""
+    batch = LogBatch.from_logs(logs, model.actuator.default_vin)
+    q = rollout(model.actuator, model.friction, values, batch, model.integrator)
+    return float(np.mean([np.mean(np.abs(q[i, :n] - batch.position[i, :n])) for i, n in enumerate(batch.lengths)]))
+
+
+def supply_scan(model: Model, train: Sequence[Log], test: Sequence[Log]) -> List[str]:
+    """The supply resistance chosen by the training logs, and the held-out MAE there."""
+    scores = [(rs, mean_mae(model, train, {**model.values, "supply_resistance": rs}),
+               mean_mae(model, test, {**model.values, "supply_resistance": rs})) for rs in SUPPLY_GRID]
+    chosen = min(scores, key=lambda s: s[1])
+    return ([f"  supply addition, supply_resistance chosen on the training logs: {chosen[0]:.3f} ohm (training MAE "
+             f"{chosen[1]:.5f}, {scores[0][1]:.5f} without): held-out MAE {chosen[2]:.5f} ({scores[0][2]:.5f} without)"]
+            + ["    grid (record only): " + ", ".join(f"{rs:.3f}: {t:.4f}/{h:.4f}" for rs, t, h in scores)])
+
+
 def seed_report(logs: List[Log], seed: int, held: float, trials: int) -> List[str]:
     train = tuple(log for log in logs if log.kp != held)
     test = [log for log in logs if log.kp == held]
@@ -123,7 +146,7 @@ def seed_report(logs: List[Log], seed: int, held: float, trials: int) -> List[st
         rows.append(f"  {name}: MAE {np.mean(maes):.4f} rad (" + ", ".join(f"{m:.4f}" for m in maes) + ")")
         rows += [f"    {log.trajectory:16s} saturated holds {share:4.0%}: too strong by {err:+.4f} rad, supply {volts:.2f} V"
                  for log, (share, err, volts) in zip(test, holds) if share > 0]
-    return rows
+    return rows + supply_scan(model, train, test)
 
 
 def seeds_of(text: str) -> range:
