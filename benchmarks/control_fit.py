@@ -16,8 +16,6 @@ path, model and seed, and the mean and spread (max - min) over the seeds.
 from __future__ import annotations
 
 import argparse
-import os
-import signal
 import subprocess
 import time
 from pathlib import Path
@@ -37,21 +35,13 @@ from actuator_bench.bag2json import convert
 from actuator_bench.control_goals import goal_plan
 from actuator_bench.nodes.common import LATCHED_QOS
 from actuator_bench.nodes.control_player import ControlPlayer
+from actuator_bench.process_group import interrupt_group
 
 
 def launched(args: List[str], cwd: Path) -> subprocess.Popen:
     log = open(cwd / "launch.log", "w")
     return subprocess.Popen(["ros2", "launch", "actuator_bench", *args], cwd=cwd, stdout=log,
                             stderr=subprocess.STDOUT, start_new_session=True)
-
-
-def stop(process: subprocess.Popen) -> None:
-    os.killpg(process.pid, signal.SIGINT)
-    try:
-        process.wait(timeout=60)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
 
 
 def record_direct(folder: Path, gains: List[float], player: ControlPlayer) -> Path:
@@ -77,7 +67,7 @@ def record_direct(folder: Path, gains: List[float], player: ControlPlayer) -> Pa
                 print(f"direct  {name:16s} kp {kp:g}", flush=True)
         return folder / player.call(record, SetBool.Request(data=False)).message
     finally:
-        stop(graph)
+        interrupt_group(graph)
 
 
 def record_control(folder: Path, gains: List[float], player: ControlPlayer) -> Path:
@@ -95,7 +85,7 @@ def record_control(folder: Path, gains: List[float], player: ControlPlayer) -> P
                 print(f"control {name:16s} kp {kp:g}", flush=True)
         return folder / player.record(False)
     finally:
-        stop(graph)
+        interrupt_group(graph)
 
 
 def fits(logs: Path, models: List[str], seeds: List[int], trials: int, validation_kp: float) -> Dict[Tuple[str, int], tuple]:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import signal
 import subprocess
 import sys
 import tempfile
@@ -31,6 +30,7 @@ from sensor_msgs.msg import JointState
 from actuator_bench.control_goals import goal_plan
 from actuator_bench.nodes.common import SENSOR_QOS
 from actuator_bench.nodes.control_player import ControlPlayer
+from actuator_bench.process_group import interrupt_group
 
 
 def stamp(msg: JointState) -> float:
@@ -88,11 +88,7 @@ def main() -> int:
         print(summary("/hardware/joint_states", streams["/hardware/joint_states"], args.rate))
         return 0
     finally:
-        os.killpg(launch.pid, signal.SIGINT)
-        try:
-            launch.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            os.killpg(launch.pid, signal.SIGKILL)
+        interrupt_group(launch)
         executor.shutdown()
         node.destroy_node()
         rclpy.try_shutdown()

@@ -38,6 +38,8 @@ from actuator_interfaces.srv import RunTrajectory
 from rclpy.action import ActionClient
 from rclpy.executors import SingleThreadedExecutor
 
+from actuator_bench.process_group import interrupt_group
+
 DATA = Path(__file__).resolve().parents[1] / "data" / "xl330" / "processed"
 PROBLEMS = re.compile(r"\[ERROR\]|Traceback|never retrieved|exception", re.IGNORECASE)
 
@@ -103,12 +105,7 @@ def one_run(clients: tuple, mode: str, extra: list, deadline: float, logs: Path,
         try:
             state = (play_on_control(clients[2], emulator, log_path) if emulator else put_to_work(*clients[:2], mode))
             began = time.monotonic()
-            os.killpg(launch.pid, signal.SIGINT)
-            try:
-                launch.wait(timeout=deadline)
-            except subprocess.TimeoutExpired:
-                os.killpg(launch.pid, signal.SIGKILL)
-                launch.wait()
+            interrupt_group(launch, deadline)
             took = time.monotonic() - began
         finally:
             if launch.poll() is None:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import random
-import signal
 import subprocess
 import threading
 from pathlib import Path
@@ -40,6 +39,7 @@ from actuator_bench.control_goals import goal_plan  # noqa: E402
 from actuator_bench.nodes.common import COMMAND_QOS, SENSOR_QOS  # noqa: E402
 from actuator_interfaces.msg import ActuatorCommand  # noqa: E402
 from actuator_bench.nodes.control_player import ControlPlayer  # noqa: E402
+from actuator_bench.process_group import interrupt_group  # noqa: E402
 
 
 def installed() -> bool:
@@ -108,13 +108,7 @@ class Launch:
 
     def ctrl_c(self, timeout: float = 60.0) -> int:
         """SIGINT to the whole process group, as a terminal's Ctrl-C; the launch's exit status."""
-        os.killpg(self.process.pid, signal.SIGINT)
-        try:
-            return self.process.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait()
-            return -9
+        return interrupt_group(self.process, timeout)
 
     def close(self) -> None:
         if self.process.poll() is None:

@@ -158,6 +158,24 @@ def test_cia402_enable_sequence_and_fault_reset_edge():
     assert {sw: cia402.decode(sw) for sw in table} == table
 
 
+def test_master_controlword_resets_a_fault_only_while_enabling_and_on_an_edge():
+    """cia402.controlword (the master's rule) against cia402.transition (the drive's): enabling a
+    faulted drive resets it (a rising edge of bit 7 after a held reset) and reaches operation
+    enabled; releasing leaves the fault latched."""
+    def run(enable: bool, previous: int) -> list:
+        state, states = cia402.State.FAULT, []
+        for _ in range(6):
+            cw = cia402.controlword(state, enable, previous)
+            state, previous = cia402.transition(state, cw, previous), cw
+            states.append(state)
+        return states
+
+    assert run(False, 0)[-1] == cia402.State.FAULT
+    held = run(True, cia402.FAULT_RESET)  # last cycle's controlword held the reset bit: no edge yet
+    assert held[0] == cia402.State.FAULT and held[-1] == cia402.State.OPERATION_ENABLED
+    assert run(True, 0)[0] == cia402.State.SWITCH_ON_DISABLED
+
+
 def test_units():
     u = ErobUnits(rated_current=5.4)
     assert u.counts(2 * 3.141592653589793) == 524288

@@ -14,7 +14,6 @@ that second (checked too, so that the test could fail).
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import threading
 import time
@@ -32,6 +31,7 @@ from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 
 from actuator_bench.nodes.common import LATCHED_QOS, SENSOR_QOS  # noqa: E402
+from actuator_bench.process_group import interrupt_group  # noqa: E402
 
 
 def wait(condition, timeout: float) -> None:
@@ -81,12 +81,7 @@ def test_compare_launch_error_leaves_out_the_start_up_offset(tmp_path):
         spinner.join(timeout=5)
         client.destroy_node()
         rclpy.try_shutdown()
-        os.killpg(launch.pid, signal.SIGINT)
-        try:
-            launch.communicate(timeout=60)
-        except subprocess.TimeoutExpired:
-            os.killpg(launch.pid, signal.SIGKILL)
-            launch.communicate()
+        interrupt_group(launch)
     errors = sorted(abs(e.position[0]) for e in got["error"])
     assert len(errors) >= 20  # of ~600 (6 s at 100 Hz): best effort, as the benches publish, drops on a loaded host
     assert errors[len(errors) // 2] < 0.1  # the two servo simulations' difference, not the offset

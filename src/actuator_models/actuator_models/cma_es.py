@@ -85,7 +85,8 @@ class CMA:
         return self.mean + self.sigma * self._decomposition()[2].dot(z)  # ~ N(m, sigma^2 C)  (38)-(40)
 
     def feasible(self, x: np.ndarray) -> bool:
-        return self.bounds is None or bool(np.all(x >= self.bounds[:, 0]) and np.all(x <= self.bounds[:, 1]))
+        # one array test, not two np.all calls: called for every draw (~7000 in a 1500-trial fit)
+        return self.bounds is None or bool(((x >= self.bounds[:, 0]) & (x <= self.bounds[:, 1])).all())
 
     def ask(self) -> np.ndarray:
         """One point of the current generation: drawn again while outside the bounds, then clipped."""

@@ -29,6 +29,7 @@ returns.
 
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 from typing import Any, Optional, Sequence, Tuple
 
@@ -106,7 +107,14 @@ def parameter_matrix(values: ParamValues) -> np.ndarray:
 
 @lru_cache(maxsize=1)
 def compiled() -> Any:
-    """The compiled batch function (compiled, or loaded from numba's cache, on first call)."""
+    """The compiled batch function (compiled, or loaded from numba's cache, on first call).
+
+    Unless the environment says otherwise, the OpenMP threads of the parallel loop sleep when
+    idle (``OMP_WAIT_POLICY=PASSIVE``, read by libgomp when numba starts its threads, on the
+    first call): by default each spins up to ~300000 times after every call, burning CPU while
+    the caller runs Python between calls (a fit's CMA-ES step, the report). Where each
+    (parameter set, log) pair runs changes no number, only who waits how."""
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     from .kernel_numba import batch
 
     return batch

@@ -63,22 +63,27 @@ def _interval(grid: np.ndarray, costs: np.ndarray, centre: int, limit: float) ->
 def loss_slices(
     model: Model, objective: Objective, space: SearchSpace, points: int = 25, tolerance: float = 0.01
 ) -> List[ParameterSpread]:
-    """Slice the cost of ``objective`` through ``model``'s values along each free parameter."""
-    grids = []
-    sets: List[Dict[str, float]] = []
+    """Slice the cost of ``objective`` through ``model``'s values along each free parameter.
+
+    Every slice passes through the fitted values; they are simulated once (the first set of the
+    batch), not once per slice: each set's cost is its own rollout, whatever else is batched."""
+    grids, centres = [], []
+    sets: List[Dict[str, float]] = [dict(model.values)]
     for p in space.free:
         grid = np.unique(np.append(np.linspace(p.lower, p.upper, points), model.values[p.name]))
+        centre = int(np.searchsorted(grid, model.values[p.name]))
         grids.append(grid)
-        sets.extend({**model.values, p.name: float(x)} for x in grid)
+        centres.append(centre)
+        sets.extend({**model.values, p.name: float(x)} for i, x in enumerate(grid) if i != centre)
     names = list(model.values)
     batch = {name: np.array([s[name] for s in sets]) for name in names}
     costs = objective(batch)
     out = []
-    start = 0
-    for p, grid in zip(space.free, grids):
-        slice_costs = costs[start : start + len(grid)]
-        start += len(grid)
-        centre = int(np.searchsorted(grid, model.values[p.name]))
+    start = 1
+    for p, grid, centre in zip(space.free, grids, centres):
+        others = costs[start : start + len(grid) - 1]
+        start += len(grid) - 1
+        slice_costs = np.insert(others, centre, costs[0])
         best = slice_costs[centre]
         lower, upper = _interval(grid, slice_costs, centre, best * (1 + tolerance))
         sensitivity = float(slice_costs.max() / best - 1) if best > 0 else float("inf")

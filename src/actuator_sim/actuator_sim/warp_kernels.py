@@ -7,7 +7,9 @@ parameters :func:`actuator_models.friction.embed` gives it (M6 nests M1-M5 exact
 is one budget function; a Dahl model's budget (none, or ``dahl+viscous``'s ``Kv |v|``) is M6's
 with those terms alone, and its torque ``-Fc w`` joins the motor torque in ``qfrc_applied`` as
 the CPU twin applies it. Per-servo constants come as one row of ``params`` (columns
-:data:`COLUMNS`); the state per world and servo (firmware target, output behind the backlash
+:data:`COLUMNS`, named by the declarations: an addition's ``kernel_columns`` and its
+:class:`Twin`'s derived ones), its integer row the law, addresses and flags (:data:`INT_COLUMNS`);
+the state per world and servo (firmware target, output behind the backlash
 play, command history of the latency, last friction-loss force, Dahl's ``w``, the ``thermal``
 winding and case temperatures) lives in arrays the caller owns.
 
@@ -16,25 +18,56 @@ Units: rad, rad/s, N m, V, A, s, degC.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Callable, Dict, Mapping, Optional, Tuple
+
 import warp as wp
 
-#: Columns of the per-servo parameter rows, in order.
-COLUMNS = (
+from actuator_models.additions import ADDITIONS, delay_steps
+
+
+@dataclass(frozen=True)
+class Twin:
+    """The Warp twin of an addition (its code is in the kernels below): the columns it reads
+    besides its addition's declared ``kernel_columns`` and its on/off flag (the integer column
+    named after the addition), derived from the model's values at the step ``dt`` [s] by
+    ``derive`` (all 0 when the model does not carry the addition)."""
+
+    floats: Tuple[str, ...] = ()
+    ints: Tuple[str, ...] = ()
+    derive: Optional[Callable[[Mapping[str, float], float], Dict[str, float]]] = None
+
+
+def _delay_split(values: Mapping[str, float], dt: float) -> Dict[str, float]:
+    """latency's delay in whole steps, the fraction of the next, and the steps the torque enable
+    is held (additions.delay_steps)."""
+    whole, fraction, held = delay_steps(values["latency"], dt)
+    return {"delay_whole": int(whole), "delay_fraction": float(fraction), "delay_held": int(held)}
+
+
+#: The additions the kernels run, by name, with what their twins read besides the declarations.
+ADDITION_TWINS: Dict[str, Twin] = {
+    "latency": Twin(floats=("delay_fraction",), ints=("delay_whole", "delay_held"), derive=_delay_split),
+    "backlash": Twin(), "heating": Twin(), "thermal": Twin(),
+}
+#: Columns of the per-servo parameter rows, in order: the control laws', M6's budget, Dahl's,
+#: then each twinned addition's ``kernel_columns`` and its twin's derived float columns.
+COLUMNS: Tuple[str, ...] = tuple(dict.fromkeys([
     "kt", "R", "vin", "error_gain", "max_duty", "law_damping", "max_current", "bus_voltage",
     "error_gain_ratio", "target_speed_limit",
     "friction_base", "friction_viscous", "friction_stribeck", "dtheta_stribeck", "alpha",
     "load_friction_motor", "load_friction_external", "load_friction_motor_stribeck",
     "load_friction_external_stribeck", "load_friction_motor_quad", "load_friction_external_quad",
-    "backlash", "heating", "delay_fraction", "dahl_fc", "dahl_rho",
-    "thermal_alpha", "thermal_winding_resistance", "thermal_winding_capacity", "thermal_case_resistance",
-    "thermal_case_capacity", "thermal_ambient", "thermal_initial",
-)
+    "dahl_fc", "dahl_rho",
+    *(c for name, twin in ADDITION_TWINS.items() for c in (*ADDITIONS[name].kernel_columns, *twin.floats)),
+]))
 _C = {name: i for i, name in enumerate(COLUMNS)}  # read in kernels through wp.static
 #: Control laws (``law`` column of the integer rows): actuator_models.actuators classes.
 VOLTAGE, SPEED_LIMITED_VOLTAGE, CURRENT_PD, CURRENT = 0, 1, 2, 3
-#: Integer columns: law, qpos address, dof address, delay whole steps, held-enable steps,
-#: has backlash (0/1), has heating (0/1), has Dahl friction (0/1), has thermal (0/1).
-INT_COLUMNS = ("law", "qpos", "dof", "delay_whole", "delay_held", "backlash", "heating", "dahl", "thermal")
+#: Integer columns: law, qpos address, dof address, has Dahl friction (0/1), each twinned
+#: addition's flag (0/1, named after it), then the twins' derived integer columns.
+INT_COLUMNS: Tuple[str, ...] = ("law", "qpos", "dof", "dahl", *ADDITION_TWINS,
+                                *(c for twin in ADDITION_TWINS.values() for c in twin.ints))
 _I = {name: i for i, name in enumerate(INT_COLUMNS)}
 REFERENCE_TEMPERATURE = 25.0  # degC, actuator_models.additions.REFERENCE_TEMPERATURE
 

@@ -38,15 +38,14 @@ joints' own ``<motor>`` controls at 0.
 from __future__ import annotations
 
 import math
-from typing import Dict, Optional, Sequence
+from typing import Dict, Optional, Sequence, Tuple
 
 import mujoco
 import numpy as np
 import warp as wp
 
 from actuator_models.actuators import CurrentControlled, CurrentPD, SpeedLimitedVoltage, VoltageControlled
-from actuator_models.additions import ADDITIONS, delay_steps
-from actuator_models.addition_thermal import Thermal
+from actuator_models.additions import ADDITIONS
 from actuator_models.friction import DYNAMIC_FRICTION_MODELS, FRICTION_MODELS, embed
 from actuator_models.model import INTEGRATORS, Model
 
@@ -57,7 +56,7 @@ from .joint_sim import HARD_FRICTION_SOLIMP, Servo
 #: M6's budget with the viscous term alone), additions, and control laws (the exact classes:
 #: a subclass may change the law).
 WARP_FRICTION_MODELS = {**FRICTION_MODELS, **DYNAMIC_FRICTION_MODELS}
-WARP_ADDITIONS = ("latency", "backlash", "heating", "thermal")
+WARP_ADDITIONS = tuple(kernels.ADDITION_TWINS)
 WARP_LAWS = {VoltageControlled: kernels.VOLTAGE, SpeedLimitedVoltage: kernels.SPEED_LIMITED_VOLTAGE,
              CurrentPD: kernels.CURRENT_PD, CurrentControlled: kernels.CURRENT}
 
@@ -98,18 +97,15 @@ def friction_columns(model: Model) -> Dict[str, float]:
             "dahl_fc": float(values["friction_base"]), "dahl_rho": float(values["dahl_rho"])}
 
 
-def servo_row(servo: Servo, dt: float) -> tuple:
-    """``(float row, int row without addresses)`` of one servo for the kernels (columns
-    :data:`~actuator_sim.warp_kernels.COLUMNS`, :data:`~actuator_sim.warp_kernels.INT_COLUMNS`)."""
+def servo_row(servo: Servo, dt: float) -> Tuple[Tuple[float, ...], Dict[str, int]]:
+    """``(float row, int row by name without the addresses qpos, dof)`` of one servo for the
+    kernels (columns :data:`~actuator_sim.warp_kernels.COLUMNS`,
+    :data:`~actuator_sim.warp_kernels.INT_COLUMNS`): each twinned addition's declared
+    ``kernel_columns`` from the model's values (0 where absent), its flag from the additions the
+    model carries, its twin's derived columns at the step ``dt`` [s] (0 when not carried)."""
     model = servo.model
     check_supported(model)
     act, values = model.actuator, model.values
-    friction = friction_columns(model)
-    carried = set(model.additions)  # the model's declared additions, each with its Warp twin (WARP_ADDITIONS)
-    whole, fraction, held = (0, 0.0, 0)
-    if "latency" in carried:
-        w, f, h = delay_steps(values["latency"], dt)
-        whole, fraction, held = int(w), float(f), int(h)
     row: Dict[str, float] = {
         "kt": values["kt"], "R": values["R"],
         "vin": act.default_vin if servo.vin is None else servo.vin,
@@ -118,13 +114,15 @@ def servo_row(servo: Servo, dt: float) -> tuple:
         "bus_voltage": getattr(act, "bus_voltage", 0.0),
         "error_gain_ratio": values.get("error_gain_ratio", 1.0),
         "target_speed_limit": values.get("target_speed_limit", 0.0),
-        "dahl_fc": 0.0, "dahl_rho": 0.0, **friction,
-        "backlash": values.get("backlash", 0.0), "heating": values.get("heating", 0.0),
-        "delay_fraction": fraction,
-        **{name: values.get(name, 0.0) for name in Thermal.kernel_columns},
+        "dahl_fc": 0.0, "dahl_rho": 0.0, **friction_columns(model),
     }
-    ints = (_law(model), whole, held, int("backlash" in carried), int("heating" in carried),
-            int(model.friction.state is not None), int("thermal" in carried))
+    ints = {"law": _law(model), "dahl": int(model.friction.state is not None)}
+    for name, twin in kernels.ADDITION_TWINS.items():
+        row.update({c: values.get(c, 0.0) for c in ADDITIONS[name].kernel_columns})
+        on = name in model.additions
+        derived = twin.derive(values, dt) if on and twin.derive is not None else {}
+        row.update({c: derived.get(c, 0.0) for c in twin.floats})
+        ints.update({name: int(on), **{c: int(derived.get(c, 0)) for c in twin.ints}})
     return tuple(float(row[name]) for name in kernels.COLUMNS), ints
 
 
@@ -186,12 +184,14 @@ class WarpServos:
         dt = float(mjm.opt.timestep)
         self.dt = dt
         rows = [servo_row(s, dt) for s in servos]
-        ints = [(r[1][0], mjm.jnt_qposadr[j], mjm.jnt_dofadr[j], *r[1][1:]) for r, j in zip(rows, joints)]
+        ints = [[{**r[1], "qpos": mjm.jnt_qposadr[j], "dof": mjm.jnt_dofadr[j]}[c] for c in kernels.INT_COLUMNS]
+                for r, j in zip(rows, joints)]
         self._rows = np.array([r[0] for r in rows])
         self._params: wp.array = wp.array(self._rows, dtype=float)
-        self._ints: wp.array = wp.array(np.array(ints), dtype=int)
+        self._int_rows = np.array(ints)
+        self._ints: wp.array = wp.array(self._int_rows, dtype=int)
         self._qpos, self._dof = mjm.jnt_qposadr[joints], dofs
-        history = max(i[3] for i in ints) + 2
+        history = max(r[1]["delay_whole"] for r in rows) + 2
         shape = (self.nworld, n)
         zeros = np.zeros(shape)
         frictionloss = np.broadcast_to(np.asarray(m.dof_frictionloss.numpy()).reshape(-1, mjm.nv)[:1],  # type: ignore[attr-defined]
@@ -297,11 +297,15 @@ class WarpServos:
             self.after_step()
 
     # ------------------------------------------------------------------ state
+    def _flag(self, addition: str) -> np.ndarray:
+        """Per servo, whether the kernels run ``addition`` (its flag column)."""
+        return self._int_rows[:, kernels.INT_COLUMNS.index(addition)] == 1
+
     @property
     def position(self) -> np.ndarray:
         """Servo outputs [rad], ``(nworld, nservo)`` float64 copies (behind a backlash play)."""
         drive = self.d.qpos.numpy()[:, self._qpos]  # type: ignore[attr-defined]
-        played = np.array(["backlash" in s.model.additions for s in self.servos])
+        played = self._flag("backlash")
         return np.where(played, self._output.numpy(), drive).astype(float)
 
     @property
@@ -319,5 +323,5 @@ class WarpServos:
         """The ``thermal`` nodes [degC], ``(nworld, nservo, 2)``: winding, case (what the servo's
         ``temp`` register reads); NaN for servos not carrying ``thermal``."""
         nodes = np.stack([self._winding.numpy(), self._case.numpy()], axis=-1).astype(float)
-        carried = np.array(["thermal" in s.model.additions for s in self.servos])
+        carried = self._flag("thermal")
         return np.where(carried[None, :, None], nodes, np.nan)

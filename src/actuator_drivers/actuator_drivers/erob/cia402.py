@@ -134,6 +134,17 @@ def next_command(state: State, target: State = State.OPERATION_ENABLED) -> int:
     return ENABLE_OPERATION if target == State.OPERATION_ENABLED else SWITCH_ON
 
 
+def controlword(state: State, enable: bool, previous: int) -> int:
+    """This cycle's controlword for a drive in ``state``: one step toward operation enabled
+    (``enable``) or switched on; a fault is reset only while enabling (releasing leaves it
+    latched for the user to read), and only on a rising edge of bit 7 (``previous``: last cycle's
+    controlword)."""
+    cw = next_command(state, State.OPERATION_ENABLED if enable else State.SWITCHED_ON)
+    if cw == FAULT_RESET and (not enable or previous & FAULT_RESET):
+        return DISABLE_VOLTAGE
+    return cw
+
+
 def torque_on(state: State) -> bool:
     """Whether a drive in ``state`` drives its motor."""
     return state in (State.OPERATION_ENABLED, State.QUICK_STOP_ACTIVE)

@@ -6,7 +6,7 @@ the CiA 402 enable sequence (fault reset 0x0080 when in fault, shutdown 0x0006, 
 0x0007, enable operation 0x000F) is played by the cyclic exchange with statusword checks, within
 ``enable_timeout`` cycles per transition.
 
-Every cycle: target torque from the PD law (``actuator_models``' :class:`CurrentPD`) on the last
+Every cycle (the bytes: :mod:`.pdo`): target torque from the PD law (``actuator_models``' :class:`CurrentPD`) on the last
 sample, one LRW, and the working counter is compared with pysoem's ``expected_wkc``. A wrong counter or
 no frame is a lost cycle (counted: ``counters.timeouts`` no frame, ``counters.corrupt`` wrong
 counter); after a wrong counter the AL states are read, and a slave that left OP ends the run
@@ -27,7 +27,6 @@ Pacing (:mod:`.pacing`):
 from __future__ import annotations
 
 import math
-import struct
 import threading
 from dataclasses import replace
 from typing import Dict, List, Mapping, Optional, Sequence, Union
@@ -35,7 +34,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Union
 from actuator_models.bench import WallClock
 
 from actuator_drivers.common import AL_CODES, OP, ErrorCounters, state_name
-from actuator_drivers.erob import cia402
+from actuator_drivers.erob import cia402, pdo
 from actuator_drivers.erob.errors import (ALStatusError, DriveFaultError, ErobError, ErobLimitError, IdentityError,
                                           InterfaceError, LostFramesError, SetupError)
 from actuator_drivers.erob.joint import ErobJoint, ErobState
@@ -225,27 +224,20 @@ class ErobDriver:
     def _outputs(self, i: int) -> bytes:
         state = self._states[i]
         drive = cia402.decode(state.statusword) if state is not None else cia402.State.SWITCH_ON_DISABLED
-        target = cia402.State.OPERATION_ENABLED if self.enable[i] else cia402.State.SWITCHED_ON
-        cw = cia402.next_command(drive, target)
-        if cw == cia402.FAULT_RESET and not self.enable[i]:
-            cw = cia402.DISABLE_VOLTAGE  # releasing: leave a fault latched for the user to read
-        elif cw == cia402.FAULT_RESET and self._controlwords[i] & cia402.FAULT_RESET:
-            cw = cia402.DISABLE_VOLTAGE  # a reset needs a rising edge
-        self._controlwords[i] = cw
+        cw = self._controlwords[i] = cia402.controlword(drive, self.enable[i], self._controlwords[i])
         permille = 0
         if self.enable[i] and state is not None and drive == cia402.State.OPERATION_ENABLED:
             amps = float(self.laws[i].control(self.goals[i], state.position, state.velocity, self.kp[i],
                                               NOMINAL_BUS_VOLTAGE))
             permille = self.units[i].permille(amps)
-        return struct.pack("<HhbB", cw, permille, cia402.MODE_CST, 0)
+        return pdo.pack_outputs(cw, permille)
 
     def _decode(self, i: int, data: bytes, now: float) -> ErobState:
-        sw, pos, vel, torque = struct.unpack_from("<Hiih", data, 0)
-        u = self.units[i]
-        current = u.amps(torque)
-        law = self.laws[i]
-        return ErobState(u.rad(pos), u.rad(vel), current / law.max_current, current, NOMINAL_BUS_VOLTAGE,
-                         math.nan, cia402.decode(sw) == cia402.State.OPERATION_ENABLED, now, sw, self.cycles)
+        raw, u = pdo.unpack_inputs(data), self.units[i]
+        current = u.amps(raw.torque)
+        return ErobState(u.rad(raw.position), u.rad(raw.velocity), current / self.laws[i].max_current, current,
+                         NOMINAL_BUS_VOLTAGE, math.nan, cia402.decode(raw.statusword) == cia402.State.OPERATION_ENABLED,
+                         now, raw.statusword, self.cycles)
 
     def _check_faults(self) -> None:
         states = self._sampled()

@@ -27,14 +27,12 @@ from typing import List, Optional, Sequence
 from actuator_drivers.common import AL_CODES, INIT, OP, PREOP, SAFEOP, state_name
 from actuator_drivers.erob import cia402
 from actuator_drivers.erob.errors import ErobError, IdentityError, InterfaceError, SetupError
+from actuator_drivers.erob.pdo import RX_BYTES, RX_MAPPING, TX_BYTES, TX_MAPPING
 from actuator_drivers.erob.soem import SoemMaster, SoemSlave
 from actuator_drivers.erob.units import ErobUnits
 
 EROB_VENDOR = 0x5A65726F
 EROB_PRODUCT = 0x00029252
-RX_MAPPING = (0x60400010, 0x60710010, 0x60600008, 0x00000008)
-TX_MAPPING = (0x60410010, 0x60640020, 0x606C0020, 0x60770010)
-RX_BYTES, TX_BYTES = 6, 12
 STATE_ACK = 0x10
 
 
