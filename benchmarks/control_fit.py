@@ -4,7 +4,8 @@ Needs a sourced ROS 2 workspace with the ros2_control add-on and actuator_bench 
 "With ROS 2"). Records the four identification trajectories at each ``--kp`` on the MuJoCo
 XL330 pendulum (config/xl330_bench.yaml, backend mujoco) twice: by the bench node itself
 (``sim.launch.py``, ``/sim/run_trajectory``, its recorder) and as FollowJointTrajectory goals
-through ``control.launch.py`` (:class:`ControlPlayer`, the control node's recorder); each bag
+through ``control.launch.py`` (:class:`ControlPlayer`, the control node's recorder), each run on
+both paths from rest at its first waypoint (``player.RUN_PREPARE``: 2 s move, 1 s hold); each bag
 becomes processed logs (bag2json), then M1 and M6 are fitted on each log set with each seed,
 the ``--validation-kp`` logs held out, and the table prints training and validation MAE per
 path, model and seed, and the mean and spread (max - min) over the seeds.

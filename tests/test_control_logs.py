@@ -25,6 +25,7 @@ from test_control_launch import Launch, rclpy  # noqa: F401  (its skips apply he
 
 from actuator_bench.bag2json import bag_logs  # noqa: E402
 from actuator_bench.control_goals import goal_plan  # noqa: E402
+from actuator_bench.player import RUN_PREPARE  # noqa: E402
 from actuator_interfaces.srv import RunTrajectory  # noqa: E402
 from actuator_models.resampling import resample  # noqa: E402
 from std_srvs.srv import SetBool  # noqa: E402
@@ -45,8 +46,9 @@ def direct_log(tmp_path):
         assert player.call(record, SetBool.Request(data=True)).success
         answer = player.call(run, RunTrajectory.Request(start=True, trajectory=TRAJECTORY, kp=KP))
         assert answer.success, answer.message
-        end = time.monotonic() + answer.duration + 3.0  # played, then a margin for the run's end
-        player.wait(lambda: time.monotonic() > end, answer.duration + 10.0)
+        before = RUN_PREPARE.move + RUN_PREPARE.hold  # the move to the first waypoint and the rest there
+        end = time.monotonic() + before + answer.duration + 3.0  # played, then a margin for the run's end
+        player.wait(lambda: time.monotonic() > end, before + answer.duration + 10.0)
         bag = player.call(record, SetBool.Request(data=False)).message
     finally:
         launch.close()

@@ -158,7 +158,7 @@ def test_timeouts_and_corrupt_packets_are_retried_and_counted(protocol):
 @pytest.mark.parametrize("protocol", [1, 2])
 def test_a_refused_read_is_a_status_error_not_an_sdk_crash(protocol):
     """The servo answers a READ beyond its table with an error and no data; dynamixel-sdk's
-    read2ByteTxRx indexes the missing data (IndexError) - the bus reads with readTxRx instead."""
+    read2ByteTxRx indexes the missing data (IndexError) - the bus receives the status packet itself."""
     with emulated("mx64", protocol) as (emu, driver):
         size = control_table("mx64", protocol).size
         with pytest.raises(StatusError, match="servo 1: read past the table: the servo reported error"):

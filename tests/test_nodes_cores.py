@@ -17,7 +17,7 @@ from actuator_models.identification import DEFAULT_TRIALS
 from actuator_models.logs import read_logs
 from actuator_models.splits import Dataset
 from actuator_bench.messages import BenchInfo, Command, command_from_fields
-from actuator_bench.player import ARM_PATHS, TrajectoryPlayer, schedule
+from actuator_bench.player import ARM_PATHS, Prepare, Schedule, TrajectoryPlayer, schedule
 from actuator_sim.bench import SimBench, SimClock, SimSettings
 from actuator_drivers.dynamixel.errors import JointLimitError
 from actuator_models.trajectories import TRAJECTORIES, trajectory
@@ -39,6 +39,54 @@ def test_player_plays_an_identification_trajectory_then_releases():
     end = player.tick(16.5)
     assert end.command.torque_enable == (False,) and end.info.trajectory == ""
     assert player.running is None and player.tick(17.0) == player.stop()
+
+
+def test_player_moves_to_the_first_waypoint_before_a_prepared_run():
+    """The pre-move: a cubic from the given position to the first waypoint (midpoint halfway,
+    zero end velocities), held; the run's info at the end of the hold, its t = 0 the next tick."""
+    player = TrajectoryPlayer(("pendulum",), PENDULUM)
+    first = float(trajectory("sin_sin").goal(0.0))
+    plan, info = player.start("sin_sin", 400.0, prepare=Prepare(move=2.0, hold=1.0))
+    assert info is None and player.running == "sin_sin"
+    steps = {now: player.tick(now, [1.0]) for now in (5.0, 6.0, 6.2, 7.5)}
+    assert [steps[now].command.goal_position[0] for now in (5.0, 6.0, 7.5)] == pytest.approx([1.0, (1.0 + first) / 2, first])
+    s = 0.6  # 6.2 s: 1.2 s of the 2 s move
+    assert steps[6.2].command.goal_position[0] == pytest.approx(1.0 + (first - 1.0) * (3 * s**2 - 2 * s**3))
+    assert all(step.info is None and step.command.torque_enable == (True,) and step.command.kp == (400.0,)
+               for step in steps.values())
+    held = player.tick(8.0, [0.0])  # the hold's end (the position is read only at the move's start)
+    assert held.command.goal_position == pytest.approx((first,)) and held.info.trajectory == "sin_sin"
+    started = player.tick(8.01, [0.0])
+    assert started.info is None and started.command.goal_position == pytest.approx((first,))
+    assert player.tick(9.01).command.goal_position == pytest.approx((float(trajectory("sin_sin").goal(1.0)),))
+    with pytest.raises(ValueError, match=">= 0"):
+        Prepare(-1.0, 0.0)
+    player.start("sin_sin", 400.0, prepare=Prepare(1.0, 0.0))
+    with pytest.raises(ValueError, match="positions"):
+        player.tick(0.0)
+
+
+def test_a_prepared_run_starts_at_rest_at_its_first_waypoint():
+    """MuJoCo pendulum: without the pre-move a run starts where the last left the joint; with it,
+    at rest at its first waypoint (less the P controller's offset under gravity)."""
+    from actuator_bench.loop import BenchLoop
+
+    target = 0.5
+    hold = Schedule("hold", 0.5, lambda t: np.full(1, target), lambda t: np.ones(1, dtype=bool))
+    first_samples = {}
+    for prepare in (None, Prepare(2.0, 1.0)):
+        sim = SimBench.open(BenchParams(mass=0.49, length=0.1))
+        loop = BenchLoop(sim, TrajectoryPlayer(sim.joints, PENDULUM))
+        cycles = []
+        loop.run(hold, 400.0, 200.0, cycles.append, prepare=prepare)
+        (begin,) = [i for i, c in enumerate(cycles) if c.info is not None and c.info.trajectory == "hold"]
+        # the run's t = 0, and its end: 0.5 s later, holding the same goal
+        first_samples[prepare] = cycles[begin + 1].sample, [c.sample for c in cycles if c.sample][-1]
+        assert cycles[begin + 1].command.goal_position == (target,)
+    (unprepared, _), (prepared, end) = first_samples.values()
+    assert unprepared.position[0] == pytest.approx(0.0, abs=1e-3)  # hanging where it was
+    assert prepared.position[0] > target / 2 and abs(prepared.velocity[0]) < 0.02  # lifted, at rest:
+    assert prepared.position[0] == pytest.approx(end.position[0], abs=2e-3)  # where holding the goal leaves it
 
 
 def test_player_stop_and_errors():

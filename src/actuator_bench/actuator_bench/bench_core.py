@@ -20,7 +20,7 @@ from .backends import BackendRegistry, installed_backends
 from .interfaces import ACTUATOR_COMMAND, ACTUATOR_STATE, BENCH_INFO, JOINT_STATE
 from .loop import BenchLoop, Cycle
 from .messages import BenchInfo, actuator_state_fields, bench_info_fields, command_fields, joint_state_fields
-from .player import Schedule, TrajectoryPlayer
+from .player import RUN_PREPARE, Prepare, Schedule, TrajectoryPlayer
 
 #: Topics of a bench (relative to its namespace): message type and QoS kind (``sensor``: best
 #: effort keep last 5; ``command``: reliable keep last 10; ``latched``: reliable, transient local).
@@ -132,6 +132,9 @@ def bench_parameters(registry: Optional[BackendRegistry] = None, backend: str = 
         Parameter("trajectory", "sin_sin", "Trajectory played when a request names none (and with autostart)"),
         Parameter("run_kp", 400.0, "Gain of a run whose request gives none (actuator units)"),
         Parameter("autostart", False, "Play the trajectory parameter once at start"),
+        Parameter("prepare_time", RUN_PREPARE.move, "Move to a run's first waypoint before it starts [s] "
+                  "(0 with settle_time 0: a run starts where the joints are)"),
+        Parameter("settle_time", RUN_PREPARE.hold, "Rest at a run's first waypoint before it starts [s]"),
         *(Parameter(f.name, _ros_default(getattr(defaults, f.name)), _BENCH_DESCRIPTIONS[f.name])
           for f in _common_fields()),
         *_settings_parameters(registry, backend).values(),
@@ -158,6 +161,8 @@ class BenchCore:
         self.period = 1.0 / rate
         self.trajectory, self.run_kp = str(merged["trajectory"]), float(merged["run_kp"])
         self.autostart = bool(merged["autostart"])
+        prepare = Prepare(float(merged["prepare_time"]), float(merged["settle_time"]))
+        self.prepare: Optional[Prepare] = prepare if prepare.move + prepare.hold > 0 else None
         params = BenchParams(**{f.name: _tuple(merged[f.name]) for f in _common_fields()},
                              settings=backend.settings_from(merged))
         info = BenchInfo(actuator=params.actuators[0], mass=params.mass, arm_mass=params.arm_mass,
@@ -179,8 +184,10 @@ class BenchCore:
         return [Publication("bench_info", bench_info_fields(self.info))]
 
     def start(self, trajectory: str = "", kp: float = 0.0) -> Tuple[Schedule, List[Publication]]:
-        """Start a run (defaults from the parameters); ValueError for a bad name or gain."""
-        schedule, cycle = self.loop.start(trajectory or self.trajectory, kp or self.run_kp)
+        """Start a run (defaults from the parameters) after the pre-move of the parameters
+        (prepare_time, settle_time): its bench info comes with the cycle ending that move;
+        ValueError for a bad name or gain."""
+        schedule, cycle = self.loop.start(trajectory or self.trajectory, kp or self.run_kp, self.prepare)
         return schedule, publications(cycle)
 
     def stop(self) -> List[Publication]:

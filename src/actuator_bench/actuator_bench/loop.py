@@ -19,7 +19,7 @@ from actuator_models.bench import Bench, Command, JointSample
 
 from .messages import BenchInfo
 from .pacing import paced
-from .player import Schedule, Step, TrajectoryPlayer
+from .player import Prepare, Schedule, Step, TrajectoryPlayer
 
 LOG = logging.getLogger(__name__)
 
@@ -58,10 +58,12 @@ class BenchLoop:
             raise ValueError(f"player joints {sorted(unknown)} are not on the bench (joints {list(bench.joints)})")
         self.bench, self.player = bench, player
 
-    def start(self, trajectory: Union[str, Schedule], kp: float) -> Tuple[Schedule, Cycle]:
-        """Start a run at the next tick (its t = 0); the cycle (now, bench clock) carries the
-        run's bench info."""
-        schedule, info = self.player.start(trajectory, kp)
+    def start(self, trajectory: Union[str, Schedule], kp: float,
+              prepare: Optional[Prepare] = None) -> Tuple[Schedule, Cycle]:
+        """Start a run at the next tick (its t = 0), or with ``prepare`` after a move to its first
+        waypoint; the cycle (now, bench clock) carries the run's bench info (none with ``prepare``:
+        the tick ending the move carries it)."""
+        schedule, info = self.player.start(trajectory, kp, prepare=prepare)
         return schedule, Cycle(self.bench.clock.now(), info=info)
 
     def stop(self) -> Cycle:
@@ -74,24 +76,26 @@ class BenchLoop:
     def tick(self) -> Cycle:
         """One cycle: read, update, write."""
         sample = self.bench.sample()
-        step: Step = self.player.tick(sample.time)
+        position = [sample.position[self.bench.joints.index(joint)] for joint in self.player.joints]
+        step: Step = self.player.tick(sample.time, position)
         if step.command is not None:
             self.bench.apply(step.command)
         return Cycle(sample.time, sample, step.command, step.info)
 
     def run(self, trajectory: Union[str, Schedule], kp: float, rate: float, sink: Sink,
-            guard: Optional[Callable[[], None]] = None) -> int:
+            guard: Optional[Callable[[], None]] = None, prepare: Optional[Prepare] = None) -> int:
         """Play one trajectory (a name or a :class:`~.player.Schedule`) to its end at ``rate``
         [Hz] of bench time, every cycle into ``sink``; returns the number of ticks. A late cycle
         is not made up (no burst). ``guard``, called before every tick, may raise to stop the run
-        (a recording refuses to go on after the command watchdog released the torque).
+        (a recording refuses to go on after the command watchdog released the torque). With
+        ``prepare`` the run starts after a move to its first waypoint (:meth:`start`).
 
         On any exception (a fault, a limit, Ctrl-C) the torque is released before it propagates;
         a release that fails too is logged (the first error is the one that propagates)."""
         if not rate > 0:
             raise ValueError(f"rate {rate!r}: must be positive Hz")
-        _, started = self.start(trajectory, kp)
-        pending = [started]
+        _, started = self.start(trajectory, kp, prepare)
+        pending = [started] if started.info is not None else []
 
         def emit(cycle: Cycle) -> None:  # the run's info first, stamped no later than its first sample
             if pending:                  # (a bench may stamp a sample with its last bus cycle's time)

@@ -4,8 +4,11 @@ Plays, onto a bench's joints, either one of the four identification trajectories
 ``actuator_models.trajectories`` (the same goal on every joint) or one of the 2R arm paths of
 ``actuator_sim.paths`` (end-effector path turned into shoulder and elbow goals by the arm's
 inverse kinematics; ``actuator_sim`` and MuJoCo are imported only when a path is played).
-Every :meth:`TrajectoryPlayer.tick` gives the command of that instant with the run's gain;
-when a run ends (or is stopped) the player sends one last command releasing the torque, and
+Every :meth:`TrajectoryPlayer.tick` gives the command of that instant with the run's gain.
+A run started with a :class:`Prepare` first moves the joints from where they are to its first
+waypoint and holds them there (:func:`move_schedule`, the move ``record`` and the control player
+make too), outside the run: its bench info is published at the end of the hold, its t = 0 is the
+next tick. When a run ends (or is stopped) the player sends one last command releasing the torque, and
 publishes the bench info with an empty trajectory, which closes the run in recordings.
 """
 
@@ -15,7 +18,7 @@ from dataclasses import dataclass, replace
 from typing import Callable, Optional, Sequence, Tuple, Union
 
 import numpy as np
-from actuator_models.trajectories import TRAJECTORIES, Trajectory
+from actuator_models.trajectories import TRAJECTORIES, Trajectory, cubic
 
 from .messages import BenchInfo, Command
 
@@ -36,6 +39,34 @@ class Schedule:
     duration: float
     goal: Callable[[float], np.ndarray]
     enable: Callable[[float], np.ndarray]
+
+
+@dataclass(frozen=True)
+class Prepare:
+    """The move before a run: a cubic from where the joints are to the run's first waypoint in
+    ``move`` [s], then ``hold`` [s] there (torque on, the run's gain)."""
+
+    move: float
+    hold: float
+
+    def __post_init__(self) -> None:
+        if not (self.move >= 0 and self.hold >= 0):
+            raise ValueError(f"prepare move {self.move!r} s, hold {self.hold!r} s: must be >= 0")
+
+
+#: The pre-move of the bench node's runs and of the control player's goals (one, so that the two
+#: paths start their runs alike): 2 s to the first waypoint, 1 s at rest there.
+RUN_PREPARE = Prepare(move=2.0, hold=1.0)
+
+
+def move_schedule(start: Sequence[float], target: Union[Sequence[float], np.ndarray], prepare: Prepare) -> Schedule:
+    """The pre-move of ``prepare`` from ``start`` to ``target`` [rad] per joint (zero end
+    velocities), lasting ``prepare.move + prepare.hold`` [s]."""
+    q0, q1 = np.asarray(start, dtype=float), np.asarray(target, dtype=float)
+    move = max(prepare.move, 1e-9)
+    return Schedule("prepare", prepare.move + prepare.hold,
+                    lambda t: q0 + (q1 - q0) * float(cubic(min(t, move), 0.0, move, 0.0, 1.0)),
+                    lambda t: np.ones(len(q0), dtype=bool))
 
 
 def identification_schedule(name: Union[str, Trajectory], joints: int) -> Schedule:
@@ -94,6 +125,8 @@ class _Run:
     schedule: Schedule
     kp: float
     start: Optional[float]  # None: at the next tick
+    prepare: Optional[Prepare] = None  # a move to the first waypoint still to make
+    move: Optional[Schedule] = None  # that move, from where the joints were at its first tick
 
 
 class TrajectoryPlayer:
@@ -120,16 +153,19 @@ class TrajectoryPlayer:
         """Name of the schedule being played, None when idle."""
         return self._run.schedule.name if self._run else None
 
-    def start(self, name: Union[str, Schedule], kp: float, now: Optional[float] = None) -> Tuple[Schedule, BenchInfo]:
+    def start(self, name: Union[str, Schedule], kp: float, now: Optional[float] = None,
+              prepare: Optional[Prepare] = None) -> Tuple[Schedule, Optional[BenchInfo]]:
         """Start ``name`` (a trajectory or path name, or a :class:`Schedule`) at gain ``kp`` at
         time ``now`` [s], or at the next :meth:`tick` when None (so that the run's first command
-        is its t = 0 however late that tick comes); replaces a running one."""
+        is its t = 0 however late that tick comes); replaces a running one. With ``prepare`` the
+        joints first move to the first waypoint (from the positions the first tick is given) and
+        the run starts after the hold; the bench info comes then, in a tick's step (None here)."""
         if not kp > 0:
             raise ValueError(f"gain {kp!r}: must be positive")
         plan = name if isinstance(name, Schedule) else schedule(name, len(self.joints), self.arm)
-        self._run = _Run(plan, float(kp), now)
+        self._run = _Run(plan, float(kp), now, prepare)
         self.info = replace(self.info, trajectory=plan.name, kp=float(kp))
-        return plan, self.info
+        return plan, (None if prepare else self.info)
 
     def stop(self) -> Step:
         """Stop now: torque released and bench info back to idle (empty Step if already idle)."""
@@ -139,11 +175,14 @@ class TrajectoryPlayer:
         self.info = replace(self.info, trajectory="")
         return Step(Command.release(self.joints, self._last_goal.tolist()), self.info)
 
-    def tick(self, now: float) -> Step:
-        """The command at time ``now`` [s]; at the end of the run, the release and idle info."""
+    def tick(self, now: float, position: Optional[Sequence[float]] = None) -> Step:
+        """The command at time ``now`` [s] (``position``: the joints' positions [rad] then, which
+        a pre-move starts from); at the end of the run, the release and idle info."""
         run = self._run
         if run is None:
             return Step()
+        if run.prepare is not None:
+            return self._prepare(run, run.prepare, now, position)
         start = run.start
         if start is None:
             start = now
@@ -153,5 +192,25 @@ class TrajectoryPlayer:
             return self.stop()
         goal, enable = run.schedule.goal(t), run.schedule.enable(t)
         self._last_goal = goal
-        n = len(self.joints)
-        return Step(Command(self.joints, tuple(map(float, goal)), tuple(map(bool, enable)), (run.kp,) * n))
+        return Step(self._command(goal, enable, run.kp))
+
+    def _prepare(self, run: _Run, prepare: Prepare, now: float, position: Optional[Sequence[float]]) -> Step:
+        """A tick of the pre-move; its last (the hold done) gives the run's bench info, the run's
+        t = 0 is the next tick."""
+        move, start = run.move, run.start
+        if move is None or start is None:
+            if position is None or len(position) != len(self.joints):
+                raise ValueError(f"a pre-move needs the positions of joints {list(self.joints)}")
+            move, start = move_schedule(position, run.schedule.goal(0.0), prepare), now
+            run = self._run = replace(run, move=move, start=start)
+        t = now - start
+        goal = move.goal(t)
+        self._last_goal = goal
+        command = self._command(goal, move.enable(t), run.kp)
+        if t < move.duration - 1e-6:
+            return Step(command)
+        self._run = replace(run, prepare=None, move=None, start=None)
+        return Step(command, self.info)
+
+    def _command(self, goal: np.ndarray, enable: np.ndarray, kp: float) -> Command:
+        return Command(self.joints, tuple(map(float, goal)), tuple(map(bool, enable)), (kp,) * len(self.joints))

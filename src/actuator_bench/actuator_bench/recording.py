@@ -38,11 +38,11 @@ from actuator_drivers.common import CommandTimeout, DriverError
 from actuator_models.bench import Bench, BusHealth, Command, ErrorCounters, bus_health
 from actuator_models.logs import Log, write_log
 from actuator_models.recording_quality import RecordingQuality, measure
-from actuator_models.trajectories import TRAJECTORIES, Trajectory, cubic
+from actuator_models.trajectories import TRAJECTORIES, Trajectory
 
 from .loop import BenchLoop, Cycle, Sink
 from .messages import BenchInfo
-from .player import TrajectoryPlayer, identification_schedule
+from .player import Prepare, TrajectoryPlayer, identification_schedule, move_schedule
 from .session import StreamSink, bag_sink, tee
 
 LOG = logging.getLogger(__name__)
@@ -218,11 +218,11 @@ def _move(bench: Bench, joint: str, target: float, duration: float, rate: float,
     """Torque on, a cubic move of ``joint`` from where it is to ``target`` [rad] in ``duration`` [s]
     at gain ``kp``, then ``hold`` [s] at the target (one read per cycle keeps the bus checked)."""
     clock, index = bench.clock, bench.joints.index(joint)
-    q0 = bench.sample().position[index]
+    move = move_schedule((bench.sample().position[index],), (target,), Prepare(duration, hold))
     t0 = clock.now()
     while True:
         t = clock.now() - t0
-        goal = float(cubic(min(t, duration), 0.0, max(duration, 1e-9), q0, target))
+        goal = float(move.goal(t)[0])
         bench.apply(Command((joint,), (goal,), (True,), (float(kp),)))
         if t >= duration + hold:
             return

@@ -147,7 +147,7 @@ def test_a_family_whose_sdk_is_missing_leaves_the_others_usable(tmp_path, monkey
 
 
 def test_bench_node_core_picks_up_the_fifth_family(fifth_family):
-    core = BenchCore({"backend": "first_order", "rate": 50.0})
+    core = BenchCore({"backend": "first_order", "rate": 50.0, "prepare_time": 0.0, "settle_time": 0.0})  # t = 0 at once
     schedule, started = core.start("up_and_down", 400.0)
     assert [p.topic for p in started] == ["bench_info"] and started[0].fields["trajectory"] == "up_and_down"
     cycles = [core.tick() for _ in range(3)]

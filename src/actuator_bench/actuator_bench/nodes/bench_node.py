@@ -6,7 +6,10 @@ any backend of :mod:`actuator_bench.backends`); everything else is the same grap
 writes it (read -> update -> write, as ros2_control), then publishes ``joint_states``,
 ``actuator_states``, ``commands`` (what was sent) and ``bench_info`` (latched). Service
 ``run_trajectory`` (actuator_interfaces/RunTrajectory) starts or stops a run; stopping, the end
-of a run and shutdown release the torque. The logic is :class:`actuator_bench.bench_core.BenchCore`.
+of a run and shutdown release the torque. A run starts at rest at its first waypoint, as
+``record``'s and the control player's do: the loop first moves the joints there in
+``prepare_time`` and holds them ``settle_time`` (:class:`~actuator_bench.player.Prepare`);
+``bench_info`` names the run when that hold ends, and the run's t = 0 is the next cycle. The logic is :class:`actuator_bench.bench_core.BenchCore`.
 
 The loop runs in a thread of its own on absolute wall-clock deadlines
 (:class:`actuator_bench.pacing.LoopThread`), not in an rclpy timer: the executor's work per timer
@@ -60,7 +63,8 @@ class BenchNode(Node):
         with self.loop_thread.lock:
             schedule, pubs = self.core.start(trajectory, kp)
             self.publish(pubs)
-        self.get_logger().info(f'playing {schedule.name} at kp {self.core.info.kp:g} for {schedule.duration:g} s')
+        before = f' after {self.core.prepare.move + self.core.prepare.hold:g} s to its start' if self.core.prepare else ''
+        self.get_logger().info(f'playing {schedule.name} at kp {self.core.info.kp:g} for {schedule.duration:g} s{before}')
         return schedule.duration
 
     def on_run_trajectory(self, request, response):

@@ -7,17 +7,22 @@ session of its own (the terminal's Ctrl-C to the launch's process group does not
 same arguments, and on SIGINT or SIGTERM first cancels every goal of the graph's action servers
 (the trajectory controller's cancel callback ends its goal, the client gets the result; no
 controller is deactivated: realtime_tools then retries an invalid EXECUTING -> CANCELED
-transition every cycle), then sends the child SIGINT and exits with its status (0: clean).
+transition every cycle), then sends the child SIGINT and exits with its status (0: clean). The
+child gets SIGTERM when the wrapper dies, even by SIGKILL (Linux ``PR_SET_PDEATHSIG``, set
+between fork and exec): in a session of its own, nothing else would stop it.
 """
 
 from __future__ import annotations
 
+import ctypes
+import os
 import signal
 import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
+from typing import Callable
 
 from ..node_main import STOP_SIGNALS
 
@@ -28,6 +33,22 @@ DISCOVERY_TIME = 1.5
 EXIT_TIMEOUT = 8.0
 #: Seconds left to the controller to end cancelled goals before ros2_control_node is stopped.
 CANCEL_SETTLE = 0.3
+
+
+#: prctl option: the signal the calling process gets when its parent dies (linux/prctl.h).
+PR_SET_PDEATHSIG = 1
+
+
+def dies_with(parent: int) -> Callable[[], None]:
+    """A ``preexec_fn``: the child (between fork and exec) asks for SIGTERM when its parent dies,
+    and sends it to itself if ``parent`` [pid] is already gone (died before the request)."""
+    def preexec() -> None:
+        if ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
+        if os.getppid() != parent:
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    return preexec
 
 
 def cancel_goals() -> str:
@@ -75,7 +96,7 @@ def main(args=None) -> int:
         signal.signal(number, lambda *_: stop.set())
     executable = Path(get_package_prefix("controller_manager")) / "lib" / "controller_manager" / "ros2_control_node"
     signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)  # held since node_main began; the child inherits the mask
-    child = subprocess.Popen([str(executable), *sys.argv[1:]], start_new_session=True)
+    child = subprocess.Popen([str(executable), *sys.argv[1:]], start_new_session=True, preexec_fn=dies_with(os.getpid()))
     while child.poll() is None and not stop.wait(0.1):
         pass
     if child.poll() is None:

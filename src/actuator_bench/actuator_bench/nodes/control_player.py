@@ -5,9 +5,8 @@
 
 For each trajectory (the four identification trajectories, or the 2R paths with ``robot:=arm2r``;
 clipped into the robot's joint ranges) it moves the joints slowly to the trajectory's start and holds them there (2 s + 1 s, not part
-of the run: a run starts at rest at its first waypoint, as in the published logs and the
-``record`` command's recordings; the bench node's ``run_trajectory`` starts from wherever the
-last run left the joint), names the run on the
+of the run: a run starts at rest at its first waypoint, as in the published logs, the
+``record`` command's recordings and the bench node's runs), names the run on the
 control node (``/hardware/announce_run``: bench_info carries the trajectory and gain, as
 recordings need), arms the torque, sends the trajectory as a
 ``FollowJointTrajectory`` goal to ``/joint_trajectory_controller``, releases the torque at the
@@ -43,11 +42,13 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 from ..control_description import HARDWARE_NAMESPACE, hardware_namespace, joint_limits, robot
 from ..control_goals import GoalPlan, goal_plan
 from ..node_main import STOP_SIGNALS
+from ..player import RUN_PREPARE
 
 
-#: The move to a run's first waypoint before it starts, and the hold there [s].
-PREPARE_MOVE = 2.0
-PREPARE_HOLD = 1.0
+#: The move to a run's first waypoint before it starts, and the hold there [s] (those of the bench
+#: node's runs).
+PREPARE_MOVE = RUN_PREPARE.move
+PREPARE_HOLD = RUN_PREPARE.hold
 #: A run's goal starts this long after it is named [s] (the goal's stamp; the control node names
 #: the run from that instant: its logs start with the trajectory, two graphs' runs align).
 START_DELAY = 0.5

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from actuator_interfaces.msg import ActuatorCommand, ActuatorState, BenchInfo
 from rclpy.node import Node
+from rclpy.qos import HistoryPolicy, QoSProfile
 from sensor_msgs.msg import JointState
 from std_srvs.srv import SetBool
 
@@ -22,12 +23,25 @@ from ..interfaces import ACTUATOR_COMMAND, ACTUATOR_STATE, BENCH_INFO, JOINT_STA
 from ..recorder import Recorder, default_bag_name
 from .common import COMMAND_QOS, LATCHED_QOS, SENSOR_QOS, read_only, spin
 
+#: Reader history of every subscription: a run's messages at the bench's highest rate (60 s at
+#: 500 Hz). With the publishers' own depth (10 commands, 5 samples, 1 bench_info) a recorder that
+#: falls behind on a busy host lost the oldest of them before it took them; bench_info opening a
+#: run could be replaced by the one closing it.
+RECORD_DEPTH = 30_000
+
+
+def deep(qos: QoSProfile) -> QoSProfile:
+    """``qos`` (the publishers' reliability and durability) with :data:`RECORD_DEPTH` history."""
+    return QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=RECORD_DEPTH, reliability=qos.reliability,
+                      durability=qos.durability)
+
+
 #: rclpy message class and subscription QoS of each bench message type.
 SUBSCRIPTIONS = {
-    JOINT_STATE: (JointState, SENSOR_QOS),
-    ACTUATOR_STATE: (ActuatorState, SENSOR_QOS),
-    ACTUATOR_COMMAND: (ActuatorCommand, COMMAND_QOS),
-    BENCH_INFO: (BenchInfo, LATCHED_QOS),
+    JOINT_STATE: (JointState, deep(SENSOR_QOS)),
+    ACTUATOR_STATE: (ActuatorState, deep(SENSOR_QOS)),
+    ACTUATOR_COMMAND: (ActuatorCommand, deep(COMMAND_QOS)),
+    BENCH_INFO: (BenchInfo, deep(LATCHED_QOS)),
 }
 
 

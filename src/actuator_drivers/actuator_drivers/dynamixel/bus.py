@@ -11,14 +11,14 @@ instruction), each naming the servo ID.
 The block read of every cycle is one SYNC READ (Protocol 2.0), one BULK READ (Protocol 1.0, two
 servos or more; MX firmware supports it) or one READ (Protocol 1.0, one servo). The SDK's
 ``GroupSyncRead`` sends the SYNC READ; status packets are then received one by one with
-``PacketHandler.readRx`` so that each servo's error field is checked (the group classes drop
-it). Protocol 1.0 BULK READ is sent with ``Protocol1PacketHandler.bulkReadTx`` directly:
+the serial-bus core's checked receive so that each servo's error field is checked (the group
+classes drop it) and no late reply is taken (:mod:`actuator_drivers.serial_bus.bus`). Protocol 1.0 BULK READ is sent with ``Protocol1PacketHandler.bulkReadTx`` directly:
 ``GroupBulkRead.txPacket`` of dynamixel-sdk 4.x passes a Protocol 2.0-only argument to it.
 """
 
 from __future__ import annotations
 
-from typing import Callable, List, Union
+from typing import Callable, List, Optional, Tuple, Union
 
 from dynamixel_sdk import (
     COMM_RX_CORRUPT,
@@ -29,6 +29,7 @@ from dynamixel_sdk import (
     PacketHandler,
     PortHandler,
 )
+from dynamixel_sdk.protocol2_packet_handler import PKT_ERROR, PKT_ID, PKT_INSTRUCTION, PKT_LENGTH_H, PKT_LENGTH_L
 
 from actuator_drivers.common import ErrorCounters, LockstepClock, WallClock  # noqa: F401 (ErrorCounters re-exported)
 from actuator_drivers.dynamixel.family import BAUDRATES
@@ -50,6 +51,7 @@ from actuator_drivers.dynamixel.errors import (
 #: Baud rates ``PortHandler.setBaudRate`` accepts.
 SDK_BAUDRATES = BAUDRATES
 HARDWARE_ERROR_STATUS = 70  # Protocol 2.0 address of Hardware Error Status (MX(2.0), X series)
+P2_STATUS = 0x55  # Protocol 2.0 instruction field of a status packet
 
 
 class BusPort(LockstepSerialPort, PortHandler):
@@ -78,6 +80,25 @@ class DynamixelBus(SerialBus):
         self.protocol = protocol
         super().__init__(port, baudrate, retries, latency_ms, clock)
 
+    def status_bytes(self) -> int:
+        """Protocol 2.0: FF FF FD 00 ID LEN_L LEN_H 0x55 ERROR CRC_L CRC_H."""
+        return 6 if self.protocol == 1 else 11
+
+    def receive_packet(self) -> Tuple[List[int], int]:
+        if self.protocol == 1:
+            return super().receive_packet()
+        return self.handler.rxPacket(self.port, False)  # False: no FAST SYNC READ framing
+
+    def status_fields(self, packet: List[int]) -> Optional[Tuple[int, int, List[int]]]:
+        """Protocol 2.0: FF FF FD 00 ID LEN_L LEN_H 0x55 ERROR PARAMETERS... CRC_L CRC_H (a
+        packet with another instruction, e.g. an adapter's echo, is no status packet)."""
+        if self.protocol == 1:
+            return super().status_fields(packet)
+        if packet[PKT_INSTRUCTION] != P2_STATUS:
+            return None
+        length = packet[PKT_LENGTH_L] | packet[PKT_LENGTH_H] << 8  # instruction, error, parameters, CRC
+        return packet[PKT_ID], packet[PKT_ERROR], list(packet[PKT_ERROR + 1 : PKT_ERROR + 1 + length - 4])
+
     def packet_handler(self):
         return PacketHandler(float(self.protocol))
 
@@ -99,10 +120,10 @@ class DynamixelBus(SerialBus):
             return
         if error & P2_ALERT:
             status, _ = self._attempts(
-                servo_id, "read Hardware Error Status",
-                lambda: self.handler.read1ByteTxRx(self.port, servo_id, HARDWARE_ERROR_STATUS), 1 + self.retries,
+                [servo_id], "read Hardware Error Status",
+                lambda: self._read_once(servo_id, HARDWARE_ERROR_STATUS, 1), 1 + self.retries,
             )
-            raise HardwareError(servo_id, bit_names(int(status), HARDWARE_ERROR_BITS) or ["alert"])
+            raise HardwareError(servo_id, bit_names(status[0] if status else 0, HARDWARE_ERROR_BITS) or ["alert"])
         number = error & 0x7F
         raise StatusError(servo_id, operation, [P2_ERROR_NUMBERS.get(number, f"error number {number}")])
 

@@ -12,8 +12,8 @@ flag before a torque release. A status packet with fault
 bits set becomes a :class:`~.errors.HardwareError` naming the servo.
 
 The block read of every cycle is one SYNC READ (0x82): ``syncReadTx`` sends it, and each
-servo's status packet is received with ``readRx`` so that its error byte is checked (the SDK's
-``GroupSyncRead`` drops it).
+servo's status packet is received by the serial-bus core's checked receive so that its error byte
+is checked (the SDK's ``GroupSyncRead`` drops it) and no late reply is taken.
 
 Two SDK facts the port corrects (``docs/FEETECH.md``): ``PortHandler.clearPort`` of
 feetech-servo-sdk 1.0.0 flushes the *output* before each transmission, so a late status packet

@@ -3,20 +3,33 @@ counters, Ctrl-C deferral; the family-neutral core of every serial-bus family's 
 
 :class:`SerialBus` wraps one SDK ``PortHandler`` (as a :class:`~actuator_drivers.serial_port.LockstepSerialPort`)
 and one SDK ``PacketHandler``: the vendors' Protocol-1.0-style SDKs have the same method names
-(``ping``, ``readTxRx``, ``write1ByteTxRx``, ``readRx``, ``GroupSyncWrite``...). Every transaction
+(``ping``, ``readTx``, ``writeTxOnly``, ``rxPacket``, ``GroupSyncWrite``...). Every transaction
 is retried on a timeout or a corrupt status packet (and counted in
 :class:`~actuator_drivers.common.ErrorCounters`), inside the bus's
 :class:`~actuator_drivers.safe_stop.InterruptShield` (Ctrl-C / SIGTERM wait for its end). A
 family subclass (e.g. :mod:`actuator_drivers.dynamixel.bus`) supplies its SDK (port class, packet handler,
 result codes, group sync write, baud rates), its errors, :meth:`SerialBus.check_status` (its
 status error bits) and :meth:`SerialBus._block_sender` (the instruction of the block read of
-every cycle, whose status packets are received one by one with ``readRx`` so that each servo's
+every cycle, whose status packets are received one by one (:meth:`SerialBus._receive`) so that each servo's
 error field is checked: the SDKs' group classes drop it).
+
+Stale status packets. A status packet names its servo but not the instruction it answers
+(Protocol 2.0 echoes no address, Protocol 1.0 / STS no instruction), and the SDKs accept the
+first packet with the right ID: a reply that comes after the receive timeout (a loaded host, a
+slow adapter) was taken as the answer to the next instruction to that servo, e.g. Min Position
+Limit's value read as Max Position Limit. So every status packet is received here
+(:meth:`SerialBus._receive`): accepted only from the servo asked, with the parameter count that
+instruction's answer has (and, Protocol 2.0, the status instruction 0x55); anything else is
+discarded. A late reply of the same shape (two 4-byte reads) cannot be told apart, so after a
+timeout or a corrupt packet the servos concerned are *resynchronised* before their next
+transaction: a READ at address 0 of a size no other transaction answers with, nor the
+resynchronisations before it (:data:`SYNC_SIZES` in turn), is sent and every status packet before
+its answer discarded; a servo answers in order, so nothing older is left to come.
 """
 
 from __future__ import annotations
 
-from typing import Callable, ClassVar, Dict, List, Sequence, Tuple, Type, TypeVar, Union
+from typing import Callable, ClassVar, Dict, List, Optional, Sequence, Set, Tuple, Type, TypeVar, Union
 
 from actuator_models.bench import WallClock
 
@@ -27,6 +40,13 @@ from actuator_drivers.serial_port import LockstepSerialPort
 
 #: what one attempt of a transaction returns besides its result code and status error
 Data = TypeVar("Data")
+#: bytes of the resynchronising READs at address 0, used in turn (those no other transaction of
+#: the bus answers with, :attr:`SerialBus.answer_sizes`): each one's answer differs in shape from
+#: the answers of the resynchronisations before it, which may still come late (a PING answered by
+#: one reads the same model number: its first bytes)
+SYNC_SIZES = range(3, 32)
+#: status packets of other instructions discarded in one receive before it counts as corrupt
+MAX_DISCARDED = 16
 
 
 class SerialBus:
@@ -72,6 +92,12 @@ class SerialBus:
         self.is_open = False
         #: defers Ctrl-C / SIGTERM to the end of a transaction (the driver holds it around whole operations)
         self.shield = InterruptShield()
+        #: servos whose late status packets may still come (resynchronised before their next transaction)
+        self.unsynced: Set[int] = set()
+        #: parameter counts of the answers of register reads and block reads (a driver adds its
+        #: block length before its first transaction): no resynchronisation uses them
+        self.answer_sizes: Set[int] = {1, 2, 4}
+        self._syncs = 0  # resynchronising READs sent
 
     def packet_handler(self):
         """The SDK's packet handler of this bus (the family's protocol)."""
@@ -93,27 +119,32 @@ class SerialBus:
             self.is_open = False
 
     # ------------------------------------------------------------------ transactions
-    def _attempts(self, servo_id: int, operation: str, attempt: Callable[[], Tuple[Data, int, int]],
+    def _attempts(self, servo_ids: Sequence[int], operation: str, attempt: Callable[[], Tuple[Data, int, int]],
                   tries: int) -> Tuple[Data, int]:
         """Run ``attempt() -> (data, comm_result, error)`` until it succeeds; return ``(data, error)``.
-        An interrupt arriving meanwhile is raised once the transaction is over."""
+        ``servo_ids``: the servos that answer it (resynchronised after a failed attempt; the
+        first is named if every attempt fails). An interrupt arriving meanwhile is raised once
+        the transaction is over."""
         with self.shield:
-            return self._attempt_all(servo_id, operation, attempt, tries)
+            return self._attempt_all(servo_ids, operation, attempt, tries)
 
-    def _attempt_all(self, servo_id: int, operation: str, attempt: Callable[[], Tuple[Data, int, int]],
+    def _attempt_all(self, servo_ids: Sequence[int], operation: str, attempt: Callable[[], Tuple[Data, int, int]],
                      tries: int) -> Tuple[Data, int]:
         self.counters.transactions += 1
         result = self.SUCCESS
         for index in range(tries):
             if index:
                 self.counters.retries += 1
-            try:
-                data, result, error = attempt()
-            except IndexError:  # the SDK indexes a valid status packet shorter than asked for
-                result = self.CORRUPT  # (a late reply to an earlier instruction)
-            else:
-                if result == self.SUCCESS:
-                    return data, error
+            result = self._resync(servo_ids)
+            if result == self.SUCCESS:
+                try:
+                    data, result, error = attempt()
+                except IndexError:  # the SDK indexes a valid status packet shorter than asked for
+                    result = self.CORRUPT
+                else:
+                    if result == self.SUCCESS:
+                        return data, error
+                self.unsynced.update(servo_ids)  # its status packets may still come, late
             if result == self.TIMEOUT:
                 self.counters.timeouts += 1
             elif result == self.CORRUPT:
@@ -121,7 +152,70 @@ class SerialBus:
             else:
                 self.counters.other += 1
         self.counters.failures += 1
-        raise self.failure(servo_id, operation, self.handler.getTxRxResult(result).replace("[TxRxResult] ", ""), tries)
+        raise self.failure(servo_ids[0] if servo_ids else -1, operation,
+                           self.handler.getTxRxResult(result).replace("[TxRxResult] ", ""), tries)
+
+    def _resync(self, servo_ids: Sequence[int]) -> int:
+        """Discard every late status packet of the servos in ``servo_ids`` that may have some:
+        READ at address 0 the next of :data:`SYNC_SIZES` and receive until its answer; the SDK's
+        result code (a failure leaves the servo unsynchronised)."""
+        for servo_id in servo_ids:
+            if servo_id in self.unsynced:
+                sizes = [size for size in SYNC_SIZES if size not in self.answer_sizes]
+                size = sizes[self._syncs % len(sizes)]
+                self._syncs += 1
+                _, result, _ = self._read_once(servo_id, 0, size, refusal=False)
+                if result != self.SUCCESS:
+                    return result
+                self.unsynced.discard(servo_id)
+        return self.SUCCESS
+
+    def _read_once(self, servo_id: int, address: int, size: int, refusal: bool = True) -> Tuple[List[int], int, int]:
+        """One READ instruction and its status packet: ``(data, comm_result, error)`` (``refusal``:
+        see :meth:`_receive`)."""
+        result = self.handler.readTx(self.port, servo_id, address, size)
+        if result != self.SUCCESS:
+            return [], result, 0
+        return self._receive(servo_id, size, refusal)
+
+    def _write_once(self, servo_id: int, address: int, size: int, raw: int) -> Tuple[None, int, int]:
+        """One WRITE instruction and its status packet: ``(None, comm_result, error)``."""
+        data = list(int(raw).to_bytes(size, "little", signed=False))
+        result = self.handler.writeTxOnly(self.port, servo_id, address, size, data)
+        if result != self.SUCCESS:
+            return None, result, 0
+        self.port.setPacketTimeout(self.status_bytes())
+        return None, *self._receive(servo_id, 0)[1:]
+
+    def _receive(self, servo_id: int, params: int, refusal: bool = False) -> Tuple[List[int], int, int]:
+        """The status packet of ``servo_id`` with ``params`` parameters (``refusal``: or none and
+        an error, a refused instruction), within the packet timeout the transmission set:
+        ``(data, comm_result, error)``; every other packet (a late answer to an earlier
+        instruction, another servo's) is discarded."""
+        for _ in range(MAX_DISCARDED):
+            packet, result = self.receive_packet()
+            if result != self.SUCCESS:
+                return [], result, 0
+            status = self.status_fields(packet)
+            if status is not None and status[0] == servo_id:
+                _, error, data = status
+                if len(data) == params or (refusal and error and not data):
+                    return data, result, error
+        return [], self.CORRUPT, 0
+
+    def status_bytes(self) -> int:
+        """Bytes of a status packet without parameters (its receive timeout after a WRITE):
+        FF FF ID LENGTH ERROR CHECKSUM."""
+        return 6
+
+    def receive_packet(self) -> Tuple[List[int], int]:
+        """The SDK's next packet and its result code (``PacketHandler.rxPacket``)."""
+        return self.handler.rxPacket(self.port)
+
+    def status_fields(self, packet: List[int]) -> Optional[Tuple[int, int, List[int]]]:
+        """``(id, error, parameters)`` of a status packet (Protocol 1.0 layout: FF FF ID LENGTH
+        ERROR PARAMETERS... CHECKSUM); None if it is no status packet."""
+        return packet[2], packet[4], list(packet[5 : 5 + packet[3] - 2])
 
     def check_status(self, servo_id: int, operation: str, error: int, hardware_ok: bool = False) -> None:
         """Raise the family's error for a status packet's error field. ``hardware_ok``: a
@@ -131,7 +225,7 @@ class SerialBus:
 
     def ping(self, servo_id: int) -> int:
         """Model number of servo ``servo_id``."""
-        model, error = self._attempts(servo_id, "ping", lambda: self.handler.ping(self.port, servo_id), 1 + self.retries)
+        model, error = self._attempts([servo_id], "ping", lambda: self.handler.ping(self.port, servo_id), 1 + self.retries)
         self.check_status(servo_id, "ping", error)
         return int(model)
 
@@ -139,12 +233,13 @@ class SerialBus:
         """Unsigned value of ``size`` (1, 2 or 4) bytes at ``address`` (``hardware_ok``: see
         :meth:`check_status`)."""
         def attempt() -> Tuple[List[int], int, int]:
-            data, result, error = self.handler.readTxRx(self.port, servo_id, address, size)
-            if result == self.SUCCESS and len(data) < size and not error:
-                result = self.CORRUPT  # a short status packet: a late reply to another instruction
+            data, result, error = self._read_once(servo_id, address, size)
+            if result == self.SUCCESS and len(data) < size:  # a refusal, or a late status of a WRITE
+                self.check_status(servo_id, operation, error, hardware_ok)  # a refusal raises
+                result = self.CORRUPT  # a hardware error alone carries data: a late status of a WRITE
             return data, result, error
 
-        data, error = self._attempts(servo_id, operation, attempt, 1 + self.retries)
+        data, error = self._attempts([servo_id], operation, attempt, 1 + self.retries)
         self.check_status(servo_id, operation, error, hardware_ok)  # a refused read has an error and no data
         return int.from_bytes(bytes(data[:size]), "little")
 
@@ -152,10 +247,8 @@ class SerialBus:
               hardware_ok: bool = False) -> None:
         """Write ``size`` (1, 2 or 4) bytes and check the status packet (``hardware_ok``: see
         :meth:`check_status`)."""
-        call = {1: self.handler.write1ByteTxRx, 2: self.handler.write2ByteTxRx, 4: self.handler.write4ByteTxRx}[size]
-        _, error = self._attempts(
-            servo_id, operation, lambda: (None, *call(self.port, servo_id, address, raw)), tries or 1 + self.retries
-        )
+        _, error = self._attempts([servo_id], operation, lambda: self._write_once(servo_id, address, size, raw),
+                                  tries or 1 + self.retries)
         self.check_status(servo_id, operation, error, hardware_ok)
 
     def sync_write(self, address: int, size: int, values: Dict[int, int]) -> None:
@@ -163,11 +256,12 @@ class SerialBus:
         group = self.GROUP_SYNC_WRITE(self.port, self.handler, address, size)
         for servo_id, raw in values.items():
             group.addParam(servo_id, list(int(raw).to_bytes(size, "little", signed=False)))
-        self._attempts(-1, "sync write", lambda: (None, group.txPacket(), 0), 1 + self.retries)
+        self._attempts([], "sync write", lambda: (None, group.txPacket(), 0), 1 + self.retries)
 
     def read_block(self, servo_ids: Sequence[int], address: int, length: int) -> Dict[int, bytes]:
         """``length`` bytes at ``address`` from every servo in one transaction; ``{id: bytes}``."""
         ids = list(servo_ids)
+        self.answer_sizes.add(length)
         operation = f"read {length} bytes at address {address}"
         send = self._block_sender(ids, address, length)
         failed_id = ids[0]
@@ -179,9 +273,7 @@ class SerialBus:
                 return [], result, 0
             replies: List[Tuple[int, List[int], int]] = []
             for servo_id in ids:
-                data, result, error = self.handler.readRx(self.port, servo_id, length)
-                if result == self.SUCCESS and len(data) < length:
-                    result = self.CORRUPT
+                data, result, error = self._receive(servo_id, length)
                 if result != self.SUCCESS:
                     failed_id = servo_id
                     return [], result, 0
@@ -189,7 +281,7 @@ class SerialBus:
             return replies, self.SUCCESS, 0
 
         try:
-            replies, _ = self._attempts(ids[0], operation, attempt, 1 + self.retries)
+            replies, _ = self._attempts(ids, operation, attempt, 1 + self.retries)
         except self.failure as error:
             raise self.failure(failed_id, error.operation, error.result, error.attempts) from None
         out: Dict[int, bytes] = {}

@@ -102,6 +102,7 @@ class SerialBusDriver:
         self._stop = threading.Event()
         self._watchdog: Optional[threading.Thread] = None
         self._block = self._state_block()
+        self.bus.answer_sizes.add(self._block[1])  # no resynchronising READ answers like a block read
 
     @classmethod
     def on_bus(cls, port: str, servos: Union[ServoConfig, Sequence[ServoConfig]], protocol: int, baudrate: int,
@@ -205,14 +206,36 @@ class SerialBusDriver:
         return ""
 
     def _intersect_limits(self, servo_id: int) -> None:
-        """Joint limits = configured limits within the servo's own position limits (joint mode)."""
+        """Joint limits = configured limits within the servo's own position limits (joint mode).
+        Limits that leave no range (high <= low) are read once more (a transient bus fault must
+        not make the bench useless); if they still do, the family's limit error names the servo,
+        the registers and the values."""
+        raws = self._limit_registers(servo_id)
+        limits = self._within_servo_limits(servo_id, *raws)
+        if limits[1] <= limits[0]:
+            raws = self._limit_registers(servo_id)
+            limits = self._within_servo_limits(servo_id, *raws)
+        if limits[1] <= limits[0]:
+            table, config = self.tables[servo_id], self.configs[servo_id]
+            raise self.limit_error(
+                f"servo {servo_id} ({config.joint}): no joint range: {table.min_limit} = {raws[0]} and "
+                f"{table.max_limit} = {raws[1]} counts (read twice) with the configured limits "
+                f"[{config.min_position:.4f}, {config.max_position:.4f}] rad give [{limits[0]:.4f}, {limits[1]:.4f}] rad; "
+                "set the servo's limits (or the configured ones) so that low < high")
+        self.limits[servo_id] = limits
+
+    def _limit_registers(self, servo_id: int) -> Tuple[int, int]:
+        """The servo's two position limit registers [counts] (its joint mode checked)."""
         table = self.tables[servo_id]
         low_raw, high_raw = self._read(servo_id, table.min_limit), self._read(servo_id, table.max_limit)
         self._check_limit_mode(servo_id, low_raw, high_raw)
-        low = table[table.min_limit].to_si(low_raw)
-        high = table[table.max_limit].to_si(high_raw)
-        config = self.configs[servo_id]
-        self.limits[servo_id] = (max(config.min_position, low), min(config.max_position, high))
+        return low_raw, high_raw
+
+    def _within_servo_limits(self, servo_id: int, low_raw: int, high_raw: int) -> Tuple[float, float]:
+        """The configured limits within the servo's limit registers ``low_raw``, ``high_raw`` [rad]."""
+        table, config = self.tables[servo_id], self.configs[servo_id]
+        low, high = table[table.min_limit].to_si(low_raw), table[table.max_limit].to_si(high_raw)
+        return max(config.min_position, low), min(config.max_position, high)
 
     # ------------------------------------------------------------------ commands
     def set_kp(self, kp: Union[float, Mapping[int, float]]) -> None:

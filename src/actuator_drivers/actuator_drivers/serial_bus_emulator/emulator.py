@@ -19,8 +19,8 @@ encoder.
 
 Fault injection (:class:`~.faults.Faults`, changeable while running with :meth:`set_faults`):
 drop a fraction of status packets, corrupt the checksum/CRC of a fraction, delay every status
-packet, stall (hold every status packet back until the end of given bench-time windows), or play
-dead (never answer).
+packet, stall (hold every status packet back until the end of given bench-time windows), answer
+given READs late (after the next instruction packet arrived), or play dead (never answer).
 """
 
 from __future__ import annotations
@@ -98,6 +98,8 @@ class SerialBusEmulator(Generic[S]):
         self._stop = threading.Event()
         self._master = self._slave = -1
         self._port = ""
+        self._late = list(faults.late)  # READ addresses whose next status packet comes late
+        self._deferred: Replies[S] = []  # status packets held until the next instruction packet
 
     @classmethod
     def one_servo(cls, actuator: str, model: "str | Model", mass: float, length: float, arm_mass: float = 0.0,
@@ -163,6 +165,8 @@ class SerialBusEmulator(Generic[S]):
         if unknown:
             raise ValueError(f"unknown fault option(s) {sorted(unknown)}; expected {sorted(names)}")
         self.faults = replace(self.faults, **changes)
+        if "late" in changes:
+            self._late = list(self.faults.late)
 
     def set_bench(self, mass: float, length: float, arm_mass: float = 0.0, servo_id: Optional[int] = None) -> None:
         """Change the pendulum of one servo (or of every servo): the user changing the load."""
@@ -207,7 +211,8 @@ class SerialBusEmulator(Generic[S]):
             for packet in parser.feed(data):
                 with self._lock:
                     self._advance()
-                    replies = self._execute(packet)
+                    late, self._deferred = self._deferred, []
+                    replies = late + self._execute(packet)
                 if self.trace is not None:  # after executing: a reader who sees it traced sees its effect
                     self.trace.append(("rx", packet.raw))
                 self._send(replies)
@@ -259,7 +264,12 @@ class SerialBusEmulator(Generic[S]):
             if address is None:
                 return [self._status(servo, "data_length")] if level >= 1 else []
             data, fault = servo.read(address, length)
-            return [self._status(servo, fault, data)] if level >= 1 else []
+            replies = [self._status(servo, fault, data)] if level >= 1 else []
+            if replies and address in self._late:  # Faults.late: sent once the next instruction arrives
+                self._late.remove(address)
+                self._deferred += replies
+                return []
+            return replies
         if code in (pk.WRITE, pk.REG_WRITE):
             split = self.address_width
             if len(params) <= split:

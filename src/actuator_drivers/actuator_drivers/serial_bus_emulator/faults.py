@@ -17,6 +17,10 @@ class Faults:
         dead: never answer anything.
         stalls: ``(start, duration)`` windows [s of bench time]: a status packet due inside a
             window is held back until the window ends (a bus or host hiccup).
+        late: READ start addresses, each used once: the status packet of the next READ at that
+            address is held back until the next instruction packet arrives, and sent just before
+            that instruction's own status packet (a reply later than the driver's receive timeout,
+            as from an emulator thread held back by a busy host, whatever the timeouts are).
     """
 
     drop: float = 0.0
@@ -24,6 +28,7 @@ class Faults:
     delay: float = 0.0
     dead: bool = False
     stalls: Tuple[Tuple[float, float], ...] = ()
+    late: Tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         for name in ("drop", "corrupt"):
@@ -35,6 +40,9 @@ class Faults:
         for window in self.stalls:
             if len(window) != 2 or not (window[0] >= 0 and window[1] > 0):
                 raise ValueError(f"faults.stalls window {window!r}: expected (start >= 0, duration > 0) seconds")
+        for address in self.late:
+            if not (isinstance(address, int) and address >= 0):
+                raise ValueError(f"faults.late address {address!r}: expected a register address >= 0")
 
     def hold(self, t: float) -> float:
         """Bench seconds a status packet due at bench time ``t`` waits for its stall window to end."""
