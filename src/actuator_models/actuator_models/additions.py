@@ -25,12 +25,13 @@ from .addition_backlash import BACKLASH_ADDITION, play  # noqa: F401  (play: re-
 from .addition_heating import HEATING_ADDITION, HEATING_SPAN, REFERENCE_TEMPERATURE  # noqa: F401
 from .addition_latency import LATENCY_ADDITION, delay_steps  # noqa: F401
 from .addition_thermal import THERMAL_ADDITION
+from .addition_supply import SUPPLY_ADDITION
 
 #: Entry-point group of additions installed by other packages.
 ENTRY_POINT_GROUP = "actuator_models.additions"
 #: The additions by name, in the order they are listed everywhere (shipped ones first).
 ADDITIONS: Dict[str, Addition] = {a.name: a for a in (LATENCY_ADDITION, BACKLASH_ADDITION, HEATING_ADDITION,
-                                                             THERMAL_ADDITION)}
+                                                             THERMAL_ADDITION, SUPPLY_ADDITION)}
 _LOADED: List[bool] = []
 
 

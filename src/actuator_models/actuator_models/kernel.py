@@ -11,7 +11,7 @@ Supported (the compiled twins of :mod:`.kernel_numba`): the control laws of :mod
 :class:`~.actuators.CurrentControlled`, :class:`~.actuators.SpeedLimitedVoltage`, exact classes),
 the friction models M1-M6, both integrators and the additions of :data:`ADDITION_TWINS` (each on
 only when the parameter values carry it, so that without them the arithmetic is the published
-step's). The parameter matrix's columns are named (:data:`COLUMNS`, from the parts' declared
+step's; ``supply`` has no switch: its column is 0 without it and ``R + 0 d^2`` is ``R`` exactly). The parameter matrix's columns are named (:data:`COLUMNS`, from the parts' declared
 parameters: the actuators', M1-M6's and the twinned additions' ``kernel_columns``) and the
 compiled code reads them by those names. :func:`unsupported` names what a model carries that the
 kernel has no twin of; :func:`run` refuses such a model with :class:`KernelError` naming it (the
@@ -46,7 +46,7 @@ _LAWS = {VoltageControlled: 0, CurrentPD: 1, CurrentControlled: 2, SpeedLimitedV
 _FRICTIONS = {"m1": 1, "m2": 2, "m3": 3, "m4": 4, "m5": 5, "m6": 6}
 _INTEGRATORS = {"bam": 0, "semi-implicit": 1}
 #: The additions with a compiled twin in :mod:`.kernel_numba`, in the order of its switches.
-ADDITION_TWINS: Tuple[str, ...] = ("latency", "backlash", "heating", "thermal")
+ADDITION_TWINS: Tuple[str, ...] = ("latency", "backlash", "heating", "thermal", "supply")
 #: Columns of the parameter matrix handed to the kernel, by name, from the declarations: the
 #: actuators' parameters, M1-M6's, then each twinned addition's ``kernel_columns`` (absent ones are
 #: 0 and unused, but ``q_offset``: 0 is its meaning when a model has none).
@@ -149,6 +149,7 @@ def run_thermal(actuator: Actuator, friction: FrictionModel, values: ParamValues
         return np.ascontiguousarray(np.broadcast_to(np.asarray(x, dtype=float), (L,)))
 
     heat = np.zeros((params.shape[0], L))
+    on.pop(ADDITION_TWINS.index("supply"))  # no switch: its column, 0 when not carried, changes nothing
     thermal = on.pop(ADDITION_TWINS.index("thermal"))  # the kernel's switch for it: the readings, or None
     reading = np.where(batch.measured[:, None], batch.temperature, np.nan) if thermal else None
     kernel = compiled()

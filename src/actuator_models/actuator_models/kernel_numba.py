@@ -35,6 +35,7 @@ KM, KE = COLUMNS.index("load_friction_motor"), COLUMNS.index("load_friction_exte
 KMS, KES = COLUMNS.index("load_friction_motor_stribeck"), COLUMNS.index("load_friction_external_stribeck")
 KMQ, KEQ = COLUMNS.index("load_friction_motor_quad"), COLUMNS.index("load_friction_external_quad")
 LATENCY, BACKLASH, HEATING = (COLUMNS.index(n) for n in ("latency", "backlash", "heating"))
+SUPPLY = COLUMNS.index("supply_resistance")
 THERMAL_ALPHA, RW, CW, RC, CC, AMBIENT, INITIAL = (COLUMNS.index(n) for n in (
     "thermal_alpha", "thermal_winding_resistance", "thermal_winding_capacity", "thermal_case_resistance",
     "thermal_case_capacity", "thermal_ambient", "thermal_initial"))
@@ -70,12 +71,13 @@ def budget(kind: int, tm: float, te: float, v: float, p: np.ndarray) -> float:
 
 @numba.njit(inline="always", **OPTIONS)
 def motor(law: int, c: np.ndarray, goal: float, q: float, v: float, kp: float, vin: float,
-          enable: bool, kt: float, r: float) -> float:
-    if law == 0:  # VoltageControlled
+          enable: bool, kt: float, r: float, rs: float) -> float:
+    if law == 0:  # VoltageControlled; rs: the supply addition's resistance (addition_supply.sagged_resistance)
         duty = min(max(kp * c[0] * (goal - q), -c[1]), c[1])
         volts = vin * duty
         if not enable:
             return 0.0
+        r = r + rs * (volts / vin) * (volts / vin)
         return kt * volts / r - kt**2 * v / r
     if law == 1:  # CurrentPD
         current = min(max(kp * (goal - q) - c[0] * math.sqrt(kp) * v, -c[1]), c[1])
@@ -146,7 +148,7 @@ def simulate(law: int, c: np.ndarray, kind: int, semi: bool, p: np.ndarray, dela
             r = p[R] * (1.0 + p[HEATING] * warming[k])
         if reading is not None:
             r = r * (1.0 + p[THERMAL_ALPHA] * (tw - 25.0))
-        tm = motor(0 if law == 3 else law, c, setpoint, y, v, kp, vin, en, p[KT], r)
+        tm = motor(0 if law == 3 else law, c, setpoint, y, v, kp, vin, en, p[KT], r, p[SUPPLY])
         if reading is not None:  # the copper losses of the step's current heat the winding (addition_thermal.heat_step)
             current = tm / p[KT]
             power = current * current * r

@@ -32,7 +32,7 @@ from typing import Any, List, Mapping, Optional, Sequence, Tuple, cast
 
 import numpy as np
 
-from .actuators import Actuator
+from .actuators import Actuator, VoltageControlled
 from .addition import Addition
 from .additions import carried, parts
 from .friction import FrictionModel
@@ -126,8 +126,13 @@ def motor_values(servo: Servo, p: ParamValues, inputs: Mapping[str, Optional[Val
 
 def motor_torque(servo: Servo, control: Value, enable: Value, v: Value, p: ParamValues, drive: Drive,
                  state: Optional[ServoState] = None) -> Value:
-    """Motor torque [N m] of a control signal (V or A) at drive velocity ``v`` [rad/s]."""
-    return servo.actuator.torque(control, enable, v, motor_values(servo, p, drive.inputs, state), drive.vin)
+    """Motor torque [N m] of a control signal (V or A) at drive velocity ``v`` [rad/s]; additions
+    that read the duty (``supply``) get ``control / vin`` as the input ``"duty"`` from a voltage law
+    (none from a current law: its control is a current)."""
+    inputs = drive.inputs
+    if isinstance(servo.actuator, VoltageControlled) and any(a.reads_duty for a in servo.additions):
+        inputs = {**inputs, "duty": control / drive.vin}
+    return servo.actuator.torque(control, enable, v, motor_values(servo, p, inputs, state), drive.vin)
 
 
 def heat(servo: Servo, state: ServoState, tm: Value, p: ParamValues, drive: Drive) -> None:
