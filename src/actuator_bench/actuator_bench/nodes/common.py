@@ -135,6 +135,7 @@ def spin(make_node: Callable[[], Node], args: Optional[list] = None,
     signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)  # held since the executable began (node_main)
     rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
     node = None
+    executor: Optional[Executor] = None
     try:
         try:
             node = make_node()
@@ -161,6 +162,8 @@ def spin(make_node: Callable[[], Node], args: Optional[list] = None,
     finally:
         for number in STOP_SIGNALS:  # ignored from now on, also while the interpreter exits: there a
             signal.signal(number, signal.SIG_IGN)  # handler reverts to the default one, death by signal
+        if executor is not None:  # its guard conditions destroyed now, while the context is valid: left
+            executor.shutdown(timeout_sec=grace)  # to the GC after shutdown, __del__ prints a traceback
         if node is not None:
             node.destroy_node()
         rclpy.try_shutdown()
