@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..node_main import STOP_SIGNALS
+from ..process_group import interrupt_group
 
 #: Seconds to wait for the action servers' answers, then for the child to exit.
 ANSWER_TIMEOUT = 5.0
@@ -104,10 +105,5 @@ def main(args=None) -> int:
             signal.signal(number, signal.SIG_IGN)  # a second Ctrl-C (ros2 launch forwards one) changes nothing
         print(f"control_manager: stopping: {cancel_goals()}", flush=True)
         time.sleep(CANCEL_SETTLE)  # the controller ends the cancelled goal in its next cycles
-        child.send_signal(signal.SIGINT)
-        try:
-            child.wait(timeout=EXIT_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            child.kill()
-            child.wait()
+        return interrupt_group(child, EXIT_TIMEOUT)  # the child leads a session (and group) of its own
     return child.returncode
