@@ -1,6 +1,7 @@
 """Bag to JSON logs: runs, held commands, headers, namespaces, the command line."""
 
 import math
+import shutil
 import subprocess
 import sys
 
@@ -9,7 +10,8 @@ import pytest
 
 from actuator_bench.bag2json import bag_logs, convert, is_bag
 from actuator_bench.interfaces import (
-    ACTUATOR_COMMAND, ACTUATOR_STATE, BENCH_INFO, JOINT_STATE, MessageCodec, bench_topics,
+    ACTUATOR_COMMAND, ACTUATOR_STATE, BENCH_INFO, JOINT_STATE, MessageCodec, bench_topics, bench_typestore,
+    interfaces_share,
 )
 from actuator_bench.messages import (
     BenchInfo, Command, JointSample, actuator_state_fields, bench_info_fields, command_fields, joint_state_fields,
@@ -25,24 +27,24 @@ RATE = 100.0
 class BagBuilder:
     """Writes bench messages into a bag through the recorder core, at given receive times [s]."""
 
-    def __init__(self, path, namespaces=("real",), clock_offset=0.0):
+    def __init__(self, path, namespaces=("real",), clock_offset=0.0, typestore=None):
         self.clock_offset = clock_offset  # bag time minus the stamps' (bench) time [s]
-        self.codec = MessageCodec()
+        self.codec = MessageCodec(typestore)
         self.topics = {ns: bench_topics(ns) for ns in namespaces}
         self.recorder = Recorder([t for topics in self.topics.values() for t in topics.values()], self.codec.typestore)
         self.recorder.start(path)
 
-    def put(self, ns, base, msgtype, fields, t, stamp=True):
-        ns_time = seconds_to_ns(t)
-        data = self.codec.encode(msgtype, fields, seconds_to_ns(t - self.clock_offset) if stamp else None)
-        self.recorder.receive(self.topics[ns][base], ns_time, data)
+    def put(self, ns, base, msgtype, fields, t, delay=0.0):
+        """A message stamped ``t`` (bench time: bag time minus the offset), received ``delay`` [s] later."""
+        data = self.codec.encode(msgtype, fields, seconds_to_ns(t - self.clock_offset))
+        self.recorder.receive(self.topics[ns][base], seconds_to_ns(t + delay), data)
 
-    def info(self, ns, t, trajectory, kp=8.0, vin=12.0):
+    def info(self, ns, t, trajectory, kp=8.0, vin=12.0, delay=0.0):
         self.put(ns, "bench_info", BENCH_INFO, bench_info_fields(BenchInfo("mx64", trajectory, 1.5, 0.1, 0.2, kp, vin)),
-                 t, stamp=False)
+                 t, delay)
 
-    def command(self, ns, t, goal, enable=(True,), kp=(8.0,)):
-        self.put(ns, "commands", ACTUATOR_COMMAND, command_fields(Command(("j1",), (goal,), enable, kp)), t)
+    def command(self, ns, t, goal, enable=(True,), kp=(8.0,), delay=0.0):
+        self.put(ns, "commands", ACTUATOR_COMMAND, command_fields(Command(("j1",), (goal,), enable, kp)), t, delay)
 
     def sample(self, ns, t, position, temperature=30.0, speed=0.0):
         sample = JointSample(t, ("j1",), (position,), (speed,), (0.0,), (1.0,), (11.5,), (temperature,), (True,), (0,))
@@ -65,13 +67,27 @@ class BagBuilder:
         self.recorder.stop()
 
 
-@pytest.fixture
-def bag(tmp_path):
-    builder = BagBuilder(tmp_path / "session", ("real", "sim"))
+def legacy_typestore(tmp_path):
+    """The typestore of earlier versions, whose BenchInfo had no header."""
+    share = tmp_path / "legacy_interfaces"
+    shutil.copytree(interfaces_share() / "msg", share / "msg")
+    info = share / "msg" / "BenchInfo.msg"
+    text = info.read_text()
+    assert "std_msgs/Header header" in text
+    info.write_text("\n".join(line for line in text.splitlines() if "header" not in line and not line.startswith("  ")))
+    return bench_typestore(share)
+
+
+@pytest.fixture(params=["stamped", "legacy"])
+def bag(tmp_path, request):
+    """Two runs on /real, one on /sim, recorded in order; ``legacy``: as earlier versions wrote
+    them (bench_info without a header, read by receive order)."""
+    typestore = legacy_typestore(tmp_path) if request.param == "legacy" else None
+    builder = BagBuilder(tmp_path / "session", ("real", "sim"), typestore=typestore)
     builder.sample("real", T0 - 0.5, 0.0)  # idle, before any run: not in a log
     end = builder.run("real", T0, "sin_sin", 200)
     for k in range(50):  # idle samples between runs
-        builder.sample("real", end + k / RATE, 0.5)
+        builder.sample("real", end + (k + 0.5) / RATE, 0.5)
     builder.run("real", end + 1.0, "lift_and_drop", 100, kp=0.0, vin=0.0)
     builder.run("sim", T0, "up_and_down", 80)
     builder.close()
@@ -99,6 +115,31 @@ def test_a_run_ends_at_its_idle_info_when_stamps_are_bench_time(tmp_path):
     assert len(first) == 200 and first.timestamp[-1] < 2.01  # the samples from the first command to the release
     assert first.position == pytest.approx(0.02 * np.arange(1, 201))  # none of the idle ones (0.5 rad)
     assert len(second) == 100
+
+
+def test_a_run_is_its_stamps_whatever_order_the_recorder_received_it_in(tmp_path):
+    """A busy recorder takes each topic's backlog at its own pace: here the last 0.4 s of a run's
+    commands (its release included) arrive after the info that closes it, and a pre-move command
+    stamped before the run arrives after the info that opens it. The run is still its stamps:
+    every command of it, none of the pre-move (by receive order, the run was cut at 1.6 s)."""
+    builder = BagBuilder(tmp_path / "late", ("real",), clock_offset=T0 - 3.0)
+    builder.command("real", T0 - 0.005, 0.7, delay=0.05)  # the pre-move's last, received after the info
+    builder.info("real", T0, "sin_sin")
+    for k in range(1, 201):
+        late = 0.5 if k > 160 else 0.0
+        builder.command("real", T0 + k / RATE, 0.01 * k, delay=late)
+        builder.sample("real", T0 + k / RATE + 0.001, 0.02 * k, speed=0.02 * RATE)
+    end = T0 + 201 / RATE
+    builder.command("real", end, 0.0, (False,), (), delay=0.5)  # the release, stamped as the idle info
+    builder.sample("real", end, 2.5)
+    builder.info("real", end, "")
+    builder.sample("real", end + 0.5 / RATE, 0.5)  # idle
+    builder.close()
+    (log,) = bag_logs(tmp_path / "late")
+    assert len(log) == 200 and log.timestamp[0] == pytest.approx(0.001, abs=1e-6)
+    assert log.timestamp[-1] == pytest.approx(1.991, abs=1e-6)  # up to the release: none of its cycle, no idle one
+    assert log.goal_position == pytest.approx(0.01 * np.arange(1, 201))  # the late ones too
+    assert log.torque_enable.all()
 
 
 def test_one_log_per_run_and_namespace(bag):

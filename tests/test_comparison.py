@@ -50,9 +50,7 @@ def compare(events: List[Tuple[float, str, Publication]]) -> list:
     comparison, errors = StateComparison(max_age=0.05), []
     for _, bench, pub in events:
         if pub.topic == "bench_info":
-            (comparison.real_info if bench == "real" else comparison.sim_info)(pub.fields["trajectory"])
-        elif pub.topic == "commands":
-            (comparison.real_start if bench == "real" else comparison.sim_start).command(pub.time)
+            (comparison.real_info if bench == "real" else comparison.sim_info)(pub.fields["trajectory"], pub.time)
         elif pub.topic == "joint_states":
             sample = sample_from_fields(pub.time, **{k: pub.fields[k] for k in ("name", "position", "velocity", "effort")})
             errors += (comparison.update_real if bench == "real" else comparison.update_sim)(sample)

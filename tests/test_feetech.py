@@ -200,11 +200,11 @@ def test_feetech_emulator_backend_publishes_what_the_other_backends_publish():
                                                  "baudrate": 1000000})):
         core = BenchCore({"backend": backend, "mass": 0.3, "length": 0.1, "time_scale": 4.0, **params})
         try:
-            _, started = core.start("sin_sin", params["kp"][0])
-            pubs = started + core.tick() + core.tick() + (core.close() or [])
+            core.start("sin_sin", params["kp"][0])
+            pubs = core.tick() + core.tick() + (core.close() or [])
         finally:
             core.loop.bench.close()
-        seen[backend] = [(p.topic, p.msgtype, p.stamped, sorted(p.fields)) for p in pubs]
+        seen[backend] = [(p.topic, p.msgtype, sorted(p.fields)) for p in pubs]
     assert seen["feetech_emulator"] == seen["dynamixel_emulator"]
 
 

@@ -29,10 +29,12 @@ PENDULUM = BenchInfo("xl330", mass=0.49, length=0.1, vin=7.4)
 def test_player_plays_an_identification_trajectory_then_releases():
     player = TrajectoryPlayer(("pendulum",), PENDULUM)
     assert player.tick(0.0).command is None and player.running is None
-    plan, info = player.start("lift_and_drop", 400.0, now=10.0)
+    plan = player.start("lift_and_drop", 400.0, now=10.0)
+    info = player.info
     assert plan.duration == 6.0 and (info.trajectory, info.kp, info.mass) == ("lift_and_drop", 400.0, 0.49)
     step = player.tick(11.0)
-    assert step.info is None
+    assert step.info == info  # the run's info comes with its first command
+    assert player.tick(11.5).info is None
     assert step.command.goal_position == pytest.approx((float(trajectory("lift_and_drop").goal(1.0)),))
     assert step.command.torque_enable == (True,) and step.command.kp == (400.0,)
     assert player.tick(13.0).command.torque_enable == (False,)  # the trajectory's own release at 2 s
@@ -43,11 +45,11 @@ def test_player_plays_an_identification_trajectory_then_releases():
 
 def test_player_moves_to_the_first_waypoint_before_a_prepared_run():
     """The pre-move: a cubic from the given position to the first waypoint (midpoint halfway,
-    zero end velocities), held; the run's info at the end of the hold, its t = 0 the next tick."""
+    zero end velocities), held; the run's t = 0 is the tick after the hold, its info comes then."""
     player = TrajectoryPlayer(("pendulum",), PENDULUM)
     first = float(trajectory("sin_sin").goal(0.0))
-    plan, info = player.start("sin_sin", 400.0, prepare=Prepare(move=2.0, hold=1.0))
-    assert info is None and player.running == "sin_sin"
+    player.start("sin_sin", 400.0, prepare=Prepare(move=2.0, hold=1.0))
+    assert player.running == "sin_sin"
     steps = {now: player.tick(now, [1.0]) for now in (5.0, 6.0, 6.2, 7.5)}
     assert [steps[now].command.goal_position[0] for now in (5.0, 6.0, 7.5)] == pytest.approx([1.0, (1.0 + first) / 2, first])
     s = 0.6  # 6.2 s: 1.2 s of the 2 s move
@@ -55,9 +57,10 @@ def test_player_moves_to_the_first_waypoint_before_a_prepared_run():
     assert all(step.info is None and step.command.torque_enable == (True,) and step.command.kp == (400.0,)
                for step in steps.values())
     held = player.tick(8.0, [0.0])  # the hold's end (the position is read only at the move's start)
-    assert held.command.goal_position == pytest.approx((first,)) and held.info.trajectory == "sin_sin"
-    started = player.tick(8.01, [0.0])
-    assert started.info is None and started.command.goal_position == pytest.approx((first,))
+    assert held.command.goal_position == pytest.approx((first,)) and held.info is None
+    started = player.tick(8.01, [0.0])  # t = 0: the run's first command, with its info
+    assert started.info.trajectory == "sin_sin" and started.command.goal_position == pytest.approx((first,))
+    assert player.tick(8.02).info is None
     assert player.tick(9.01).command.goal_position == pytest.approx((float(trajectory("sin_sin").goal(1.0)),))
     with pytest.raises(ValueError, match=">= 0"):
         Prepare(-1.0, 0.0)
@@ -80,9 +83,9 @@ def test_a_prepared_run_starts_at_rest_at_its_first_waypoint():
         cycles = []
         loop.run(hold, 400.0, 200.0, cycles.append, prepare=prepare)
         (begin,) = [i for i, c in enumerate(cycles) if c.info is not None and c.info.trajectory == "hold"]
-        # the run's t = 0, and its end: 0.5 s later, holding the same goal
-        first_samples[prepare] = cycles[begin + 1].sample, [c.sample for c in cycles if c.sample][-1]
-        assert cycles[begin + 1].command.goal_position == (target,)
+        # the run's t = 0 (the cycle its info comes with), and its end: 0.5 s later, holding the same goal
+        first_samples[prepare] = cycles[begin].sample, [c.sample for c in cycles if c.sample][-1]
+        assert cycles[begin].command.goal_position == (target,) and cycles[begin].time == cycles[begin].sample.time
     (unprepared, _), (prepared, end) = first_samples.values()
     assert unprepared.position[0] == pytest.approx(0.0, abs=1e-3)  # hanging where it was
     assert prepared.position[0] > target / 2 and abs(prepared.velocity[0]) < 0.02  # lifted, at rest:
@@ -118,7 +121,7 @@ def test_arm_paths_follow_the_end_effector_path():
         y, z = forward(*plan.goal(t), *lengths)
         assert math.hypot(y - cy, z - cz) == pytest.approx(half)
     player = TrajectoryPlayer(("shoulder", "elbow"), BenchInfo("mx106"), arm="mx")
-    assert player.start("square", 32.0, 0.0)[0].duration == 8.0
+    assert player.start("square", 32.0, 0.0).duration == 8.0
 
 
 def test_commands_are_checked():
@@ -134,8 +137,8 @@ def test_commands_are_checked():
 # ----------------------------------------------------------------------------- comparison
 def test_comparison_pairs_joints_by_name():
     compare = StateComparison(max_age=0.1)
-    compare.real_info("sin_sin"), compare.sim_info("sin_sin")
-    compare.real_start.command(9.0), compare.sim_start.command(109.0)  # each bench its own clock
+    compare.real_info("sin_sin", 9.0), compare.sim_info("sin_sin", 109.0)  # each bench its own clock
+    assert compare.update_real(JointSample.of(8.99, ["elbow"], [0.7])) == []  # before the run: never paired
     real = JointSample.of(10.0, ["elbow", "shoulder"], [0.1, 0.2], [1.0, 2.0], [0.5, 0.6])
     assert compare.update_real(real) == []  # nothing simulated yet: kept until the simulation gets there
     (error,) = compare.update_sim(JointSample.of(110.02, ["shoulder", "elbow", "extra"], [0.25, 0.0, 9.0], [2.5, 0.5, 0.0]))

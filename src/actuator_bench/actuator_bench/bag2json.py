@@ -1,16 +1,15 @@
 """Bench bags to the JSON logs identification reads (``actuator_models.logs`` format).
 
 A bag holds, per bench namespace (``/real``, ``/sim``, or the root), ``joint_states``,
-``commands``, ``bench_info`` and optionally ``actuator_states``. The trajectory player publishes
-a ``bench_info`` whose ``trajectory`` is set when a run starts, then the run's commands, and a
-``bench_info`` with an empty trajectory when it ends. A run's commands are those the recorder
-received between these two (bag time; ``bench_info`` has no header), and each run gives one
-log per joint:
+``commands``, ``bench_info`` and optionally ``actuator_states``, every message stamped with the
+bench's clock (bench time). The trajectory player publishes a ``bench_info`` naming the run with
+its first command, stamped as it, and one with an empty trajectory with its release, stamped as
+that. A run's commands are those stamped from its ``bench_info`` to the next one, whatever order
+the recorder received them in (a busy recorder takes each topic's backlog at its own pace), and
+each run gives one log per joint:
 
 * time 0 is the run's first command; entries are the ``joint_states`` samples stamped from it
-  to the end of the run: the release that follows it, or the next ``bench_info``, whichever comes
-  first (header stamps; bag time where a stamp is zero; the ``bench_info``'s bag time brought
-  onto the stamps' clock by the offset of the run's last command);
+  up to the next ``bench_info`` (excluded: the release's cycle is not part of the run);
 * ``goal_position`` and ``torque_enable`` are those of the latest command at or before each
   sample (a command with no torque_enable keeps the previous one; torque starts enabled);
 * ``control``, ``input_volts`` and ``temp`` are interpolated from ``actuator_states`` when the
@@ -18,7 +17,8 @@ log per joint:
 * the header comes from the run's ``bench_info`` (gain from the commands when it is 0, supply
   voltage from the measured one when it is 0).
 
-Logs are resampled at ``dt`` (processed logs, what ``actuator-models fit`` reads) unless
+Bags of earlier versions, whose ``bench_info`` had no header, are read by receive order
+(:func:`find_runs_by_arrival`). Logs are resampled at ``dt`` (processed logs, what ``actuator-models fit`` reads) unless
 ``dt`` is None (raw logs). Reads any rosbag2 bag (MCAP or SQLite 3), including those of
 ``ros2 bag record``; message definitions missing from a bag come from ``actuator_interfaces``.
 """
@@ -56,8 +56,8 @@ class Samples:
     names: List[Tuple[str, ...]] = field(default_factory=list)
     values: Dict[str, List[Sequence[float]]] = field(default_factory=lambda: defaultdict(list))
 
-    def add(self, stamp_ns: int, received_ns: int, names: Sequence[str], **values: Sequence[float]) -> None:
-        """One row: header stamp (0: use the receive time) and receive time [ns]."""
+    def add(self, stamp_ns: Optional[int], received_ns: int, names: Sequence[str], **values: Sequence[float]) -> None:
+        """One row: header stamp (0 or None: use the receive time) and receive time [ns]."""
         self.time.append(stamp_ns or received_ns)
         self.received.append(received_ns)
         self.names.append(tuple(names))
@@ -84,11 +84,12 @@ class BenchStreams:
     states: Samples = field(default_factory=Samples)
     actuator_states: Samples = field(default_factory=Samples)
     commands: Samples = field(default_factory=Samples)
-    infos: List[Tuple[int, BenchInfo]] = field(default_factory=list)
+    infos: List[Tuple[Optional[int], int, BenchInfo]] = field(default_factory=list)  # (stamp, received [ns], info)
 
-    def add(self, topic: str, stamp_ns: int, received_ns: int, value: Callable[[str], Any]) -> None:
+    def add(self, topic: str, stamp_ns: Optional[int], received_ns: int, value: Callable[[str], Any]) -> None:
         """A message of bench topic ``topic`` (last name: ``joint_states``...) whose field
-        ``name`` is ``value(name)``, stamped ``stamp_ns`` (0: none) and received at ``received_ns``."""
+        ``name`` is ``value(name)``, stamped ``stamp_ns`` (None: it has no header) and received at
+        ``received_ns``."""
         if topic == "joint_states":
             self.states.add(stamp_ns, received_ns, value("name"), position=value("position"),
                             velocity=value("velocity"))
@@ -99,7 +100,7 @@ class BenchStreams:
             self.commands.add(stamp_ns, received_ns, value("name"), goal_position=value("goal_position"),
                               torque_enable=value("torque_enable"), kp=value("kp"))
         elif topic == "bench_info":
-            self.infos.append((received_ns, BenchInfo(**{f.name: value(f.name) for f in fields(BenchInfo)})))
+            self.infos.append((stamp_ns, received_ns, BenchInfo(**{f.name: value(f.name) for f in fields(BenchInfo)})))
 
 
 @dataclass(frozen=True)
@@ -132,21 +133,40 @@ def read_streams(bag: Path) -> Dict[str, BenchStreams]:
             namespace, _, base = connection.topic.rpartition("/")
             msg = reader.deserialize(raw, connection.msgtype)
             header = getattr(msg, "header", None)
-            stamp_ns = header.stamp.sec * NS_PER_S + header.stamp.nanosec if header is not None else 0
+            stamp_ns = header.stamp.sec * NS_PER_S + header.stamp.nanosec if header is not None else None
             streams[namespace].add(base, stamp_ns, log_time, partial(getattr, msg))
     return dict(streams)
 
 
 def find_runs(namespace: str, bench: BenchStreams) -> List[Run]:
-    """The runs of a namespace. A run's commands are those received from a bench_info naming a
-    trajectory (included) to the next bench_info (excluded); it lasts from the stamp of its first
-    command to that of the next command outside it (the release), or to the next bench_info,
-    whichever comes first. Stamps are the bench's clock (bench time), bench_info has only its bag
-    time: the next bench_info's instant is brought onto the stamps' clock by the offset of the
-    run's last command (bag time minus stamp), so a run ends there even where the two clocks
-    differ (a ROS bench stamps bench time since its start: without it, the run lasted to the
-    next command, the next run's first, and its log took the idle time between the runs)."""
-    infos = sorted(bench.infos, key=lambda item: item[0])
+    """The runs of a namespace, by stamp (bench time): a ``bench_info`` naming a trajectory opens
+    a run at its stamp, the next ``bench_info`` closes it at its own (excluded: the release's
+    cycle). The run's commands are those stamped in between; it starts at the first of them.
+    A bag whose ``bench_info`` has no stamp (an earlier version's) is read by receive order."""
+    if any(stamp is None for stamp, _, _ in bench.infos):
+        return find_runs_by_arrival(namespace, bench)
+    infos = sorted(((stamp, info) for stamp, _, info in bench.infos if stamp is not None), key=lambda item: item[0])
+    commands = np.sort(np.asarray(bench.commands.time, dtype=np.int64))
+    runs: List[Run] = []
+    for i, (opened, info) in enumerate(infos):
+        if not info.trajectory:
+            continue
+        closed = infos[i + 1][0] if i + 1 < len(infos) else math.inf
+        first = commands[np.searchsorted(commands, opened):]
+        if len(first) and first[0] < closed:
+            runs.append(Run(namespace, len(runs), info, int(first[0]), closed))
+    return runs
+
+
+def find_runs_by_arrival(namespace: str, bench: BenchStreams) -> List[Run]:
+    """The runs of a bag whose ``bench_info`` has no header (earlier versions). A run's commands
+    are those received from a bench_info naming a trajectory (included) to the next bench_info
+    (excluded); it lasts from the stamp of its first command to that of the next command outside
+    it (the release), or to the next bench_info, whichever comes first, the next bench_info's bag
+    time brought onto the stamps' clock by the offset of the run's last command (bag time minus
+    stamp). A busy recorder that received a run's last commands after the closing bench_info
+    cuts the run short there: stamped ``bench_info`` (:func:`find_runs`) has no such limit."""
+    infos = sorted(((received, info) for _, received, info in bench.infos), key=lambda item: item[0])
     commands = list(zip(bench.commands.time, bench.commands.received))
     runs: List[Run] = []
     for i, (t, info) in enumerate(infos):

@@ -34,10 +34,10 @@ BENCH_TOPICS: Mapping[str, Tuple[str, str]] = {
 
 @dataclass(frozen=True)
 class Publication:
-    """One message to publish: ``topic`` (a :data:`BENCH_TOPICS` key), its fields, the bench time
-    [s] of the cycle it comes from (its header's stamp: the sample's own time on the bench clock,
-    the clock of the no-ROS bag, :mod:`actuator_bench.session`), and whether its header is
-    stamped (``bench_info`` has no header)."""
+    """One message to publish: ``topic`` (a :data:`BENCH_TOPICS` key), its fields and the bench
+    time [s] of the cycle it comes from (its header's stamp: the sample's own time on the bench
+    clock, the clock of the no-ROS bag, :mod:`actuator_bench.session`; a run's ``bench_info``:
+    the stamp of its first command)."""
 
     topic: str
     fields: Dict[str, object]
@@ -46,10 +46,6 @@ class Publication:
     @property
     def msgtype(self) -> str:
         return BENCH_TOPICS[self.topic][0]
-
-    @property
-    def stamped(self) -> bool:
-        return self.topic != "bench_info"
 
 
 def publications(cycle: Cycle) -> List[Publication]:
@@ -180,15 +176,15 @@ class BenchCore:
         return self.loop.player.info
 
     def announce(self) -> List[Publication]:
-        """The bench info as it is now (published once at start: latched)."""
-        return [Publication("bench_info", bench_info_fields(self.info))]
+        """The bench info as it is now, stamped now on the bench clock (published once at start:
+        latched)."""
+        return [Publication("bench_info", bench_info_fields(self.info), self.loop.bench.clock.now())]
 
-    def start(self, trajectory: str = "", kp: float = 0.0) -> Tuple[Schedule, List[Publication]]:
+    def start(self, trajectory: str = "", kp: float = 0.0) -> Schedule:
         """Start a run (defaults from the parameters) after the pre-move of the parameters
-        (prepare_time, settle_time): its bench info comes with the cycle ending that move;
-        ValueError for a bad name or gain."""
-        schedule, cycle = self.loop.start(trajectory or self.trajectory, kp or self.run_kp, self.prepare)
-        return schedule, publications(cycle)
+        (prepare_time, settle_time): its bench info comes with its first command, in the cycle of
+        its t = 0; ValueError for a bad name or gain."""
+        return self.loop.start(trajectory or self.trajectory, kp or self.run_kp, self.prepare)
 
     def stop(self) -> List[Publication]:
         """Stop the run: the release command is sent now (nothing when idle)."""

@@ -4,8 +4,8 @@ Each bench stamps its samples with its own bench time (the sample's time on the 
 the no-ROS bag does), and each starts its run at its own instant: the comparison node asks the
 real bench, then the simulated one, and an emulator or a simulation may run at ``time_scale``
 bench seconds per wall second. Samples are therefore paired by *run time*, the bench time since
-that bench's trajectory start (:class:`RunStart`: the stamp of the run's first command), never
-by arrival: each real sample is compared with the simulated state at the same run time, linearly
+that bench's trajectory start (the stamp of the run's ``bench_info``: that of its first
+command, the run's t = 0), never by arrival: each real sample is compared with the simulated state at the same run time, linearly
 interpolated between the simulated samples around it, as soon as the simulation has reached
 that time. Joint by joint, by name, the error is ``sim - real`` of position [rad], velocity
 [rad/s] and, when both report it, motor torque [N m], stamped with the real sample's stamp. A
@@ -16,31 +16,9 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from dataclasses import dataclass
 from typing import Deque, List, Optional, Tuple
 
 from actuator_models.bench import JointSample
-
-
-@dataclass
-class RunStart:
-    """The bench time [s] at which a bench's current run started (None: no run seen yet): the
-    stamp of its first command after a bench info naming a trajectory (the player plays t = 0
-    on the tick that sends it)."""
-
-    time: Optional[float] = None
-    armed: bool = False
-
-    def info(self, trajectory: str) -> bool:
-        """A bench info: one naming a trajectory announces a run; True when it does."""
-        if trajectory:
-            self.time, self.armed = None, True
-        return bool(trajectory)
-
-    def command(self, stamp: float) -> None:
-        """A command stamped ``stamp`` [s]: the first one of an announced run is its start."""
-        if self.armed:
-            self.time, self.armed = stamp, False
 
 
 def _difference(a: Tuple[float, ...], b: Tuple[float, ...], i: int, j: int) -> Optional[float]:
@@ -92,32 +70,36 @@ class StateComparison:
         if not max_age > 0:
             raise ValueError(f"max_age {max_age!r}: must be positive seconds")
         self.max_age = max_age
-        self.real_start, self.sim_start = RunStart(), RunStart()
+        self.real_start: Optional[float] = None  # bench time [s] of each bench's run start
+        self.sim_start: Optional[float] = None
         self._sims: Deque[JointSample] = deque()  # time: run time
         self._reals: Deque[Tuple[JointSample, float]] = deque()  # (sample at run time, its stamp)
 
-    def real_info(self, trajectory: str) -> None:
-        """The real bench's info: a new run clears what the last one left."""
-        if self.real_start.info(trajectory):
+    def real_info(self, trajectory: str, stamp: float) -> None:
+        """The real bench's info stamped ``stamp`` [s]: one naming a trajectory starts a run
+        then, and clears what the last one left."""
+        if trajectory:
+            self.real_start = stamp
             self._reals.clear()
 
-    def sim_info(self, trajectory: str) -> None:
-        """The simulated bench's info: a new run clears what the last one left."""
-        if self.sim_start.info(trajectory):
+    def sim_info(self, trajectory: str, stamp: float) -> None:
+        """The simulated bench's info stamped ``stamp`` [s]: as :meth:`real_info`."""
+        if trajectory:
+            self.sim_start = stamp
             self._sims.clear()
 
     def update_sim(self, sim: JointSample) -> List[JointSample]:
         """A new simulated state: the errors of the real states it completes (oldest first)."""
-        if self.sim_start.time is not None:
-            self._sims.append(JointSample(sim.time - self.sim_start.time, sim.name, sim.position, sim.velocity,
+        if self.sim_start is not None and sim.time >= self.sim_start:  # not a late one of the last run
+            self._sims.append(JointSample(sim.time - self.sim_start, sim.name, sim.position, sim.velocity,
                                           sim.motor_torque))
         return self._pair()
 
     def update_real(self, real: JointSample) -> List[JointSample]:
         """A new real state: the errors ``sim - real`` now known (oldest first), each stamped with
         its real state's stamp; empty while the simulation has not reached its run time."""
-        if self.real_start.time is not None:
-            self._reals.append((JointSample(real.time - self.real_start.time, real.name, real.position, real.velocity,
+        if self.real_start is not None and real.time >= self.real_start:
+            self._reals.append((JointSample(real.time - self.real_start, real.name, real.position, real.velocity,
                                             real.motor_torque), real.time))
         return self._pair()
 

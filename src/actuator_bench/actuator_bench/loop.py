@@ -12,8 +12,8 @@ sample stream that recorders (MCAP bags, JSON logs) and publishers consume.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, replace
-from typing import Callable, Optional, Tuple, Union
+from dataclasses import dataclass
+from typing import Callable, Optional, Union
 
 from actuator_models.bench import Bench, Command, JointSample
 
@@ -58,13 +58,10 @@ class BenchLoop:
             raise ValueError(f"player joints {sorted(unknown)} are not on the bench (joints {list(bench.joints)})")
         self.bench, self.player = bench, player
 
-    def start(self, trajectory: Union[str, Schedule], kp: float,
-              prepare: Optional[Prepare] = None) -> Tuple[Schedule, Cycle]:
+    def start(self, trajectory: Union[str, Schedule], kp: float, prepare: Optional[Prepare] = None) -> Schedule:
         """Start a run at the next tick (its t = 0), or with ``prepare`` after a move to its first
-        waypoint; the cycle (now, bench clock) carries the run's bench info (none with ``prepare``:
-        the tick ending the move carries it)."""
-        schedule, info = self.player.start(trajectory, kp, prepare=prepare)
-        return schedule, Cycle(self.bench.clock.now(), info=info)
+        waypoint; the cycle of its t = 0 carries the run's bench info."""
+        return self.player.start(trajectory, kp, prepare=prepare)
 
     def stop(self) -> Cycle:
         """Stop the run: the torque-release command is sent now (nothing when idle)."""
@@ -94,16 +91,9 @@ class BenchLoop:
         a release that fails too is logged (the first error is the one that propagates)."""
         if not rate > 0:
             raise ValueError(f"rate {rate!r}: must be positive Hz")
-        _, started = self.start(trajectory, kp, prepare)
-        pending = [started] if started.info is not None else []
-
-        def emit(cycle: Cycle) -> None:  # the run's info first, stamped no later than its first sample
-            if pending:                  # (a bench may stamp a sample with its last bus cycle's time)
-                sink(replace(pending.pop(), time=min(started.time, cycle.time)))
-            sink(cycle)
-
+        self.start(trajectory, kp, prepare)
         try:
-            return self._run(1.0 / rate, emit, guard or (lambda: None))
+            return self._run(1.0 / rate, sink, guard or (lambda: None))
         except BaseException as error:
             if self.player.running is not None:
                 self.player.stop()

@@ -7,8 +7,8 @@ inverse kinematics; ``actuator_sim`` and MuJoCo are imported only when a path is
 Every :meth:`TrajectoryPlayer.tick` gives the command of that instant with the run's gain.
 A run started with a :class:`Prepare` first moves the joints from where they are to its first
 waypoint and holds them there (:func:`move_schedule`, the move ``record`` and the control player
-make too), outside the run: its bench info is published at the end of the hold, its t = 0 is the
-next tick. When a run ends (or is stopped) the player sends one last command releasing the torque, and
+make too), outside the run. A run's bench info comes with its first command (the tick of its
+t = 0), so that its stamp is the run's start on the bench clock. When a run ends (or is stopped) the player sends one last command releasing the torque, and
 publishes the bench info with an empty trajectory, which closes the run in recordings.
 """
 
@@ -127,6 +127,7 @@ class _Run:
     start: Optional[float]  # None: at the next tick
     prepare: Optional[Prepare] = None  # a move to the first waypoint still to make
     move: Optional[Schedule] = None  # that move, from where the joints were at its first tick
+    announced: bool = False  # the run's bench info went out (with its first command)
 
 
 class TrajectoryPlayer:
@@ -154,18 +155,19 @@ class TrajectoryPlayer:
         return self._run.schedule.name if self._run else None
 
     def start(self, name: Union[str, Schedule], kp: float, now: Optional[float] = None,
-              prepare: Optional[Prepare] = None) -> Tuple[Schedule, Optional[BenchInfo]]:
+              prepare: Optional[Prepare] = None) -> Schedule:
         """Start ``name`` (a trajectory or path name, or a :class:`Schedule`) at gain ``kp`` at
         time ``now`` [s], or at the next :meth:`tick` when None (so that the run's first command
         is its t = 0 however late that tick comes); replaces a running one. With ``prepare`` the
         joints first move to the first waypoint (from the positions the first tick is given) and
-        the run starts after the hold; the bench info comes then, in a tick's step (None here)."""
+        the run starts after the hold. The run's bench info comes with its first command (a
+        tick's step), stamped as that command: the run's t = 0."""
         if not kp > 0:
             raise ValueError(f"gain {kp!r}: must be positive")
         plan = name if isinstance(name, Schedule) else schedule(name, len(self.joints), self.arm)
         self._run = _Run(plan, float(kp), now, prepare)
         self.info = replace(self.info, trajectory=plan.name, kp=float(kp))
-        return plan, (None if prepare else self.info)
+        return plan
 
     def stop(self) -> Step:
         """Stop now: torque released and bench info back to idle (empty Step if already idle)."""
@@ -192,11 +194,13 @@ class TrajectoryPlayer:
             return self.stop()
         goal, enable = run.schedule.goal(t), run.schedule.enable(t)
         self._last_goal = goal
-        return Step(self._command(goal, enable, run.kp))
+        info = None if run.announced else self.info
+        if info is not None:
+            self._run = replace(run, announced=True)
+        return Step(self._command(goal, enable, run.kp), info)
 
     def _prepare(self, run: _Run, prepare: Prepare, now: float, position: Optional[Sequence[float]]) -> Step:
-        """A tick of the pre-move; its last (the hold done) gives the run's bench info, the run's
-        t = 0 is the next tick."""
+        """A tick of the pre-move; after its last (the hold done) the run's t = 0 is the next tick."""
         move, start = run.move, run.start
         if move is None or start is None:
             if position is None or len(position) != len(self.joints):
@@ -210,7 +214,7 @@ class TrajectoryPlayer:
         if t < move.duration - 1e-6:
             return Step(command)
         self._run = replace(run, prepare=None, move=None, start=None)
-        return Step(command, self.info)
+        return Step(command)
 
     def _command(self, goal: np.ndarray, enable: np.ndarray, kp: float) -> Command:
         return Command(self.joints, tuple(map(float, goal)), tuple(map(bool, enable)), (kp,) * len(self.joints))

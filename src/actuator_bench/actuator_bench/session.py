@@ -47,7 +47,7 @@ class BagSink:
     def __call__(self, cycle: Cycle) -> None:
         ns = seconds_to_ns(cycle.time)
         for pub in publications(cycle):
-            data = self.codec.encode(pub.msgtype, pub.fields, ns if pub.stamped else None)
+            data = self.codec.encode(pub.msgtype, pub.fields, ns)
             self.recorder.receive(self.topics[pub.topic], ns, data)
 
 
@@ -61,7 +61,7 @@ class StreamSink:
     def __call__(self, cycle: Cycle) -> None:
         ns = seconds_to_ns(cycle.time)
         for pub in publications(cycle):
-            self.streams[self.namespace].add(pub.topic, ns if pub.stamped else 0, ns, pub.fields.__getitem__)
+            self.streams[self.namespace].add(pub.topic, ns, ns, pub.fields.__getitem__)
 
     def logs(self, name: str) -> List[Log]:
         """Raw logs of the runs seen so far (names prefixed with ``name``)."""

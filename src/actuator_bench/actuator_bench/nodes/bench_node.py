@@ -9,7 +9,8 @@ writes it (read -> update -> write, as ros2_control), then publishes ``joint_sta
 of a run and shutdown release the torque. A run starts at rest at its first waypoint, as
 ``record``'s and the control player's do: the loop first moves the joints there in
 ``prepare_time`` and holds them ``settle_time`` (:class:`~actuator_bench.player.Prepare`);
-``bench_info`` names the run when that hold ends, and the run's t = 0 is the next cycle. The logic is :class:`actuator_bench.bench_core.BenchCore`.
+the run's t = 0 is the cycle after that hold, and its ``bench_info`` comes with that cycle's
+command, stamped as it (bench time). The logic is :class:`actuator_bench.bench_core.BenchCore`.
 
 The loop runs in a thread of its own on absolute wall-clock deadlines
 (:class:`actuator_bench.pacing.LoopThread`), not in an rclpy timer: the executor's work per timer
@@ -61,8 +62,7 @@ class BenchNode(Node):
 
     def start(self, trajectory: str, kp: float) -> float:
         with self.loop_thread.lock:
-            schedule, pubs = self.core.start(trajectory, kp)
-            self.publish(pubs)
+            schedule = self.core.start(trajectory, kp)
         before = f' after {self.core.prepare.move + self.core.prepare.hold:g} s to its start' if self.core.prepare else ''
         self.get_logger().info(f'playing {schedule.name} at kp {self.core.info.kp:g} for {schedule.duration:g} s{before}')
         return schedule.duration

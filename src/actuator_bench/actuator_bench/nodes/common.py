@@ -55,10 +55,9 @@ def time_msg(ns: int) -> Time:
 
 
 def message(publication: Publication, ns: int):
-    """The rclpy message of a publication, its header (if any) stamped ``ns`` [ns]."""
+    """The rclpy message of a publication, its header stamped ``ns`` [ns]."""
     msg = MESSAGE_CLASSES[publication.msgtype](**publication.fields)
-    if publication.stamped:
-        msg.header.stamp = time_msg(ns)
+    msg.header.stamp = time_msg(ns)
     return msg
 
 

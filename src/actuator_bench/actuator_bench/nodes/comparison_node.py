@@ -1,8 +1,8 @@
 """Comparison node: ``compare/error`` = simulated minus real joint states, for live plots.
 
 Parameter ``benches`` names the real and the simulated bench namespaces (``[real, sim]``). The
-node subscribes both benches' ``joint_states`` (stamped with bench time), ``commands`` and
-``bench_info`` (a run's start: its first command) and publishes, for each real state, a
+node subscribes both benches' ``joint_states`` and ``bench_info`` (both stamped with bench time:
+a run's info with its start, its first command's stamp) and publishes, for each real state, a
 sensor_msgs/JointState whose position, velocity and effort hold sim minus real per joint, paired
 by joint name with the simulated state at the same time since its own trajectory start
 (:class:`actuator_bench.comparison.StateComparison`): the start-up offset between the two
@@ -18,7 +18,7 @@ from __future__ import annotations
 import threading
 import time
 
-from actuator_interfaces.msg import ActuatorCommand, BenchInfo
+from actuator_interfaces.msg import BenchInfo
 from actuator_interfaces.srv import RunTrajectory
 from geometry_msgs.msg import TransformStamped
 from rclpy.callback_groups import ReentrantCallbackGroup
@@ -28,8 +28,7 @@ from sensor_msgs.msg import JointState
 from tf2_msgs.msg import TFMessage
 
 from ..comparison import StateComparison
-from .common import (COMMAND_QOS, LATCHED_QOS, SENSOR_QOS, Activity, joint_state_of, read_only, sample_of, spin,
-                     stamp_seconds)
+from .common import LATCHED_QOS, SENSOR_QOS, Activity, joint_state_of, read_only, sample_of, spin, stamp_seconds
 
 
 class ComparisonNode(Node):
@@ -49,13 +48,10 @@ class ComparisonNode(Node):
         self.error_pub = self.create_publisher(JointState, 'error', SENSOR_QOS)
         self.create_subscription(JointState, f'/{sim}/joint_states', self.on_sim, SENSOR_QOS)
         self.create_subscription(JointState, f'/{real}/joint_states', self.on_real, SENSOR_QOS)
-        for ns, starts, info in ((real, self.comparison.real_start, self.comparison.real_info),
-                                 (sim, self.comparison.sim_start, self.comparison.sim_info)):
-            self.create_subscription(BenchInfo, f'/{ns}/bench_info', self.guarded(lambda m, f=info: f(m.trajectory)),
-                                     LATCHED_QOS)
-            self.create_subscription(ActuatorCommand, f'/{ns}/commands',
-                                     self.guarded(lambda m, s=starts: s.command(stamp_seconds(m.header.stamp))),
-                                     COMMAND_QOS)
+        for ns, info in ((real, self.comparison.real_info), (sim, self.comparison.sim_info)):
+            self.create_subscription(
+                BenchInfo, f'/{ns}/bench_info',
+                self.guarded(lambda m, f=info: f(m.trajectory, stamp_seconds(m.header.stamp))), LATCHED_QOS)
         group = ReentrantCallbackGroup()
         self.bench_clients = [self.create_client(RunTrajectory, f'/{ns}/run_trajectory', callback_group=group)
                         for ns in (real, sim)]

@@ -12,7 +12,9 @@ through the controllers and sets its gain in bench_info, as recordings need; wit
 ``start_time`` (the ROS time at which the controller starts the goal: a goal stamped so) the
 run's bench_info is published at the first cycle at or after that instant, so that the run's
 first command, its t = 0 for bag2json and the comparison node, is the trajectory's start and
-not the hold before it; start=false ends it and releases the torque). Shutdown, Ctrl-C, SIGTERM
+not the hold before it; with a ``release_time`` the node releases the torque itself at the first
+cycle that long after ``start_time``, on its own clock, so that every graph playing the goal
+releases at the same run time; start=false ends it and releases the torque). Shutdown, Ctrl-C, SIGTERM
 and a command timeout release the torque.
 """
 
@@ -51,6 +53,7 @@ class ControlNode(Node):
         self.create_service(RunTrajectory, 'announce_run', self.on_announce)
         self.publish(self.core.announce())
         self.pending: Optional[float] = None  # bench time [s] at which the announced run starts
+        self.release_at: Optional[float] = None  # bench time [s] at which the run's torque is released
         self.create_timer(self.core.period, self.on_timer)
         self.get_logger().info(f'{self.core.backend} hardware {list(self.core.params.joints)} at '
                                f'{1 / self.core.period:g} Hz, command timeout {self.core.params.command_timeout:g} s')
@@ -65,14 +68,14 @@ class ControlNode(Node):
         released = self.hardware.set_torque(request.data)
         if released is not None:
             now = self.hardware.bench.clock.now()
-            self.publish(publications(Cycle(now, command=released)), now)
+            self.publish(publications(Cycle(now, command=released)))
         response.success, response.message = True, 'armed' if request.data else 'torque released'
         return response
 
     def on_announce(self, request, response):
         player = self.core.loop.player
         try:
-            self.pending = None
+            self.pending = self.release_at = None
             if request.start:
                 kp = request.kp or self.core.run_kp
                 self.hardware.set_gain(kp)
@@ -83,14 +86,19 @@ class ControlNode(Node):
             now = self.hardware.bench.clock.now()
             if request.start and request.start_time > 0:  # named when the controller starts it
                 self.pending = now + request.start_time - self.get_clock().now().nanoseconds * 1e-9
+                if request.release_time > 0:
+                    self.release_at = self.pending + request.release_time
             else:
-                self.publish(publications(Cycle(now, info=player.info)), now)
+                self.publish(publications(Cycle(now, info=player.info)))
             response.success, response.message = True, f'bench_info: {player.info.trajectory or "idle"}'
         except ValueError as error:
             response.success, response.message = False, str(error)
         return response
 
     def on_timer(self) -> None:
+        if self.release_at is not None and self.hardware.bench.clock.now() >= self.release_at:
+            self.release_at = None  # the trajectory's release, before this cycle writes a goal
+            self.on_torque(SetBool.Request(data=False), SetBool.Response())
         try:
             cycle = self.hardware.tick()
         except (OSError, RuntimeError, ValueError) as error:  # bus faults: the driver released the torque
@@ -98,16 +106,15 @@ class ControlNode(Node):
             return
         if self.pending is not None and cycle.time >= self.pending:  # the run starts with this cycle's command
             self.pending = None
-            self.publish(publications(Cycle(cycle.time, info=self.core.loop.player.info)), cycle.time)
-        self.publish(publications(cycle), cycle.time)
+            cycle = replace(cycle, info=self.core.loop.player.info)  # stamped as the run's first command
+        self.publish(publications(cycle))
         if cycle.command is not None and not any(cycle.command.torque_enable):
             self.get_logger().warning('no command within the command timeout: torque released')
 
-    def publish(self, pubs: Iterable[Publication], bench_time: Optional[float] = None) -> None:
-        """Publish, stamped with ``bench_time`` [s] (the bench clock's), else the node's clock."""
-        ns = seconds_to_ns(bench_time) if bench_time is not None else self.get_clock().now().nanoseconds
+    def publish(self, pubs: Iterable[Publication]) -> None:
+        """Publish, each stamped with its bench time (the bench clock's, as the bench node)."""
         for pub in pubs:
-            self.pubs[pub.topic].publish(message(pub, ns))
+            self.pubs[pub.topic].publish(message(pub, seconds_to_ns(pub.time)))
 
     def destroy_node(self) -> None:
         self.hardware.close()  # torque released even when the context is already shut down

@@ -8,10 +8,10 @@ clipped into the robot's joint ranges) it moves the joints slowly to the traject
 of the run: a run starts at rest at its first waypoint, as in the published logs, the
 ``record`` command's recordings and the bench node's runs), names the run on the
 control node (``/hardware/announce_run``: bench_info carries the trajectory and gain, as
-recordings need), arms the torque, sends the trajectory as a
-``FollowJointTrajectory`` goal to ``/joint_trajectory_controller``, releases the torque at the
-trajectory's release instant (``lift_and_drop``: 2 s; seen in the goal's feedback, which the
-controller sends every cycle) and, once the goal is done, ends the run (torque released). With
+recordings need; with the trajectory's release instant, ``lift_and_drop``: 2 s, at which the
+control node releases the torque on its own clock), arms the torque, sends the trajectory as a
+``FollowJointTrajectory`` goal to ``/joint_trajectory_controller`` and, once the goal is done,
+ends the run (torque released). With
 ``record:=true`` the control node's recorder records all runs into one bag
 (``actuator-bench bag2json`` turns it into logs that ``actuator-models fit`` accepts). Ctrl-C or
 SIGTERM cancels the goal and releases the torque. ``namespaces:="[real, sim]"`` plays every
@@ -143,9 +143,9 @@ class ControlPlayer:
         return self.wait(result.done, PREPARE_MOVE + PREPARE_HOLD + 30.0, stop)
 
     def play(self, plan: GoalPlan, kp: float, stop: Optional[threading.Event] = None) -> Played:
-        """Move to the start and hold (:meth:`prepare`), name the run, play ``plan`` at gain
-        ``kp`` (0: the bench's default), release at its release instant, end the run (torque
-        off) whatever happened."""
+        """Move to the start and hold (:meth:`prepare`), name the run (the control node releases
+        the torque at the plan's release instant), play ``plan`` at gain ``kp`` (0: the bench's
+        default), end the run (torque off) whatever happened."""
         played = Played()
         if not self.prepare(plan, stop):
             played.message = "the move to the start did not complete"
@@ -153,25 +153,15 @@ class ControlPlayer:
         start = self.node.get_clock().now().nanoseconds * 1e-9 + START_DELAY
         played.start = start
         answer = self.call(self.announce, RunTrajectory.Request(start=True, trajectory=plan.name, kp=float(kp),
-                                                                start_time=start))
+                                                                start_time=start, release_time=plan.release or 0.0))
         if not answer.success:
             raise ValueError(answer.message)
         try:
             self.call(self.torque, SetBool.Request(data=True))
-            released = threading.Event()
-
-            def on_feedback(message) -> None:
-                feedback = message.feedback
-                played.feedback.append(feedback)
-                t = feedback.header.stamp.sec + feedback.header.stamp.nanosec * 1e-9 - start
-                if plan.release is not None and t >= plan.release - 1e-6 and not released.is_set():
-                    released.set()
-                    self.torque.call_async(SetBool.Request(data=False))
-
             trajectory = trajectory_msg(plan)
             trajectory.header.stamp = Time(sec=int(start), nanosec=int(round((start - int(start)) * 1e9)) % 1_000_000_000)
             sent = self.action.send_goal_async(FollowJointTrajectory.Goal(trajectory=trajectory),
-                                               feedback_callback=on_feedback)
+                                               feedback_callback=lambda message: played.feedback.append(message.feedback))
             if not self.wait(sent.done, 30.0, stop) or not sent.result().accepted:
                 played.message = "goal not accepted"
                 return played
