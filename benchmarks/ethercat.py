@@ -34,8 +34,8 @@ def run(rate: float, cycles: int, fifo: bool) -> Dict[str, float]:
     period = 1.0 / rate
     policy = os.sched_getscheduler(0), os.sched_getparam(0)
     with veth_pair() as (master_end, slave_end):
-        with EmulatorProcess(slave_end, [EmulatedJoint("erob80_100/m6", 3.1, 0.5)],
-                             fifo_priority=PRIORITY if fifo else None):
+        with EmulatorProcess(slave_end, [EmulatedJoint("erob80_100/m6", 3.1, 0.5)], ["--realtime"],
+                             fifo_priority=PRIORITY if fifo else None):  # a real-time master: the drive's cycles on the clock
             if fifo:  # the cycle thread inherits the policy of the thread that creates it
                 os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(PRIORITY))
             try:

@@ -25,6 +25,7 @@ from actuator_models.model import load_model
 from actuator_drivers.command import Command
 from actuator_drivers.common import UsageError
 from actuator_drivers.erob.units import ErobUnits
+from actuator_drivers.ethercat_emulator.cycles import ClockCycles, FrameCycles
 from actuator_drivers.ethercat_emulator.drive import DriveFaults, EthercatServer, LinkFaults, chain, shaft
 from actuator_drivers.ethercat_emulator.emulated import EmulatedJoint
 from actuator_drivers.ethercat_emulator.veth import VethError, create, remove, unique_names
@@ -52,7 +53,11 @@ def add_emulate_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--chain", nargs="+", metavar="MODEL:MASS:LENGTH[:ARM_MASS]",
                    help="several drives on the line, in order (e.g. the 2R arm: erob80_100/m6:3.1:0.5 erob80_50/m6:1:0.3)")
     g.add_argument("--cycle-time", type=_positive, default=0.001,
-                   help="shaft step per frame when the master sets neither DC SYNC0 nor 0x1C32:02, s [0.001]")
+                   help="shaft step per drive cycle when the master sets neither DC SYNC0 nor 0x1C32:02, s [0.001]")
+    g.add_argument("--realtime", action="store_true",
+                   help="drive cycles on the host's clock, as SYNC0 fires (a late frame finds the missed cycles run "
+                   "on the previous target torque): for a master paced on the wall clock; default one cycle per "
+                   "frame (a stepped master)")
     g.add_argument("--rated-current", type=_positive, default=ErobUnits().rated_current,
                    help="0x6075 rated current the per-mille values refer to, A [5.4; eRob80 ratings are unpublished]")
     g.add_argument("--wrong-wkc", type=_fraction, default=0.0, help="fraction of process-data replies with a wrong working counter [0]")
@@ -95,7 +100,8 @@ def run_emulate(args: argparse.Namespace) -> int:
     faults = [DriveFaults(reject_dc=args.reject_dc) for _ in joints]
     faults[args.fault_slave - 1] = DriveFaults(args.al_error_at, args.drive_fault_at, args.reject_dc)
     shafts = [shaft(j.model, j.mass, j.length, j.arm_mass, args.vin) for j in joints]
-    drives = chain(shafts, units=ErobUnits(rated_current=args.rated_current), cycle_time=args.cycle_time, faults=faults)
+    drives = chain(shafts, units=ErobUnits(rated_current=args.rated_current), cycle_time=args.cycle_time, faults=faults,
+                   cycles=ClockCycles if args.realtime else FrameCycles)
     server = EthercatServer(args.ethercat, drives, LinkFaults(args.drop, args.corrupt, args.wrong_wkc, args.cut_at), seed=args.seed)
     with server:
         for i, j in enumerate(joints):

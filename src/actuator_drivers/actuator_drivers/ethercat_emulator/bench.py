@@ -20,14 +20,17 @@ from actuator_drivers.ethercat_emulator.emulated import EMULATOR_RECEIVE_TIMEOUT
 from actuator_drivers.ethercat_emulator.veth import veth_pair
 
 
-def _fault_options(params: BenchParams, settings: EmulatedErobSettings) -> List[str]:
-    return ["--drop", str(settings.drop), "--corrupt", str(settings.corrupt), "--seed", str(params.seed)]
+def _emulator_options(params: BenchParams, settings: EmulatedErobSettings) -> List[str]:
+    """Fault injection, and drive cycles on the wall clock unless the master is stepped (its
+    bench time is then wall time: :mod:`~actuator_drivers.ethercat_emulator.cycles`)."""
+    options = ["--drop", str(settings.drop), "--corrupt", str(settings.corrupt), "--seed", str(params.seed)]
+    return options if settings.stepped else options + ["--realtime"]
 
 
 def open_emulated(params: BenchParams) -> ErobBench:
     """Emulated drives of ``params`` (models, pendulum, fault injection) with the real bench
     opened on them; ``time_scale`` None (or the ``stepped`` setting): stepped (cycles back to
-    back, reproducible), else paced in real time."""
+    back, reproducible), else paced in real time (the drives' cycles then run on the wall clock too)."""
     settings = params.settings_as(EmulatedErobSettings)
     settings = replace(settings, stepped=settings.stepped or params.time_scale is None)
     stack = ExitStack()
@@ -35,7 +38,7 @@ def open_emulated(params: BenchParams) -> ErobBench:
         master_end, slave_end = stack.enter_context(veth_pair())
         emulator = stack.enter_context(EmulatorProcess(slave_end, [
             EmulatedJoint(m, params.mass, params.length, params.arm_mass) for m in params.models],
-            _fault_options(params, settings)))
+            _emulator_options(params, settings)))
         bench = ErobBench.open(replace(params, settings=settings), master_end, EMULATOR_RECEIVE_TIMEOUT)
     except BaseException:
         stack.close()

@@ -7,9 +7,10 @@ drives (auto-increment order = list order). Run it with
 ``actuator-bench emulate --actuator erob80_100 --ethercat IFACE`` or :func:`serve` (root, or
 CAP_NET_RAW, is needed for the raw socket).
 
-Timing: the shaft advances by one cycle time (SYNC0 cycle 0x09A0 when DC is active, else
-0x1C32:02 written by the master, else ``cycle_time``) each time a process-data frame reaches
-the drive in OP, never by wall-clock time, so a recording depends only on the frames exchanged.
+Timing: the shaft advances by drive cycles (SYNC0 cycle 0x09A0 with DC, else 0x1C32:02, else
+``cycle_time``) when a process-data frame reaches the drive in OP: one per frame by default (a
+recording depends only on the frames), or with ``emulate --realtime`` those elapsed on the host's
+clock, the missed ones on the previous target torque (:mod:`.cycles`).
 
 Objects: identity 0x1018 (vendor 0x5A65726F, product 0x00029252 from ZeroErr's configuration),
 0x1C00/0x1C12/0x1C13/0x1600/0x1A00 (default mapping = ZeroErr's CST demo), 0x1C32:01/02 (sync
@@ -32,7 +33,7 @@ import select
 import socket
 import threading
 from dataclasses import dataclass
-from typing import List, Optional, Sequence
+from typing import Callable, List, Optional, Sequence, Tuple
 
 from actuator_models.model import Model, load_model
 from actuator_models.simulation import Pendulum, PendulumSimulator
@@ -40,6 +41,7 @@ from actuator_models.simulation import Pendulum, PendulumSimulator
 from actuator_drivers.erob import cia402
 from actuator_drivers.ethercat_emulator.coe import (Entry, ObjectDictionary, SdoAbort, Value, add_pdo_objects, pdo_word,
                                                     sdo_reply)
+from actuator_drivers.ethercat_emulator.cycles import DriveCycles, FrameCycles
 from actuator_drivers.erob.units import ErobUnits
 from actuator_drivers.ethercat_emulator.esc import (AL_INVALID_DC_SYNC, AL_INVALID_INPUT_SM, AL_INVALID_OUTPUT_SM, AL_SYNC_ERROR, OP, PREOP,
                            SAFEOP, Esc, Segment, SiiInfo)
@@ -142,13 +144,15 @@ def erob_dictionary(units: ErobUnits, preop: tuple = (PREOP,)) -> ObjectDictiona
 
 class ErobDrive:
     """One emulated eRob: ESC + CoE + CiA 402 + shaft. ``cycle_time``: shaft step [s] when the
-    master configures neither DC SYNC0 nor 0x1C32:02."""
+    master sets neither DC SYNC0 nor 0x1C32:02. ``cycles``: when its cycles run (None: one per frame)."""
 
     def __init__(self, shaft: Shaft, *, units: ErobUnits = ErobUnits(), cycle_time: float = 0.001,
                  faults: DriveFaults = DriveFaults(), ports: int = 1, dc: bool = True, serial: int = 1,
-                 name: Optional[str] = None) -> None:
+                 name: Optional[str] = None, cycles: Optional[DriveCycles] = None) -> None:
         self.units = units
         self.cycle_time = cycle_time
+        self.cycles: DriveCycles = cycles or FrameCycles()
+        self._latched = (0.0, False)  # the target current [A] and torque-on of the last frame
         self.faults = faults
         self.shaft = shaft
         self.od = erob_dictionary(units)
@@ -208,6 +212,8 @@ class ErobDrive:
     def entered(self, esc: Esc, state: int) -> None:
         if state < OP and self._in_op:
             self.op_exit_state = self.state
+        if state == OP and not self._in_op:
+            self.cycles.restart()
         self._in_op = state == OP
         if state < OP and cia402.torque_on(self.state):
             self.state = cia402.State.SWITCH_ON_DISABLED  # outputs invalid: the power stage is off
@@ -240,8 +246,16 @@ class ErobDrive:
         enabled = cia402.torque_on(self.state) and mode == cia402.MODE_CST
         permille = self._limit(self.od[(0x6071, 0)]) if enabled else 0
         current = self.units.amps(permille)
-        self.sim.step_control(current, enabled, self.dt)
+        self._run(self.cycles.due(round(self.dt * 1e9)), (current, enabled))
         self._publish(current if enabled else 0.0)
+
+    def _run(self, cycles: int, command: Tuple[float, bool]) -> None:
+        """``cycles`` drive cycles: those missed on the last frame's (current [A], torque on), then this one's."""
+        for _ in range(cycles - 1):
+            self.sim.step_control(*self._latched, self.dt)
+        if cycles > 0:
+            self.sim.step_control(*command, self.dt)
+        self._latched = command
 
     def _limit(self, permille: int) -> int:
         high = min(self.od[(0x6072, 0)], self.od[(0x60E0, 0)])
@@ -363,12 +377,14 @@ class EthercatServer:
 
 
 def chain(shafts: Sequence[Shaft], *, units: ErobUnits = ErobUnits(), cycle_time: float = 0.001,
-          faults: Sequence[DriveFaults] = (), dc: bool = True) -> List[ErobDrive]:
-    """Drives for a line of eRobs (the first is next to the master); ports set as on a real line."""
+          faults: Sequence[DriveFaults] = (), dc: bool = True,
+          cycles: Callable[[], DriveCycles] = FrameCycles) -> List[ErobDrive]:
+    """Drives for a line of eRobs (the first is next to the master); ports set as on a real line;
+    ``cycles`` makes each drive's :class:`~.cycles.DriveCycles` (``ClockCycles``: real time)."""
     n = len(shafts)
     return [
         ErobDrive(s, units=units, cycle_time=cycle_time, faults=faults[i] if i < len(faults) else DriveFaults(),
-                  ports=2 if i < n - 1 else 1, dc=dc, serial=i + 1)
+                  ports=2 if i < n - 1 else 1, dc=dc, serial=i + 1, cycles=cycles())
         for i, s in enumerate(shafts)
     ]
 

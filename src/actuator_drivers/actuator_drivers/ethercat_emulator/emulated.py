@@ -167,10 +167,14 @@ def emulated_erob(
 ) -> Iterator[Tuple[EmulatorProcess, ErobDriver]]:
     """Veth pair + emulator process + stepped driver; all closed on exit.
 
-    ``timing`` and ``driver_options`` go to :class:`ErobDriver` (``max_lost``, ...); the
-    receive timeout defaults to 500 ms (the emulator shares a loaded host).
+    ``timing`` and ``driver_options`` go to :class:`ErobDriver` (``max_lost``, ``pacing``, ...);
+    the receive timeout defaults to 500 ms (the emulator shares a loaded host). A driver paced
+    otherwise than :class:`Stepped` (``Realtime``) gets an emulator whose drive cycles run on the
+    wall clock (``--realtime``), as its bench time does.
     """
     driver_options.setdefault("pacing", Stepped())
+    if not isinstance(driver_options["pacing"], Stepped):
+        options = [*options, "--realtime"]
     with veth_pair(names) as (master_end, slave_end):
         with EmulatorProcess(slave_end, joints, options) as emulator:
             erob_joints = [ErobJoint(f"joint{i + 1}", j.actuator, *limits) for i, j in enumerate(joints)]
