@@ -104,13 +104,13 @@ def run_emulate(args: argparse.Namespace) -> int:
                    cycles=ClockCycles if args.realtime else FrameCycles)
     server = EthercatServer(args.ethercat, drives, LinkFaults(args.drop, args.corrupt, args.wrong_wkc, args.cut_at), seed=args.seed)
     with server:
+        if threading.current_thread() is threading.main_thread():  # before the interface is announced:
+            signal.signal(signal.SIGTERM, lambda *_: server.stop())  # a client may SIGTERM it from then
         for i, j in enumerate(joints):
             print(f"EtherCAT emulator: slave {i + 1} eRob {j.actuator} (model {j.model}), pendulum {j.mass:g} kg "
                   f"at {j.length:g} m", file=sys.stderr)
         print(args.ethercat, flush=True)
         print("Ctrl-C to stop.", file=sys.stderr, flush=True)
-        if threading.current_thread() is threading.main_thread():
-            signal.signal(signal.SIGTERM, lambda *_: server.stop())
         try:
             server.serve_forever()
         except KeyboardInterrupt:

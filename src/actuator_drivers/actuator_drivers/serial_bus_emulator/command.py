@@ -47,14 +47,14 @@ def run(args: argparse.Namespace) -> int:
         setup=ServoSetup(args.id, args.vin, args.physics_dt), time_scale=args.time_scale, faults=Faults(args.drop, args.corrupt, args.delay),
         seed=args.seed)
     with emulator:
+        stop = threading.Event()  # SIGTERM stops it cleanly (exit 0): handled before the port is announced,
+        if threading.current_thread() is threading.main_thread():  # which is when a client may send it
+            signal.signal(signal.SIGTERM, lambda *_: stop.set())
         servo = emulator.servos[0]
         print(f"{family.title} emulator: {servo.table.title}{family.describe(args.protocol)}, ID {args.id}, model {args.model}, "
               f"pendulum {args.mass:g} kg at {args.length:g} m, time scale {args.time_scale:g}")
         print(emulator.port, flush=True)
         print("Ctrl-C to stop.", file=sys.stderr, flush=True)
-        stop = threading.Event()
-        if threading.current_thread() is threading.main_thread():
-            signal.signal(signal.SIGTERM, lambda *_: stop.set())
         try:
             while not stop.wait(0.2):
                 pass
