@@ -148,7 +148,7 @@ class ErobDrive:
 
     def __init__(self, shaft: Shaft, *, units: ErobUnits = ErobUnits(), cycle_time: float = 0.001,
                  faults: DriveFaults = DriveFaults(), ports: int = 1, dc: bool = True, serial: int = 1,
-                 name: Optional[str] = None, cycles: Optional[DriveCycles] = None) -> None:
+                 cycles: Optional[DriveCycles] = None) -> None:
         self.units = units
         self.cycle_time = cycle_time
         self.cycles: DriveCycles = cycles or FrameCycles()
@@ -168,7 +168,7 @@ class ErobDrive:
         self.previous_cw = 0
         self.op_cycles = 0
         self.sim = self._simulator(0.0, 0.0)
-        title = name or f"eRob {shaft.model.actuator.title}"
+        title = f"eRob {shaft.model.actuator.title}"
         self.esc = Esc(SiiInfo(EROB_VENDOR, EROB_PRODUCT, 1, serial, title), self, ports=ports, dc=dc)
 
     # -------------------------------------------------------------- shaft
