@@ -8,7 +8,10 @@ through ``control.launch.py`` (:class:`ControlPlayer`, the control node's record
 both paths from rest at its first waypoint (``player.RUN_PREPARE``: 2 s move, 1 s hold); each bag
 becomes processed logs (bag2json), then M1 and M6 are fitted on each log set with each seed,
 the ``--validation-kp`` logs held out, and the table prints training and validation MAE per
-path, model and seed, and the mean and spread (max - min) over the seeds.
+path, model and seed, and the mean and spread (max - min) over the seeds. Each path validates on
+its own recording; the last column scores every fit on the same logs (the direct path's
+validation logs), so that the two paths' fits are compared on one yardstick, not on two
+recordings.
 
     python3 benchmarks/control_fit.py --out /tmp/control_fit --trials 3000
     python3 benchmarks/control_fit.py --out /tmp/control_fit --skip-recording   # refit the logs there
@@ -25,9 +28,11 @@ from typing import Dict, List, Tuple
 import rclpy
 from actuator_interfaces.msg import BenchInfo
 from actuator_interfaces.srv import RunTrajectory
+from actuator_models.evaluation import evaluate_model
 from actuator_models.fit_data import FitSettings
 from actuator_models.fit_spec import FitSpec
 from actuator_models.fitting import fit
+from actuator_models.logs import Log, read_logs
 from actuator_models.trajectories import TRAJECTORIES
 from rclpy.executors import SingleThreadedExecutor
 from std_srvs.srv import SetBool
@@ -89,15 +94,18 @@ def record_control(folder: Path, gains: List[float], player: ControlPlayer) -> P
         interrupt_group(graph)
 
 
-def fits(logs: Path, models: List[str], seeds: List[int], trials: int, validation_kp: float) -> Dict[Tuple[str, int], tuple]:
+def fits(logs: Path, models: List[str], seeds: List[int], trials: int, validation_kp: float,
+         common: List[Log]) -> Dict[Tuple[str, int], tuple]:
+    """(train MAE, validation MAE, MAE on the ``common`` logs) per (model, seed) [rad]."""
     out = {}
     for model in models:
         for seed in seeds:
             spec = FitSpec(str(logs), "xl330", (model,), FitSettings(trials=trials, seed=seed), validation_kp=validation_kp)
             result = fit(spec).result(model)
-            out[(model, seed)] = (result.train_mae, result.validation_mae)
+            on_common = evaluate_model(result.model, common).mean
+            out[(model, seed)] = (result.train_mae, result.validation_mae, on_common)
             print(f"{logs.parent.name:8s} {model} seed {seed}: train {result.train_mae:.4f} "
-                  f"validation {result.validation_mae:.4f}", flush=True)
+                  f"validation {result.validation_mae:.4f} common {on_common:.4f}", flush=True)
     return out
 
 
@@ -129,17 +137,21 @@ def main() -> None:
             executor.shutdown()
             node.destroy_node()
             rclpy.try_shutdown()
-    results = {name: fits(path / "logs", args.models, args.seeds, args.trials, args.validation_kp)
+    common = [log for log in read_logs(paths["direct"] / "logs") if log.kp == args.validation_kp]
+    results = {name: fits(path / "logs", args.models, args.seeds, args.trials, args.validation_kp, common)
                for name, path in paths.items()}
-    lines = [f"| path | model | train MAE (mean, spread) | validation MAE (mean, spread) | seeds {args.seeds} |",
-             "|---|---|---|---|---|"]
+    lines = [f"| path | model | train MAE (mean, spread) | validation MAE (mean, spread) | seeds {args.seeds} "
+             "| on the direct validation logs (mean, spread) |", "|---|---|---|---|---|---|"]
+
+    def stat(values: List[float]) -> str:
+        return f"{sum(values) / len(values):.4f} ({max(values) - min(values):.4f})"
+
     for name, table in results.items():
         for model in args.models:
             rows = [table[(model, s)] for s in args.seeds]
-            train, valid = [r[0] for r in rows], [r[1] for r in rows]
-            lines.append(f"| {name} | {model} | {sum(train) / len(train):.4f} ({max(train) - min(train):.4f}) | "
-                         f"{sum(valid) / len(valid):.4f} ({max(valid) - min(valid):.4f}) | "
-                         + ", ".join(f"{v:.4f}" for v in valid) + " |")
+            valid = [r[1] for r in rows]
+            lines.append(f"| {name} | {model} | {stat([r[0] for r in rows])} | {stat(valid)} | "
+                         + ", ".join(f"{v:.4f}" for v in valid) + f" | {stat([r[2] for r in rows])} |")
     table = "\n".join(lines)
     (args.out / "table.md").write_text(table + "\n")
     print(table)
