@@ -118,7 +118,8 @@ class SearchSpace:
         low, high = self._scaled(self.lower), self._scaled(self.upper)
         y = low + np.clip(units, 0.0, 1.0) * (high - low)
         x = np.clip(np.where(self.log, np.exp(np.where(self.log, y, 0.0)), y), self.lower, self.upper)
-        return [dict(zip(self.names, row)) for row in x.tolist()]
+        names = self.names  # a property: once per generation, not once per point (~4 % of a default fit)
+        return [dict(zip(names, row)) for row in x.tolist()]
 
     def batch(self, parameter_sets: Sequence[Mapping[str, float]]) -> Dict[str, np.ndarray]:
         """Stack parameter sets into arrays of shape ``(P,)``, fixed values included."""
