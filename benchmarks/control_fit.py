@@ -8,7 +8,7 @@ through ``control.launch.py`` (:class:`ControlPlayer`, the control node's record
 both paths from rest at its first waypoint (``player.RUN_PREPARE``: 2 s move, 1 s hold); each bag
 becomes processed logs (bag2json), then M1 and M6 are fitted on each log set with each seed,
 the ``--validation-kp`` logs held out, and the table prints training and validation MAE per
-path, model and seed, and the mean and spread (max - min) over the seeds. Each path validates on
+path, model and seed, and the median and range (min-max) over the seeds. Each path validates on
 its own recording; the last column scores every fit on the same logs (the direct path's
 validation logs), so that the two paths' fits are compared on one yardstick, not on two
 recordings.
@@ -20,6 +20,7 @@ recordings.
 from __future__ import annotations
 
 import argparse
+import statistics
 import subprocess
 import time
 from pathlib import Path
@@ -115,7 +116,7 @@ def main() -> None:
     parser.add_argument("--kp", type=float, nargs="+", default=[200.0, 400.0, 800.0])
     parser.add_argument("--validation-kp", type=float, default=800.0)
     parser.add_argument("--models", nargs="+", default=["m1", "m6"])
-    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument("--seeds", type=int, nargs="+", default=list(range(8)))
     parser.add_argument("--trials", type=int, default=3000, help="fit budget per model and seed")
     parser.add_argument("--skip-recording", action="store_true", help="fit the logs already in --out")
     args = parser.parse_args()
@@ -140,11 +141,11 @@ def main() -> None:
     common = [log for log in read_logs(paths["direct"] / "logs") if log.kp == args.validation_kp]
     results = {name: fits(path / "logs", args.models, args.seeds, args.trials, args.validation_kp, common)
                for name, path in paths.items()}
-    lines = [f"| path | model | train MAE (mean, spread) | validation MAE (mean, spread) | seeds {args.seeds} "
-             "| on the direct validation logs (mean, spread) |", "|---|---|---|---|---|---|"]
+    lines = [f"| path | model | train MAE, median (range) | validation MAE, median (range) | seeds {args.seeds} "
+             "| on the direct validation logs, median (range) |", "|---|---|---|---|---|---|"]
 
     def stat(values: List[float]) -> str:
-        return f"{sum(values) / len(values):.4f} ({max(values) - min(values):.4f})"
+        return f"{statistics.median(values):.4f} ({min(values):.4f}-{max(values):.4f})"
 
     for name, table in results.items():
         for model in args.models:
