@@ -58,3 +58,45 @@ def test_recorder_keeps_a_burst_it_did_not_take_at_once(tmp_path):
         source.destroy_node()
     finally:
         rclpy.try_shutdown()
+
+
+def test_a_stop_waits_for_what_was_published_before_it(tmp_path):
+    """A stop requested while the recorder still holds a burst it has not taken (a busy host: the
+    run's end is in the backlog when the caller sees the run end) closes the bag with the whole
+    burst, and without what was published after the request. Closed at once, the bag had the
+    burst's first messages only (the executor serves the request after one pass over the topics)."""
+    from std_srvs.srv import SetBool
+
+    rclpy.init()
+    try:
+        recorder = RecorderNode(namespace="drain", parameter_overrides=[
+            Parameter("topics", value=["commands"]), Parameter("output_dir", value=str(tmp_path)),
+            Parameter("autostart", value=True)])
+        source = rclpy.create_node("drain_source", namespace="drain")
+        commands = source.create_publisher(ActuatorCommand, "commands",
+                                           QoSProfile(depth=BURST, reliability=ReliabilityPolicy.RELIABLE))
+        record = source.create_client(SetBool, "recorder/record")
+        deadline = time.monotonic() + 60.0
+        while (commands.get_subscription_count() < 1 or not record.service_is_ready()) and time.monotonic() < deadline:
+            time.sleep(0.05)  # discovery
+        for k in range(BURST):
+            commands.publish(ActuatorCommand(name=["pendulum"], goal_position=[0.001 * k]))
+        executor = SingleThreadedExecutor()
+        executor.add_node(recorder)
+        executor.add_node(source)
+        stopped = record.call_async(SetBool.Request(data=False))
+        while not stopped.done() and time.monotonic() < deadline:
+            executor.spin_once(timeout_sec=0.1)
+            if recorder.drain is not None:  # the request is in: published after it
+                commands.publish(ActuatorCommand(name=["pendulum"], goal_position=[9.0]))
+        assert stopped.done() and stopped.result().success, stopped.result()
+        from actuator_bench.bag2json import read_streams
+
+        (bench,) = read_streams(stopped.result().message).values()
+        goals = [values[0] for values in bench.commands.values["goal_position"]]
+        assert goals == [0.001 * k for k in range(BURST)]  # the whole burst, in order; none after the stop
+        executor.shutdown()
+        recorder.destroy_node()
+        source.destroy_node()
+    finally:
+        rclpy.try_shutdown()

@@ -91,7 +91,7 @@ class BenchNode(Node):
             self.get_logger().error(f'control cycle failed: {error}', throttle_duration_sec=1.0)
             return
         self.publish(pubs)
-        if any(p.topic == 'bench_info' for p in pubs):
+        if any(p.topic == 'bench_info' and not p.fields['trajectory'] for p in pubs):  # a run's start comes too
             self.get_logger().info('run finished: torque released')
 
     def stop_loop(self, error: BaseException) -> None:

@@ -1,8 +1,9 @@
 """Recorder node: bench topics into rosbag2 bags (MCAP storage) with the bench metadata.
 
 Service ``~/record`` (std_srvs/SetBool): ``data: true`` starts a new bag
-``<output_dir>/<prefix>_<date>-<time>``, ``false`` closes it; the response message is the bag
-folder. Messages are taken serialised (no deserialisation) and written with their receive time;
+``<output_dir>/<prefix>_<date>-<time>``, ``false`` closes it once the messages published before
+the request are in (a busy recorder takes each topic's backlog at its own pace: closed at once, a
+bag lost the last second of a run; see :class:`Drain`); the response message is the bag folder. Messages are taken serialised (no deserialisation) and written with their receive time;
 the latest ``bench_info`` opens every bag, stamped with the time recording began. The bag is
 closed on shutdown. The logic is :class:`actuator_bench.recorder.Recorder`; ``actuator-bench
 bag2json`` turns bags into logs.
@@ -10,11 +11,16 @@ bag2json`` turns bags into logs.
 
 from __future__ import annotations
 
+import time
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
+from typing import Dict, Optional, Sequence, Set
 
 from actuator_interfaces.msg import ActuatorCommand, ActuatorState, BenchInfo
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
+from rclpy.task import Future
 from rclpy.qos import HistoryPolicy, QoSProfile
 from sensor_msgs.msg import JointState
 from std_srvs.srv import SetBool
@@ -34,6 +40,41 @@ def deep(qos: QoSProfile) -> QoSProfile:
     """``qos`` (the publishers' reliability and durability) with :data:`RECORD_DEPTH` history."""
     return QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=RECORD_DEPTH, reliability=qos.reliability,
                       durability=qos.durability)
+
+
+#: A topic that delivered nothing for this long [s] while draining has no backlog left.
+DRAIN_QUIET = 0.25
+#: A stop waits at most this long [s] for the backlog.
+DRAIN_LIMIT = 10.0
+
+
+@dataclass
+class Drain:
+    """A stop requested at ``since`` [ns, system clock: that of the messages' source timestamps].
+    Each topic is drained once it delivered a message published from then on (its backlog before
+    it is in: a topic's messages arrive in order), or nothing for :data:`DRAIN_QUIET`; the stop
+    waits at most :data:`DRAIN_LIMIT`."""
+
+    since: int
+    topics: Sequence[str]
+    done: Future = field(default_factory=Future)
+    caught_up: Set[str] = field(default_factory=set)
+    last_taken: Dict[str, float] = field(default_factory=dict)  # monotonic [s]
+
+    def taken(self, topic: str, source_ns: int) -> bool:
+        """A message of ``topic`` published at ``source_ns``; whether it belongs in the bag."""
+        self.last_taken[topic] = time.monotonic()
+        if source_ns >= self.since:
+            self.caught_up.add(topic)
+            return False
+        return True
+
+    def check(self, started: float) -> None:
+        """Complete :attr:`done` when every topic is drained or the limit passed."""
+        now = time.monotonic()
+        quiet = {t for t in self.topics if now - self.last_taken.get(t, started) > DRAIN_QUIET}
+        if not self.done.done() and (self.caught_up | quiet >= set(self.topics) or now - started > DRAIN_LIMIT):
+            self.done.set_result(True)
 
 
 #: rclpy message class and subscription QoS of each bench message type.
@@ -65,7 +106,11 @@ class RecorderNode(Node):
         for topic in resolved:
             msg_class, qos = SUBSCRIPTIONS[topic_type(topic)]
             self.create_subscription(msg_class, topic, partial(self.on_message, topic), qos, raw=True)
-        self.create_service(SetBool, '~/record', self.on_record)
+        self.drain: Optional[Drain] = None
+        self.drain_started = 0.0
+        self.create_timer(0.05, self.check_drain)
+        # a group of its own: the stop awaits the drain while the subscriptions and the timer run
+        self.create_service(SetBool, '~/record', self.on_record, callback_group=MutuallyExclusiveCallbackGroup())
         if autostart:
             self.start()
 
@@ -74,14 +119,23 @@ class RecorderNode(Node):
         self.get_logger().info(f'recording {", ".join(self.recorder.types)} into {path}')
         return path
 
-    def on_message(self, topic: str, data: bytes) -> None:
-        self.recorder.receive(topic, self.get_clock().now().nanoseconds, data)
+    def on_message(self, topic: str, data: bytes, info: dict) -> None:
+        if self.drain is None or self.drain.taken(topic, info['source_timestamp']):
+            self.recorder.receive(topic, self.get_clock().now().nanoseconds, data)
 
-    def on_record(self, request, response):
+    def check_drain(self) -> None:
+        if self.drain is not None:
+            self.drain.check(self.drain_started)
+
+    async def on_record(self, request, response):
         try:
             if request.data:
                 response.message = str(self.start())
             else:
+                if self.recorder.recording:  # what was published before the request goes in first
+                    self.drain, self.drain_started = Drain(time.time_ns(), list(self.recorder.types)), time.monotonic()
+                    await self.drain.done
+                    self.drain = None
                 path = self.recorder.stop()
                 response.message = str(path) if path else 'not recording'
                 if path:
