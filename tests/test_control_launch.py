@@ -335,40 +335,41 @@ def test_arm2r_on_mujoco_follows_a_circle_goal(tmp_path):
 
 
 def test_ctrl_c_with_a_trajectory_playing_leaves_the_servo_torque_off(tmp_path):
-    """The emulated XL330 runs in this process (so that it can be read back after the launch is
-    gone); the launch drives it with the real driver on its pseudo-terminal (backend dynamixel,
-    the code of backend dynamixel_emulator without the emulator inside the node)."""
-    from actuator_drivers.dynamixel_emulator.emulator import DynamixelEmulator
-    from actuator_drivers.serial_bus_emulator.firmware import ServoSetup
+    """The emulated XL330 is the stand-alone emulator (``actuator-bench emulate``, a process of
+    its own: in this process its replies waited on this process's interpreter, and a busy host
+    starved them into bus timeouts), the launch drives it with the real driver on its
+    pseudo-terminal (backend dynamixel), and the servo is read back through the bus, by another
+    program, once the launch is gone."""
+    from bench_commands import dynamixel_emulator, torque_enable
 
-    emulator = DynamixelEmulator.single("xl330", "xl330/m6", 0.49, 0.1, protocol=2, setup=ServoSetup(vin=7.4), time_scale=1.0, seed=0)
-    emulator.start()
-    launch = Launch(tmp_path, "robot:=pendulum", "backend:=dynamixel", f"port:={emulator.port}", "recorder:=false")
-    try:
-        assert launch.player.wait_ready(180.0), launch.output
-        plan = goal_plan("sin_sin", ("pendulum",))
-        played, stop = [], threading.Event()
-        thread = threading.Thread(target=lambda: played.append(launch.player.play(plan, 0.0, stop)), daemon=True)
-        thread.start()
-        def moving() -> bool:  # the goal is playing (sin_sin swings the pendulum out), the spawners are done
-            return (any(abs(m.position[0]) > 0.3 for m in list(launch.states))  # (a spawner stopped while it
-                    and launch.output.count("[spawner-") and "spawner-4]: process has finished" in launch.output
-                    and "spawner-3]: process has finished" in launch.output)  # still works dies of the SIGINT)
+    with dynamixel_emulator("--actuator", "xl330", "--params", "xl330/m6", "--mass", "0.49", "--length", "0.1",
+                            "--vin", "7.4", "--seed", "0") as port:
+        launch = Launch(tmp_path, "robot:=pendulum", "backend:=dynamixel", f"port:={port}", "recorder:=false")
+        try:
+            assert launch.player.wait_ready(180.0), launch.output
+            plan = goal_plan("sin_sin", ("pendulum",))
+            played, stop = [], threading.Event()
+            thread = threading.Thread(target=lambda: played.append(launch.player.play(plan, 0.0, stop)), daemon=True)
+            thread.start()
 
-        deadline = 60.0
-        while deadline > 0 and not moving():
-            threading.Event().wait(0.1)
-            deadline -= 0.1
-        assert moving() and emulator.servo(1).peek("torque_enable") == 1  # playing, torque on
-        status = launch.ctrl_c()
-        stop.set()
-        thread.join(timeout=30)  # the player stops spinning before the client's context goes
-        output = launch.output
-        assert status == 0, output
-        assert emulator.servo(1).peek("torque_enable") == 0, output
-        assert "[ERROR]" not in output and "Traceback" not in output, output
-        assert output.count("process has finished cleanly") >= 4, output  # every node (spawners exit earlier)
-        assert "Canceling active action goal" in output, output  # playing, cancelled by control_manager first
-    finally:
-        launch.close()
-        emulator.stop()
+            def moving() -> bool:  # the goal is playing (sin_sin swings the pendulum out), the spawners are done
+                return (any(abs(m.position[0]) > 0.3 for m in list(launch.states))  # (a spawner stopped while it
+                        and launch.output.count("[spawner-") and "spawner-4]: process has finished" in launch.output
+                        and "spawner-3]: process has finished" in launch.output)  # still works dies of the SIGINT)
+
+            deadline = 60.0
+            while deadline > 0 and not moving():
+                threading.Event().wait(0.1)
+                deadline -= 0.1
+            assert moving() and any(all(c.torque_enable) for c in list(launch.commands))  # playing, torque on
+            status = launch.ctrl_c()
+            stop.set()
+            thread.join(timeout=30)  # the player stops spinning before the client's context goes
+            output = launch.output
+            assert status == 0, output
+            assert torque_enable(port, "xl330") == 0, output  # read back from the servo
+            assert "[ERROR]" not in output and "Traceback" not in output, output
+            assert output.count("process has finished cleanly") >= 4, output  # every node (spawners exit earlier)
+            assert "Canceling active action goal" in output, output  # playing, cancelled by control_manager first
+        finally:
+            launch.close()
