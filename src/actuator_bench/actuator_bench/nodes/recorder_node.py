@@ -58,6 +58,7 @@ class Drain:
     since: int
     topics: Sequence[str]
     done: Future = field(default_factory=Future)
+    started: float = field(default_factory=time.monotonic)  # [s]
     caught_up: Set[str] = field(default_factory=set)
     last_taken: Dict[str, float] = field(default_factory=dict)  # monotonic [s]
 
@@ -69,11 +70,11 @@ class Drain:
             return False
         return True
 
-    def check(self, started: float) -> None:
+    def check(self) -> None:
         """Complete :attr:`done` when every topic is drained or the limit passed."""
         now = time.monotonic()
-        quiet = {t for t in self.topics if now - self.last_taken.get(t, started) > DRAIN_QUIET}
-        if not self.done.done() and (self.caught_up | quiet >= set(self.topics) or now - started > DRAIN_LIMIT):
+        quiet = {t for t in self.topics if now - self.last_taken.get(t, self.started) > DRAIN_QUIET}
+        if not self.done.done() and (self.caught_up | quiet >= set(self.topics) or now - self.started > DRAIN_LIMIT):
             self.done.set_result(True)
 
 
@@ -107,7 +108,6 @@ class RecorderNode(Node):
             msg_class, qos = SUBSCRIPTIONS[topic_type(topic)]
             self.create_subscription(msg_class, topic, partial(self.on_message, topic), qos, raw=True)
         self.drain: Optional[Drain] = None
-        self.drain_started = 0.0
         self.create_timer(0.05, self.check_drain)
         # a group of its own: the stop awaits the drain while the subscriptions and the timer run
         self.create_service(SetBool, '~/record', self.on_record, callback_group=MutuallyExclusiveCallbackGroup())
@@ -125,7 +125,7 @@ class RecorderNode(Node):
 
     def check_drain(self) -> None:
         if self.drain is not None:
-            self.drain.check(self.drain_started)
+            self.drain.check()
 
     async def on_record(self, request, response):
         try:
@@ -133,7 +133,7 @@ class RecorderNode(Node):
                 response.message = str(self.start())
             else:
                 if self.recorder.recording:  # what was published before the request goes in first
-                    self.drain, self.drain_started = Drain(time.time_ns(), list(self.recorder.types)), time.monotonic()
+                    self.drain = Drain(time.time_ns(), list(self.recorder.types))
                     await self.drain.done
                     self.drain = None
                 path = self.recorder.stop()
