@@ -38,9 +38,11 @@ def postgres_url():
 
 
 def snapshot(storage, name):
-    """Completed trials by number: (params, value, where it came from)."""
+    """Completed trials by number: (params, value, where it came from), from an opened storage
+    (opened once per test: an RDB storage opened at every poll kept its pooled connections until
+    collected, and a slow run's polls filled PostgreSQL's 100 connections: "too many clients")."""
     try:
-        study = optuna.load_study(study_name=name, storage=studies.open_storage(storage))
+        study = optuna.load_study(study_name=name, storage=storage)
     except KeyError:  # not created yet
         return {}
     keys = (studies.PHASE, studies.RUN, studies.WORKER, studies.GENERATION, studies.EVALUATIONS)
@@ -80,14 +82,15 @@ def storage(request, tmp_path):
 def test_two_workers_one_killed_and_resumed(storage, tmp_path, xl330_processed):
     name = "d-m1"
     budget = 10**6  # stopped by the test; the final run below sets the real budget
+    opened = studies.open_storage(storage)
     first, second = (worker(xl330_processed, storage, i, budget, tmp_path) for i in (0, 1))
     try:
-        wait_for(lambda: len(by_worker(snapshot(storage, name), 1)) >= 36, "worker 1's first generations")
+        wait_for(lambda: len(by_worker(snapshot(opened, name), 1)) >= 36, "worker 1's first generations")
         second.send_signal(signal.SIGKILL)
         second.wait()
-        before = snapshot(storage, name)
+        before = snapshot(opened, name)
         again = worker(xl330_processed, storage, 1, budget, tmp_path)
-        wait_for(lambda: len(by_worker(snapshot(storage, name), 1)) >= len(by_worker(before, 1)) + 18,
+        wait_for(lambda: len(by_worker(snapshot(opened, name), 1)) >= len(by_worker(before, 1)) + 18,
                  "the restarted worker 1 to record more generations")
         for process in (first, again):
             process.send_signal(signal.SIGINT)  # stop after the current generation
@@ -97,7 +100,7 @@ def test_two_workers_one_killed_and_resumed(storage, tmp_path, xl330_processed):
         for process in (first, second):
             if process.poll() is None:
                 process.kill()
-    after = snapshot(storage, name)
+    after = snapshot(opened, name)
     # nothing completed before the kill was lost or changed
     assert all(after.get(number) == trial for number, trial in before.items())
     # every generation recorded once: one trial per (phase, run, worker, generation)
@@ -111,7 +114,7 @@ def test_two_workers_one_killed_and_resumed(storage, tmp_path, xl330_processed):
     target = evaluations(after) + 30
     done = subprocess.run(command(xl330_processed, storage, 0, target, tmp_path), capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    final = snapshot(storage, name)
+    final = snapshot(opened, name)
     assert evaluations(final) == target and all(final[n] == t for n, t in after.items())
 
 
