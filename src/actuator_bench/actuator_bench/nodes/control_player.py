@@ -32,6 +32,7 @@ import rclpy
 from actuator_interfaces.srv import RunTrajectory
 from builtin_interfaces.msg import Duration, Time
 from control_msgs.action import FollowJointTrajectory
+from controller_manager_msgs.srv import ListControllers
 from rclpy.action import ActionClient
 from rclpy.executors import Executor, SingleThreadedExecutor
 from rclpy.node import Node
@@ -90,6 +91,9 @@ class ControlPlayer:
     def __init__(self, node: Node, executor: Executor, controller: str = "joint_trajectory_controller",
                  hardware: str = HARDWARE_NAMESPACE) -> None:
         self.node, self.executor = node, executor
+        self.controller = controller.rpartition("/")[2]
+        manager = "/".join(filter(None, (controller.rpartition("/")[0], "controller_manager")))
+        self.manager = node.create_client(ListControllers, f"/{manager}/list_controllers")
         self.action = ActionClient(node, FollowJointTrajectory, f"/{controller}/follow_joint_trajectory")
         self.torque = node.create_client(SetBool, f"/{hardware}/torque_enable")
         self.announce = node.create_client(RunTrajectory, f"/{hardware}/announce_run")
@@ -103,11 +107,22 @@ class ControlPlayer:
         return cls(node, executor, f"{prefix}joint_trajectory_controller", hardware_namespace(namespace))
 
     def wait_ready(self, timeout: float) -> bool:
-        """Whether the controller's action and the control node's services are up."""
+        """Whether the controller is active (its action server exists once it is loaded, but it
+        refuses goals until the spawner has activated it) and the control node's services are up."""
         deadline = time.monotonic() + timeout
         return (self.action.wait_for_server(timeout_sec=timeout)
                 and self.torque.wait_for_service(timeout_sec=max(0.0, deadline - time.monotonic()))
-                and self.announce.wait_for_service(timeout_sec=max(0.0, deadline - time.monotonic())))
+                and self.announce.wait_for_service(timeout_sec=max(0.0, deadline - time.monotonic()))
+                and self.manager.wait_for_service(timeout_sec=max(0.0, deadline - time.monotonic()))
+                and self.wait(self.active, max(0.0, deadline - time.monotonic())))
+
+    def active(self) -> bool:
+        """Whether the controller manager lists the controller as active (one query, answered
+        within 5 s)."""
+        future = self.manager.call_async(ListControllers.Request())
+        if not self.wait(future.done, 5.0):
+            return False
+        return any(c.name == self.controller and c.state == "active" for c in future.result().controller)
 
     def wait(self, done: Callable[[], bool], timeout: float, stop: Optional[threading.Event] = None) -> bool:
         """Spin until ``done()``, ``timeout`` [s] or ``stop``; whether done."""
