@@ -5,8 +5,18 @@ real, paired by bench time since each run's start) reported for the whole run.
 
 Skipped where ROS 2 with the ros2_control add-on or a built workspace is absent (see
 test_control_launch). Both sides run the published ``xl330/m6`` on config/xl330_bench.yaml's
-pendulum (the emulator with the model's own step, the sim in MuJoCo), so what the error measures
-is the two simulators and the two graphs' timing: small against the 1.57 rad lift, not zero.
+pendulum (the emulator with the model's own step, the sim in MuJoCo). What the error measures is
+the two simulators and what each graph's controllers sent it, when: ``topic_based_ros2_control``
+delivers the trajectory controller's commands over DDS, on a busy host up to ~0.16 s late, at
+other instants in each graph (a CI run: sim minus real 0.25 rad during the lift). So no bound
+here rests on the host's speed. The test records both control nodes' commands and joint states
+(bench time) and checks that
+
+- the error is sim minus real paired by run time (each bench's time since its run's info stamp),
+  recomputed here from the recorded joint states by plain interpolation;
+- each graph's joint is the servo model driven by that graph's own commands (the published step
+  of ``actuator_models.simulation``, as test_control_launch checks one graph), so that the error
+  is what the two graphs' commands explain, within the servo model's tracking error.
 """
 
 from __future__ import annotations
@@ -17,70 +27,118 @@ import time
 import numpy as np
 import pytest
 
-from test_control_launch import Launch, rclpy, recording, stamp  # noqa: F401  (rclpy: the skips of that module)
+from test_control_launch import XL330, Launch, rclpy, recording, replay, stamp
 
 from actuator_bench.control_goals import goal_plan  # noqa: E402
-from actuator_bench.nodes.common import COMMAND_QOS, SENSOR_QOS  # noqa: E402
-from actuator_interfaces.msg import ActuatorCommand  # noqa: E402
-from actuator_bench.nodes.control_player import ControlPlayer  # noqa: E402
+from actuator_bench.nodes.common import COMMAND_QOS, LATCHED_QOS, SENSOR_QOS  # noqa: E402
+from actuator_interfaces.msg import ActuatorCommand, BenchInfo  # noqa: E402
+from actuator_bench.nodes.control_player import ControlPlayer, play_all  # noqa: E402
 from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not Launch or not hasattr(rclpy, "init"), reason="no ROS 2")
 
+GRAPHS = ("real", "sim")
+
+
+class Graph:
+    """What one control graph's control node published (bench time): its joint states, its
+    commands and its bench_info."""
+
+    def __init__(self, node, namespace: str) -> None:
+        self.samples: list = []
+        self.commands: list = []
+        self.infos: list = []
+        hardware = f"/{namespace}/hardware"
+        node.create_subscription(JointState, f"{hardware}/joint_states", self.samples.append, recording(SENSOR_QOS))
+        node.create_subscription(ActuatorCommand, f"{hardware}/commands", self.commands.append,
+                                 recording(COMMAND_QOS))
+        node.create_subscription(BenchInfo, f"{hardware}/bench_info", self.infos.append, recording(LATCHED_QOS))
+
+    def count(self) -> int:
+        return len(self.samples) + len(self.commands) + len(self.infos)
+
+    def start(self, trajectory: str) -> float:
+        """The run's t = 0 on this bench's clock [s]: its info's stamp."""
+        stamps = [stamp(m) for m in self.infos if m.trajectory == trajectory]
+        assert stamps, [m.trajectory for m in self.infos]
+        return stamps[-1]
+
+    def run(self, trajectory: str) -> tuple:
+        """(run time [s], measured position, servo model driven by this graph's commands [rad])
+        from the run's first commanded sample, and the run's release [s of run time]."""
+        start = self.start(trajectory)
+        commands = [c for c in self.commands if any(c.torque_enable) or c.goal_position]
+        release = min(stamp(c) for c in commands if not any(c.torque_enable) and stamp(c) > start)
+        times, measured, simulated = replay(XL330, self.samples, commands, "pendulum")
+        return times - start, measured, simulated, release - start
+
 
 def test_compare_reports_sim_minus_real_for_a_goal_played_on_both_graphs(tmp_path):
     launch = Launch(tmp_path, "robot:=pendulum", "backend:=dynamixel_emulator", launch_file="compare_control.launch.py")
     errors: list = []
-    real: list = []
     launch.node.create_subscription(JointState, "/compare/error", errors.append, recording(SENSOR_QOS))
-    launch.node.create_subscription(JointState, "/real/hardware/joint_states", real.append, recording(SENSOR_QOS))
-    commands: list = []  # the real control node's (bench time): its release ends the lift
-    launch.node.create_subscription(ActuatorCommand, "/real/hardware/commands", commands.append, recording(COMMAND_QOS))
+    graphs = {ns: Graph(launch.node, ns) for ns in GRAPHS}
     node = rclpy.create_node("control_test_sim_client")  # the second player's own node and executor
     executor = SingleThreadedExecutor()
     executor.add_node(node)
-    players = {"real": ControlPlayer(launch.node, launch.executor, "real/joint_trajectory_controller", "real/hardware"),
-               "sim": ControlPlayer(node, executor, "sim/joint_trajectory_controller", "sim/hardware")}
+    players = [ControlPlayer(launch.node, launch.executor, "real/joint_trajectory_controller", "real/hardware"),
+               ControlPlayer(node, executor, "sim/joint_trajectory_controller", "sim/hardware")]
     try:
-        for player in players.values():
+        for player in players:
             assert player.wait_ready(180.0), launch.output
         plan = goal_plan("lift_and_drop", ("pendulum",))
-        played: dict = {}
-        threads = [threading.Thread(target=lambda ns=ns, p=p: played.__setitem__(ns, p.play(plan, 0.0)))
-                   for ns, p in players.items()]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(timeout=120)
-        assert all(played[ns].error_code == 0 for ns in players), ({ns: p.message for ns, p in played.items()},
-                                                                   launch.output)
-        executor.spin_once(timeout_sec=0.5)
+        played = play_all(players, plan, 0.0, threading.Event())
+        assert all(p.error_code == 0 for p in played), ([p.message for p in played], launch.output)
 
         def span() -> float:
             return float(np.ptp([stamp(m) for m in errors])) if errors else 0.0
 
-        # the errors are launch.node's: on a busy host the comparison node publishes the run's last
-        # ones after both goals ended, so its executor is spun until they span the run (or 60 s)
+        def taken() -> int:
+            return len(errors) + sum(g.count() for g in graphs.values())
+
+        # on a busy host the comparison node publishes the run's last errors after both goals
+        # ended: spin until they span the run (or 60 s), then until a spin takes nothing more
         deadline = time.monotonic() + 60.0
         while span() <= plan.duration - 0.5 and time.monotonic() < deadline:
             launch.executor.spin_once(timeout_sec=0.1)
-        launch.take()
+        while True:
+            before = taken()
+            launch.executor.spin_once(timeout_sec=0.2)
+            if taken() == before:
+                break
         assert errors, launch.output
-        times = np.array([stamp(m) for m in errors])
-        position = np.array([m.position[0] for m in errors])
         assert [m.name[0] for m in errors[:1]] == ["pendulum"]
-        assert times.max() - times.min() > plan.duration - 0.5  # the whole run was compared
-        lifted = np.array([m.position[0] for m in real])
-        assert lifted.min() < -1.0  # the real servo lifted the pendulum
-        release = min(stamp(c) for c in commands if not any(c.torque_enable) and stamp(c) > times.min())
-        held = np.abs(position[times <= release])
-        free = np.abs(position[times > release])
-        # while held, the twin tracks the servo: the error is small against the lift, and not zero
-        # (errors come in bursts when the later graph catches up; the sensor QoS, keep-last, drops
-        # some of a burst: not every sample's error reaches this subscriber)
-        assert held.size > 10 and np.median(held) < 0.05 and held.max() < 0.2, (held.max(), np.median(held), free.max())
-        assert held.max() > 1e-4
+        assert np.ptp([stamp(m) for m in errors]) > plan.duration - 0.5  # the whole run was compared
+
+        real, sim = (graphs[ns].run(plan.name) for ns in GRAPHS)
+        for run_time, measured, simulated, release in (real, sim):
+            held = run_time <= release
+            assert held.sum() > 50 and measured[held].min() < plan.positions[:, 0].min() / 2  # each servo lifted it
+            tracking = np.abs(measured - simulated)[held]  # the joint is the model of its own commands
+            assert tracking.max() < 0.1 and np.median(tracking) < 0.03, (tracking.max(), np.median(tracking))
+
+        # the error: each real sample's stamp, minus the real run's start, is its run time
+        run_time = np.array([stamp(m) for m in errors]) - graphs["real"].start(plan.name)
+        error = np.array([m.position[0] for m in errors])
+        known = (run_time >= max(real[0][0], sim[0][0])) & (run_time <= min(real[0][-1], sim[0][-1]))
+        run_time, error = run_time[known], error[known]
+        assert run_time.size > 100, run_time.size
+        recomputed = np.interp(run_time, sim[0], sim[1]) - np.interp(run_time, real[0], real[1])
+        pairing = np.abs(error - recomputed)
+        # the comparison node interpolates between the sim samples it received (a sensor QoS,
+        # keep-last, drops some on a busy host): the same pairing, not always the same neighbours
+        assert np.median(pairing) < 1e-3 and np.quantile(pairing, 0.9) < 0.02, (np.median(pairing),
+                                                                               np.quantile(pairing, 0.9))
+        explained = np.interp(run_time, sim[0], sim[2]) - np.interp(run_time, real[0], real[2])
+        held = run_time <= min(real[3], sim[3])
+        residual = np.abs(error - explained)[held]
+        # while held, the error is what the two graphs' commands explain, within the servo
+        # model's tracking error (each graph's own, above; measured here 0.002-0.004 median,
+        # 0.006-0.011 max, quiet and with 2-3 busy loops), and not zero: two simulators
+        assert held.sum() > 10 and np.median(residual) < 0.01 and residual.max() < 0.1, (
+            residual.max(), np.median(residual), np.abs(error[held]).max())
+        assert np.abs(error[held]).max() > 1e-4
     finally:
         executor.shutdown()
         node.destroy_node()
