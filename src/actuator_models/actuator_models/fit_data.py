@@ -33,6 +33,9 @@ DEFAULT_PRIOR = 1.0
 #: Default prior weight of a model carrying ``heating``: that addition's declared hint
 #: (:data:`.addition_heating.HEATED_PRIOR`, where the measurement behind it is written).
 DEFAULT_PRIOR_HEATED = HEATED_PRIOR
+#: How a fit sets ``thermal_initial`` (:class:`FitSettings`): the mean of the training logs' first
+#: readings, or fitted after the search (:mod:`.thermal_start`).
+THERMAL_STARTS = ("mean", "fitted")
 #: Default patience: generations without a CONVERGED improvement before a CMA-ES run stops.
 PATIENCE = 60
 
@@ -57,7 +60,11 @@ class FitSettings:
     this process's index; ``fixed``/``bounds``: parameters held out of the search / search
     bounds; ``force``: fit even on fewer training logs than :func:`minimum_train_logs`;
     ``search_sigma``: initial CMA-ES step of the search starts, a fraction of each range (None:
-    the identification's default; small: a local search around the start point)."""
+    the identification's default; small: a local search around the start point);
+    ``thermal_start`` (a model carrying ``thermal``, issue 31): how ``thermal_initial`` is set,
+    ``"mean"`` of the training logs' first readings or ``"fitted"`` after the search
+    (:mod:`.thermal_start`); ``unfed_share``: the share of the objective's position term scored on
+    the training logs simulated without their temperature (:class:`~.objective.Objective`, 0: none)."""
 
     trials: int = DEFAULT_TRIALS
     seed: int = 0
@@ -74,8 +81,14 @@ class FitSettings:
     bounds: Mapping[str, Tuple[float, float]] = field(default_factory=dict)
     force: bool = False
     search_sigma: Optional[float] = None
+    thermal_start: str = "mean"
+    unfed_share: float = 0.0
 
     def __post_init__(self) -> None:
+        if self.thermal_start not in THERMAL_STARTS:
+            raise ValueError(f"thermal_start: {self.thermal_start!r} must be one of {', '.join(THERMAL_STARTS)}")
+        if not 0.0 <= self.unfed_share <= 1.0:
+            raise ValueError(f"unfed_share: {self.unfed_share} must be within 0-1")
         if self.trials < 1:
             raise ValueError(f"trials: {self.trials} must be at least 1")
         if self.prior is not None and not self.prior >= 0:

@@ -47,6 +47,7 @@ from multiprocessing.process import BaseProcess
 
 from . import studies
 from .additions import settings_from_logs
+from .addition_thermal import INITIAL
 from .cma_run import CONVERGED, Counter, RunSpec, cma_runs, converged, default_popsize  # noqa: F401 (re-exported)
 from .friction import embed, nests
 from .logs import Log
@@ -58,6 +59,7 @@ from .fit_data import (  # noqa: F401 (re-exported: the fit's data lives there)
 )
 from .data_rule import shortfall
 from .splits import Dataset
+from .thermal_start import fitted_initial
 
 #: CMA-ES step of the polish, as a fraction of each parameter's range.
 POLISH_SIGMA = 0.02
@@ -118,7 +120,7 @@ class Identification:
     def objective(self) -> Objective:
         if self._objective is None:
             prior = Prior.toward(self.space, self.model.values, self.prior_weight) if self.prior_weight > 0 else None
-            self._objective = Objective(self.model, self.dataset.train, prior)
+            self._objective = Objective(self.model, self.dataset.train, prior, self.settings.unfed_share)
         return self._objective
 
     def run(self, stop: Optional[threading.Event] = None, progress: Optional[ProgressCallback] = None) -> FitResult:
@@ -213,7 +215,7 @@ class Identification:
         best = studies.best(trials)
         if best is None:
             raise KeyboardInterrupt("stopped before any trial completed")
-        fitted = self.model.with_values(**best.params)
+        fitted = self._with_start(self.model.with_values(**best.params))
         validation = per_log(fitted, self.dataset.validation)
         starts = self._starts(trials)
         train = per_log(fitted, self.dataset.train)
@@ -233,6 +235,14 @@ class Identification:
             stopped=stopped,
             starts=starts,
         )
+
+    def _with_start(self, fitted: Model) -> Model:
+        """``fitted`` with its ``thermal_initial`` fitted on the training logs (:mod:`.thermal_start`)
+        when the settings ask for it and the user did not fix it."""
+        if (self.settings.thermal_start != "fitted" or INITIAL.name not in self.space.fixed
+                or INITIAL.name in (self.settings.fixed or {})):
+            return fitted
+        return fitted.with_values(**{INITIAL.name: fitted_initial(Objective(fitted, self.dataset.train), fitted.values)})
 
     def _starts(self, trials: Sequence[object]) -> Tuple[StartFigures, ...]:
         """The best point (by cost) of each search run of any worker, with its training and

@@ -12,7 +12,7 @@ integrator is the model's own.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
@@ -175,13 +175,24 @@ class Objective:
     simulated with the model's integrator, times an optional :class:`Prior`'s factor. For a model
     carrying ``thermal`` the cost adds :data:`~.addition_thermal.TEMPERATURE_WEIGHT` [rad/K] times
     the case temperature's MAE [K] against the logs' ``temp`` register (a measurement to fit);
-    :meth:`per_log` and the MAE of :meth:`evaluate` stay the position's."""
+    :meth:`per_log` and the MAE of :meth:`evaluate` stay the position's.
 
-    def __init__(self, model: Model, logs: Sequence[Log], prior: Optional[Prior] = None) -> None:
+    ``unfed_share`` (0-1, issue 31): the share of the position term given to the logs simulated
+    WITHOUT their temperature readings (both thermal nodes start at ``thermal_initial``, as a
+    user's simulation does; :meth:`blind_per_log`): the position term becomes ``(1 - s) fed + s
+    unfed``, a second rollout per point. 0 (the default): fed only, no second rollout."""
+
+    def __init__(self, model: Model, logs: Sequence[Log], prior: Optional[Prior] = None,
+                 unfed_share: float = 0.0) -> None:
+        if not 0.0 <= unfed_share <= 1.0:
+            raise ValueError(f"unfed_share: {unfed_share} must be within 0-1")
         self.model = model
         self.prior = prior
+        self.unfed_share = unfed_share
         self.logs = list(logs)
         self.batch = LogBatch.from_logs(self.logs, model.actuator.default_vin)
+        #: the same logs as a simulation without a temperature input sees them (no first reading)
+        self.blind = replace(self.batch, measured=np.zeros_like(self.batch.measured))
         #: why the compiled kernel cannot simulate this model (a sentence naming the part), or None
         self.why_numpy = kernel.unsupported(model.actuator, model.friction, model.additions)
         #: whether the compiled kernel simulates this model (else the numpy rollout)
@@ -201,30 +212,40 @@ class Objective:
         """MAE per parameter set and log, shape ``(P, L)``; the model's values fill the gaps."""
         return self.errors(values)[0]
 
-    def errors(self, values: Mapping[str, np.ndarray]) -> Tuple[np.ndarray, np.ndarray]:
+    def blind_per_log(self, values: Mapping[str, np.ndarray]) -> np.ndarray:
+        """Position MAE [rad] per parameter set and log, shape ``(P, L)``, of the logs simulated
+        without their temperature readings (``thermal`` starts at ``thermal_initial``)."""
+        return self.errors(values, self.blind)[0]
+
+    def errors(self, values: Mapping[str, np.ndarray],
+               batch: Optional[LogBatch] = None) -> Tuple[np.ndarray, np.ndarray]:
         """``(position MAE [rad], case temperature MAE [K])`` per parameter set and log, shapes
-        ``(P, L)`` (temperature: 0 for a log without ``temp`` or a model without ``thermal``)."""
+        ``(P, L)`` (temperature: 0 for a log without ``temp`` or a model without ``thermal``), of
+        ``batch`` (default: the logs as recorded)."""
+        batch = self.batch if batch is None else batch
         size = len(next(iter(values.values())))
         full = {name: np.full(size, value) for name, value in self.model.values.items()}
         full.update({name: np.asarray(v, dtype=float) for name, v in values.items()})
         with np.errstate(all="ignore"):
             if self.compiled:
-                maes, heat, _ = kernel.run_thermal(self.model.actuator, self.model.friction, full, self.batch,
+                maes, heat, _ = kernel.run_thermal(self.model.actuator, self.model.friction, full, batch,
                                                    self.model.integrator)
             else:
                 simulated, temperatures = rollout_temperatures(self.model.actuator, self.model.friction, full,
-                                                               self.batch, self.model.integrator)
-                maes = mean_absolute_errors(simulated, self.batch)
-                heat = np.zeros_like(maes) if temperatures is None else temperature_errors(temperatures, self.batch)
+                                                               batch, self.model.integrator)
+                maes = mean_absolute_errors(simulated, batch)
+                heat = np.zeros_like(maes) if temperatures is None else temperature_errors(temperatures, batch)
         return (np.where(np.isfinite(maes), maes, FAILED_COST),
                 np.where(np.isfinite(heat), heat, FAILED_COST / TEMPERATURE_WEIGHT))
 
     def evaluate(self, values: Mapping[str, np.ndarray]) -> Tuple[np.ndarray, np.ndarray]:
         """(cost, mean MAE [rad] over the logs) of each parameter set, both shape ``(P,)``: the
-        cost is the MAE plus the weighted temperature MAE (``thermal``), times the prior's factor."""
+        cost is the MAE (with ``unfed_share``: mixed with the unfed MAE) plus the weighted temperature MAE (``thermal``), times the prior's factor."""
         maes, heat = self.errors(values)
         mae = maes.mean(axis=1)
-        cost = mae + TEMPERATURE_WEIGHT * heat.mean(axis=1)
+        position = mae if self.unfed_share == 0 else (
+            (1 - self.unfed_share) * mae + self.unfed_share * self.blind_per_log(values).mean(axis=1))
+        cost = position + TEMPERATURE_WEIGHT * heat.mean(axis=1)
         return (cost if self.prior is None else cost * self.prior.factor(values)), mae
 
     def __call__(self, values: Mapping[str, np.ndarray]) -> np.ndarray:
