@@ -16,8 +16,14 @@ With ``--per-log``, each log's row as well: its gain, its first reading's offset
 ``thermal_initial`` [K], the MAE fed / without the temperature and the rise [mrad] over each half of
 the log (an offset that decays shows in the first half only; a persistent one in both).
 
+With ``--other-start``, a second row per seed: the same fit with ``thermal_initial`` set by the
+other rule (``mean`` of the training logs' first readings <-> ``fitted`` on the training logs
+without their temperature, :mod:`actuator_models.thermal_start`); only the no-temperature
+figures can differ. ``--thermal-start`` sets the fit's own rule (default: the fit's default).
+
     python benchmarks/thermal_carry_over.py --seeds 0-3
     python benchmarks/thermal_carry_over.py --seeds 1 --per-log
+    python benchmarks/thermal_carry_over.py --seeds 0-7 --other-start
 """
 
 from __future__ import annotations
@@ -35,7 +41,9 @@ from actuator_models.fit_spec import FitSpec
 from actuator_models.fitting import fit
 from actuator_models.logs import Log
 from actuator_models.model import Model
+from actuator_models.objective import Objective
 from actuator_models.simulation import LogBatch, mean_absolute_errors, rollout_temperatures, temperature_errors
+from actuator_models.thermal_start import fitted_initial
 
 LOGS = Path(__file__).resolve().parents[1] / "data" / "xl330" / "processed"
 
@@ -83,8 +91,10 @@ def register(model: Model, logs: Sequence[Log]) -> tuple:
             temperatures[rows, ends] - temperatures[:, 0])
 
 
-def one_seed(logs_dir: Path, seed: int, trials: Optional[int], logs_rows: bool = False) -> None:
-    settings = FitSettings(seed=seed) if trials is None else FitSettings(seed=seed, trials=trials)
+def one_seed(logs_dir: Path, seed: int, trials: Optional[int], logs_rows: bool = False,
+             start: Optional[str] = None, other_start: bool = False) -> None:
+    settings = FitSettings(seed=seed, **({} if trials is None else {"trials": trials}),
+                           **({} if start is None else {"thermal_start": start}))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         report = fit(FitSpec(str(logs_dir), "xl330", ("m6",), settings))
@@ -92,6 +102,20 @@ def one_seed(logs_dir: Path, seed: int, trials: Optional[int], logs_rows: bool =
     if "thermal" not in model.additions:
         raise SystemExit(f"error: the default fit carries {model.additions or 'nothing'}, not thermal")
     train, held = list(data.train), list(data.validation)
+    print_row(model, seed, settings.thermal_start, train, held)
+    if other_start:
+        if settings.thermal_start == "fitted":
+            other, rule = float(np.mean([log.extra["temp"][0] for log in train])), "mean"
+        else:
+            other, rule = fitted_initial(Objective(model, train), model.values), "fitted"
+        print_row(model.with_values(thermal_initial=other), seed, rule, train, held)
+    if logs_rows:
+        per_log(model, train, train + held)
+
+
+def print_row(model: Model, seed: int, rule: str, train: List[Log], held: List[Log]) -> None:
+    """One table row: the MAE fed / without the temperature over the training, held-out and all
+    logs, the register's prediction on the held-out logs, and ``thermal_initial`` (``rule``)."""
     rows = []
     for name, logs in (("train", train), ("held out", held), ("all 12", train + held)):
         fed, blind = float(position_maes(model, logs).mean()), float(position_maes(model, bare(logs)).mean())
@@ -99,9 +123,7 @@ def one_seed(logs_dir: Path, seed: int, trials: Optional[int], logs_rows: bool =
     case, rose, predicted = register(model, held)
     print(f"| {seed} | {' | '.join(rows)} | {case.mean():.2f} (worst {case.max():.2f}) | "
           f"{', '.join(f'{r:+.1f}/{p:+.2f}' for r, p in zip(rose, predicted))} | "
-          f"{model.values['thermal_initial']:.2f} |", flush=True)
-    if logs_rows:
-        per_log(model, train, train + held)
+          f"{model.values['thermal_initial']:.2f} ({rule}) |", flush=True)
 
 
 def seeds_of(text: str) -> List[int]:
@@ -116,14 +138,17 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--logs", type=Path, default=LOGS)
     p.add_argument("--per-log", action="store_true",
                    help="also one row per log: kp, start offset, MAE fed / without, change per half")
+    p.add_argument("--thermal-start", choices=("mean", "fitted"), help="the fit's thermal_start (default: the fit's)")
+    p.add_argument("--other-start", action="store_true",
+                   help="also a row with the same fit's thermal_initial set by the other rule (mean <-> fitted)")
     args = p.parse_args(argv)
     print("M6, default fit (default split, default carry): position MAE [rad] fed the logged temperature / "
           "without it (change), case-node MAE [K] against the register on the held-out logs from their first "
-          "reading, register / predicted rise per held-out log [K], thermal_initial [degC]")
+          "reading, register / predicted rise per held-out log [K], thermal_initial [degC] (rule)")
     print("| seed | train | held out | all 12 | register MAE, held out | rise | T0 |")
     print("|---|---|---|---|---|---|---|")
     for seed in seeds_of(args.seeds):
-        one_seed(args.logs, seed, args.trials, args.per_log)
+        one_seed(args.logs, seed, args.trials, args.per_log, args.thermal_start, args.other_start)
     return 0
 
 

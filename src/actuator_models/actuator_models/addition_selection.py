@@ -190,8 +190,10 @@ def markdown(models: Mapping[str, Mapping[str, Any]]) -> List[str]:
         bare = info.get("without_temperature")
         if bare:
             val = "" if bare["validation_mae"] is None else f", validation MAE {bare['validation_mae']:.4f}"
+            start = info.get("thermal_start")
+            at = "" if not start else f" (thermal starts at `thermal_initial` {carried['thermal']['thermal_initial']:.2f} degC: {start})"
             lines += [f"Simulated without the logs' temperature (what a simulation with no `temp` input gets): training "
-                      f"MAE {bare['train_mae']:.4f} rad{val}.", ""]
+                      f"MAE {bare['train_mae']:.4f} rad{val}{at}.", ""]
         for addition, c in (selection.get("candidates") or {}).items():
             verdict = "kept" if c["kept"] else "not kept"
             top = f" on top of {', '.join(c['on_top_of'])}" if c["on_top_of"] else ""

@@ -16,12 +16,14 @@ from typing import TYPE_CHECKING, Callable, Dict, Iterable, Optional, Sequence, 
 
 from .actuators import actuator, actuator_names
 from .additions import ADDITIONS
-from .fit_data import DEFAULT_PRIOR, DEFAULT_PRIOR_HEATED, DEFAULT_STARTS, DEFAULT_TRIALS, PATIENCE, FitSettings
+from .fit_data import (DEFAULT_PRIOR, DEFAULT_PRIOR_HEATED, DEFAULT_STARTS, DEFAULT_TRIALS, PATIENCE, THERMAL_STARTS,
+                       FitSettings)
 from .fit_spec import ALL_MODELS, FitSpec
 from .friction import installed_friction_models
 from .fit_counts import trial_counts
 from .logs import ALLOW_ODD_LOGS_HELP, LogError
 from .model import new_model
+from .thermal_start import RULES
 from .figure_process import start_figure_process
 from .argument_names import COMMAND_LINE
 from .fit_outputs import interrupted_message, plan_outputs, resume_command
@@ -168,6 +170,7 @@ def spec_of(args: argparse.Namespace) -> FitSpec:
             trials=args.trials, seed=args.seed, popsize=args.popsize, patience=args.patience or None,
             restarts=args.restarts, starts=args.starts, prior=args.prior, polish=not args.no_polish,
             workers=args.workers, worker=args.worker, fixed=fixed, bounds=bounds, force=args.force,
+            thermal_start=args.thermal_start,
         )
         spec = FitSpec(
             args.logs, args.actuator, models, settings, args.integrator, args.validation_fraction, args.validation_logs,
@@ -239,7 +242,9 @@ def run_fit(args: argparse.Namespace) -> int:
         if rep.without_temperature and set(report.carry) & {"heating", "thermal"}:
             bare = rep.without_temperature
             val = "" if bare["validation_mae"] is None else f", validation MAE {bare['validation_mae']:.5f}"
-            print(f"{name.upper()} simulated without the logs' temperature: train MAE {bare['train_mae']:.5f} rad{val}")
+            start = rep.result.model.values.get("thermal_initial")
+            at = "" if start is None else f" (thermal starts at {start:.2f} degC: {RULES[report.spec.settings.thermal_start]})"
+            print(f"{name.upper()} simulated without the logs' temperature: train MAE {bare['train_mae']:.5f} rad{val}{at}")
     for warning in report.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     print(f"best model by {report.chosen_by}: {report.best_model.upper()}", end="")
@@ -350,6 +355,11 @@ def add_fit_command(sub: "argparse._SubParsersAction") -> None:
                         "the training logs record the servo temperature over a span of 2 K or more: the winding and "
                         "case temperatures are simulated, the motor's resistance follows the winding), none (the "
                         "paper's models), heating (replays the logged temperature), or names (default %(default)s)")
+    p.add_argument("--thermal-start", choices=THERMAL_STARTS, default=THERMAL_STARTS[0],
+                   help="a model carrying thermal: the start temperature of a simulation without a temperature input "
+                        "(thermal_initial, written to the params file): mean (of the training logs' first readings) or "
+                        "fitted (after the search, the one that minimises the training logs' MAE simulated without "
+                        "their temperature) (default %(default)s)")
     p.add_argument("--no-polish", action="store_true",
                    help="skip the final local CMA-ES run around the best point (a quarter of the budget)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")

@@ -35,7 +35,7 @@ DEFAULT_PRIOR = 1.0
 DEFAULT_PRIOR_HEATED = HEATED_PRIOR
 #: How a fit sets ``thermal_initial`` (:class:`FitSettings`): the mean of the training logs' first
 #: readings, or fitted after the search (:mod:`.thermal_start`).
-THERMAL_STARTS = ("mean", "fitted")
+THERMAL_STARTS = ("mean", "fitted")  # the first: the default
 #: Default patience: generations without a CONVERGED improvement before a CMA-ES run stops.
 PATIENCE = 60
 
@@ -81,7 +81,7 @@ class FitSettings:
     bounds: Mapping[str, Tuple[float, float]] = field(default_factory=dict)
     force: bool = False
     search_sigma: Optional[float] = None
-    thermal_start: str = "mean"
+    thermal_start: str = THERMAL_STARTS[0]
     unfed_share: float = 0.0
 
     def __post_init__(self) -> None:

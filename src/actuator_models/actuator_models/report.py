@@ -24,6 +24,7 @@ from .logs import Log
 from .model import Model
 from .objective import Objective
 from .report_markdown import markdown
+from .thermal_start import RULES
 
 if TYPE_CHECKING:
     from .fitting import FitReport, ModelReport
@@ -142,6 +143,8 @@ def report_content(report: "FitReport") -> Dict[str, Any]:
             "additions": {"carried": carried_values(r.model.values),
                           "switched_off": rep.switched_off,
                           "without_temperature": rep.without_temperature,
+                          "thermal_start": (RULES[report.spec.settings.thermal_start]
+                                            if "thermal_initial" in r.model.values else None),
                           "selection": rep.selection.to_dict() if rep.selection else None},
         }
     return content

@@ -21,6 +21,9 @@ from .objective import Objective
 
 #: Candidate start temperatures per grid (two grids: the span, then around the best).
 POINTS = 9
+#: How each ``FitSettings.thermal_start`` sets ``thermal_initial``, in words (the fit's report).
+RULES = {"mean": "the mean of the training logs' first temperature readings",
+         "fitted": "fitted: the start that minimises the training logs' MAE simulated without their temperature"}
 
 
 def reading_span(first_readings: Union[Sequence[float], np.ndarray]) -> Tuple[float, float]:
