@@ -7,10 +7,16 @@
 - the objective's no-temperature rollout (compiled kernel) equals the numpy rollout of the logs
   with their ``temp`` column removed to 1e-12, and ``unfed_share`` mixes the two position MAEs as
   its definition says;
+- ``fit --thermal-start fitted`` writes it to the params file and its report and summary say how it
+  was chosen;
 - bad settings are refused by name.
 """
 
+import json
+import subprocess
+import sys
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -112,3 +118,21 @@ def test_bad_start_settings_are_refused_by_name():
         FitSettings(unfed_share=1.5)
     with pytest.raises(ValueError, match="no training log reads a temperature"):
         reading_span([float("nan")])
+
+
+def test_fit_writes_the_fitted_start_and_says_how_it_was_chosen(tmp_path, xl330_processed):
+    run = subprocess.run(
+        [sys.executable, "-m", "actuator_models.cli", "fit", "--logs", str(xl330_processed), "--actuator", "xl330",
+         "--model", "m6", "--trials", "200", "--seed", "0", "--thermal-start", "fitted", "--out",
+         str(tmp_path / "m6.json"), "--quiet"], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    report = json.loads((tmp_path / "m6.report" / "report.json").read_text())
+    train = [log for log in read_logs(xl330_processed) if Path(str(log.source)).name in report["train_logs"]]
+    firsts = [float(log.extra["temp"][0]) for log in train]
+    start = json.loads((tmp_path / "m6.json").read_text())["thermal_initial"]
+    assert min(firsts) <= start <= max(firsts) and start != pytest.approx(np.mean(firsts))
+    assert report["models"]["m6"]["additions"]["thermal_start"].startswith("fitted")
+    assert f"thermal starts at {start:.2f} degC: fitted" in run.stdout
+    bad = subprocess.run([sys.executable, "-m", "actuator_models.cli", "fit", "--logs", str(xl330_processed),
+                          "--actuator", "xl330", "--thermal-start", "median"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "error:" in bad.stderr and "median" in bad.stderr and "Traceback" not in bad.stderr
