@@ -106,18 +106,34 @@ def summary(paths: Sequence[Path]) -> None:
         paired("unfed objective - today, held-out fed", [unfed[k]["held_out"]["fed"] - today[k]["held_out"]["fed"]
                                                          for k in both])
         paired("unfed objective - today, fit CPU s", [unfed[k]["cpu_s"] - today[k]["cpu_s"] for k in both])
-    for name, group in (("today", today), ("unfed objective", unfed)):
-        seeds = sorted({k[0] for k in group})
-        if seeds:
-            fed = [statistics.mean(group[(s, g)]["held_out"]["fed"] for g in GAINS if (s, g) in group) for s in seeds]
-            print(f"{name}: held-out fed MAE, mean over folds per seed: median {statistics.median(fed):.5f}, "
-                  f"range {min(fed):.5f}-{max(fed):.5f} (the seed spread)")
+    seeds = sorted(s for s in {k[0] for k in today} if all((s, g) in today and (s, g) in unfed for g in GAINS))
+    if seeds:  # per seed, the mean over the three folds (the nested protocol's figure), seeds with all folds
+        print(f"\nMean over the three held-out gains per seed (seeds with every fold of both: {seeds}):")
+        print("| seed | today fed / unfed | fitted T0 unfed | unfed objective fed / unfed |")
+        print("|---|---|---|---|")
+        means = {}
+        for name, group, key in (("today", today, "held_out"), ("fitted", today, "held_out_fitted"),
+                                 ("objective", unfed, "held_out")):
+            for which in ("fed", "unfed"):
+                means[name, which] = [statistics.mean(group[(s, g)][key][which] for g in GAINS) for s in seeds]
+        for i, s in enumerate(seeds):
+            print(f"| {s} | {means['today', 'fed'][i]:.5f} / {means['today', 'unfed'][i]:.5f} | "
+                  f"{means['fitted', 'unfed'][i]:.5f} | {means['objective', 'fed'][i]:.5f} / "
+                  f"{means['objective', 'unfed'][i]:.5f} |")
+        for name, which in (("today", "fed"), ("today", "unfed"), ("fitted", "unfed"), ("objective", "fed"),
+                            ("objective", "unfed")):
+            v = means[name, which]
+            print(f"{name} {which}: median {statistics.median(v):.5f}, range {min(v):.5f}-{max(v):.5f}, "
+                  f"mean {statistics.mean(v):.5f}")
+        for which in ("fed", "unfed"):
+            paired(f"unfed objective - today, mean over folds, {which}",
+                   [a - b for a, b in zip(means["objective", which], means["today", which])], "seeds")
 
 
-def paired(name: str, diffs: List[float]) -> None:
+def paired(name: str, diffs: List[float], unit: str = "folds") -> None:
     """One line: mean, median and range of paired differences and how many are below 0."""
     print(f"{name}: mean {statistics.mean(diffs):+.5f}, median {statistics.median(diffs):+.5f}, range "
-          f"{min(diffs):+.5f} .. {max(diffs):+.5f}, lower in {sum(d < 0 for d in diffs)} of {len(diffs)} folds")
+          f"{min(diffs):+.5f} .. {max(diffs):+.5f}, lower in {sum(d < 0 for d in diffs)} of {len(diffs)} {unit}")
 
 
 def seeds_of(text: str) -> List[int]:
