@@ -53,6 +53,9 @@ PREPARE_HOLD = RUN_PREPARE.hold
 #: A run's goal starts this long after it is named [s] (the goal's stamp; the control node names
 #: the run from that instant: its logs start with the trajectory, two graphs' runs align).
 START_DELAY = 0.5
+#: Pause between two questions to the controller manager while waiting for a controller [s]: each
+#: is a service round trip through the manager's executor, busy with the update loop.
+ACTIVE_POLL = 0.2
 
 
 def duration(seconds: float) -> Duration:
@@ -114,7 +117,17 @@ class ControlPlayer:
                 and self.torque.wait_for_service(timeout_sec=max(0.0, deadline - time.monotonic()))
                 and self.announce.wait_for_service(timeout_sec=max(0.0, deadline - time.monotonic()))
                 and self.manager.wait_for_service(timeout_sec=max(0.0, deadline - time.monotonic()))
-                and self.wait(self.active, max(0.0, deadline - time.monotonic())))
+                and self.wait_active(deadline))
+
+    def wait_active(self, deadline: float) -> bool:
+        """Whether the controller is active by ``deadline`` (``time.monotonic()`` [s]), asking the
+        controller manager every :data:`ACTIVE_POLL` seconds."""
+        while not self.active():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            self.wait(lambda: False, min(ACTIVE_POLL, left))
+        return True
 
     def active(self) -> bool:
         """Whether the controller manager lists the controller as active (one query, answered

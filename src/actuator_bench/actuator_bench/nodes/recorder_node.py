@@ -108,7 +108,8 @@ class RecorderNode(Node):
             msg_class, qos = SUBSCRIPTIONS[topic_type(topic)]
             self.create_subscription(msg_class, topic, partial(self.on_message, topic), qos, raw=True)
         self.drain: Optional[Drain] = None
-        self.create_timer(0.05, self.check_drain)
+        self.drain_timer = self.create_timer(0.05, self.check_drain)  # runs while a stop drains
+        self.drain_timer.cancel()  # (reset and cancelled, never destroyed: the executor may hold it)
         # a group of its own: the stop awaits the drain while the subscriptions and the timer run
         self.create_service(SetBool, '~/record', self.on_record, callback_group=MutuallyExclusiveCallbackGroup())
         if autostart:
@@ -134,8 +135,12 @@ class RecorderNode(Node):
             else:
                 if self.recorder.recording:  # what was published before the request goes in first
                     self.drain = Drain(time.time_ns(), list(self.recorder.types))
-                    await self.drain.done
-                    self.drain = None
+                    self.drain_timer.reset()
+                    try:
+                        await self.drain.done
+                    finally:
+                        self.drain_timer.cancel()
+                        self.drain = None
                 path = self.recorder.stop()
                 response.message = str(path) if path else 'not recording'
                 if path:
