@@ -98,6 +98,73 @@ def sts_firmware(target: float, goal: float, q: float, enable: bool, dt: float, 
     target = target + min(max(goal - target, -step), step)
     return target, q + p[ERROR_GAIN_RATIO] * (target - q)
 
+@numba.njit(inline="always", **OPTIONS)
+def lane(p: np.ndarray, q: float, v: float, mass: float, length: float, arm_mass: float, dt: float,
+         reading: Optional[np.ndarray]) -> tuple:
+    """One parameter set's constants on one log: (inertia [kg m^2], the latency's whole steps, its
+    fraction, the steps the torque switch is held, half the backlash [rad]), and its start state
+    (y, q, v, target, Tw, Tc, error sum, heat error sum): see :func:`simulate`."""
+    inertia = mass * length**2 + arm_mass * length**2 / 3 + p[ARMATURE]
+    delay = p[LATENCY] / dt
+    whole = math.floor(delay)
+    fraction = delay - whole
+    held = int(whole) + (1 if fraction > 0 else 0)
+    tw = 0.0  # winding and case temperatures [degC]
+    if reading is not None:
+        tw = p[INITIAL] if math.isnan(reading[0]) else reading[0]
+    return (inertia, whole, fraction, held, 0.5 * p[BACKLASH]), (q, q, v, q, tw, tw, 0.0, 0.0)
+
+@numba.njit(inline="always", **OPTIONS)
+def step(k: int, law: int, c: np.ndarray, kind: int, semi: bool, p: np.ndarray, delayed: bool, played: bool,
+         heated: bool, goal: np.ndarray, enable: np.ndarray, warming: np.ndarray, reading: Optional[np.ndarray],
+         position: np.ndarray, mass: float, length: float, arm_mass: float, kp: float, vin: float, dt: float,
+         scored: int, constants: tuple, state: tuple) -> tuple:
+    """Step ``k`` of one parameter set on one log: the new state (see :func:`lane`), the errors of
+    step ``k``'s output added to the sums."""
+    inertia, whole, fraction, held, half = constants
+    y, q, v, target, tw, tc, error, heat_error = state
+    error += abs(y - position[k])
+    if reading is not None:
+        if k < scored and not math.isnan(reading[k]):
+            heat_error += abs(tc - reading[k])
+    g = goal[k]
+    en = enable[k]
+    if delayed:
+        at = max(k - int(whole), 0)
+        g = goal[at] + fraction * (goal[max(k - int(whole) - 1, 0)] - goal[at])
+        en = enable[max(k - held, 0)]
+    setpoint = g
+    if law == 3:
+        target, setpoint = sts_firmware(target, g, y, en, dt, p)
+    r = p[R]
+    if heated:
+        r = p[R] * (1.0 + p[HEATING] * warming[k])
+    if reading is not None:
+        r = r * (1.0 + p[THERMAL_ALPHA] * (tw - 25.0))
+    tm = motor(0 if law == 3 else law, c, setpoint, y, v, kp, vin, en, p[KT], r, p[SUPPLY])
+    if reading is not None:  # the copper losses of the step's current heat the winding (addition_thermal.heat_step)
+        current = tm / p[KT]
+        power = current * current * r
+        flow = (tw - tc) / p[RW]
+        loss = (tc - p[AMBIENT]) / p[RC]
+        tw, tc = tw + dt * ((power - flow) / p[CW]), tc + dt * ((flow - loss) / p[CC])
+    te = -(mass + arm_mass / 2) * 9.80665 * length * math.sin(y + p[Q_OFFSET])
+    tfm = budget(kind, tm, te, v, p)
+    stopping = inertia * v / dt + tm + te
+    sign = 1.0 if stopping > 0 else (-1.0 if stopping < 0 else (0.0 if stopping == 0 else stopping))
+    tf = -sign * min(abs(stopping), tfm)
+    a = (tm + te + tf) / inertia
+    v = min(max(v + a * dt, -100.0), 100.0)
+    if semi:
+        q = q + v * dt
+    else:
+        q = q + v * dt + 0.5 * a * dt**2
+    if played:
+        y = min(max(y, q - half), q + half)
+    else:
+        y = q
+    return (y, q, v, target, tw, tc, error, heat_error)
+
 @numba.njit(**OPTIONS)
 def simulate(law: int, c: np.ndarray, kind: int, semi: bool, p: np.ndarray, delayed: bool, played: bool, heated: bool,
              goal: np.ndarray, enable: np.ndarray, warming: np.ndarray, reading: Optional[np.ndarray],
@@ -112,65 +179,31 @@ def simulate(law: int, c: np.ndarray, kind: int, semi: bool, p: np.ndarray, dela
     ``thermal_initial`` setting), or None: the thermal addition is off. None is a type of its own
     to numba: that specialisation is compiled without the thermal addition's code, so a model
     without it runs the step of one that never had it (not a branch per step)."""
-    inertia = mass * length**2 + arm_mass * length**2 / 3 + p[ARMATURE]
-    offset = p[Q_OFFSET]
-    error = 0.0
-    target = q  # firmware state of the STS law (code 3, the voltage law after it)
-    delay = p[LATENCY] / dt
-    whole = math.floor(delay)
-    fraction = delay - whole
-    held = int(whole) + (1 if fraction > 0 else 0)
-    half = 0.5 * p[BACKLASH]
-    y = q  # the output (encoder) position: q but behind the play with backlash
-    tw = 0.0  # winding and case temperatures [degC]
-    if reading is not None:
-        tw = p[INITIAL] if math.isnan(reading[0]) else reading[0]
-    tc = tw
-    heat_error = 0.0
+    constants, state = lane(p, q, v, mass, length, arm_mass, dt, reading)
     for k in range(steps):
         if write:
-            out[k] = y
-        error += abs(y - position[k])
-        if reading is not None:
-            if k < scored and not math.isnan(reading[k]):
-                heat_error += abs(tc - reading[k])
-        g = goal[k]
-        en = enable[k]
-        if delayed:
-            at = max(k - int(whole), 0)
-            g = goal[at] + fraction * (goal[max(k - int(whole) - 1, 0)] - goal[at])
-            en = enable[max(k - held, 0)]
-        setpoint = g
-        if law == 3:
-            target, setpoint = sts_firmware(target, g, y, en, dt, p)
-        r = p[R]
-        if heated:
-            r = p[R] * (1.0 + p[HEATING] * warming[k])
-        if reading is not None:
-            r = r * (1.0 + p[THERMAL_ALPHA] * (tw - 25.0))
-        tm = motor(0 if law == 3 else law, c, setpoint, y, v, kp, vin, en, p[KT], r, p[SUPPLY])
-        if reading is not None:  # the copper losses of the step's current heat the winding (addition_thermal.heat_step)
-            current = tm / p[KT]
-            power = current * current * r
-            flow = (tw - tc) / p[RW]
-            loss = (tc - p[AMBIENT]) / p[RC]
-            tw, tc = tw + dt * ((power - flow) / p[CW]), tc + dt * ((flow - loss) / p[CC])
-        te = -(mass + arm_mass / 2) * 9.80665 * length * math.sin(y + offset)
-        tfm = budget(kind, tm, te, v, p)
-        stopping = inertia * v / dt + tm + te
-        sign = 1.0 if stopping > 0 else (-1.0 if stopping < 0 else (0.0 if stopping == 0 else stopping))
-        tf = -sign * min(abs(stopping), tfm)
-        a = (tm + te + tf) / inertia
-        v = min(max(v + a * dt, -100.0), 100.0)
-        if semi:
-            q = q + v * dt
-        else:
-            q = q + v * dt + 0.5 * a * dt**2
-        if played:
-            y = min(max(y, q - half), q + half)
-        else:
-            y = q
-    return error, heat_error
+            out[k] = state[0]
+        state = step(k, law, c, kind, semi, p, delayed, played, heated, goal, enable, warming, reading, position,
+                     mass, length, arm_mass, kp, vin, dt, scored, constants, state)
+    return state[6], state[7]
+
+@numba.njit(**OPTIONS)
+def simulate_pair(law: int, c: np.ndarray, kind: int, semi: bool, p: np.ndarray, p2: np.ndarray, delayed: bool,
+                  played: bool, heated: bool, goal: np.ndarray, enable: np.ndarray, warming: np.ndarray,
+                  reading: Optional[np.ndarray], position: np.ndarray, q: float, v: float, mass: float, length: float,
+                  arm_mass: float, kp: float, vin: float, dt: float, steps: int, scored: int) -> tuple:
+    """:func:`simulate` (without ``write``) of two parameter sets ``p`` and ``p2`` on the same log,
+    step by step side by side: each set's arithmetic is :func:`simulate`'s, in its order (the same
+    numbers to the bit), but the two independent chains of dependent operations (each step needs
+    the last one's velocity) overlap in the processor. Returns the four sums, ``p``'s then ``p2``'s."""
+    constants, state = lane(p, q, v, mass, length, arm_mass, dt, reading)
+    constants2, state2 = lane(p2, q, v, mass, length, arm_mass, dt, reading)
+    for k in range(steps):
+        state = step(k, law, c, kind, semi, p, delayed, played, heated, goal, enable, warming, reading, position,
+                     mass, length, arm_mass, kp, vin, dt, scored, constants, state)
+        state2 = step(k, law, c, kind, semi, p2, delayed, played, heated, goal, enable, warming, reading, position,
+                      mass, length, arm_mass, kp, vin, dt, scored, constants2, state2)
+    return state[6], state[7], state2[6], state2[7]
 
 @numba.njit(parallel=True, **OPTIONS)
 def batch(law: int, c: np.ndarray, kind: int, semi: bool, params: np.ndarray, delayed: bool, played: bool, heated: bool,
@@ -183,11 +216,39 @@ def batch(law: int, c: np.ndarray, kind: int, semi: bool, params: np.ndarray, de
     rollout does."""
     sets, logs, steps = params.shape[0], goal.shape[0], goal.shape[1]
     maes = np.empty((sets, logs))
+    if not write:  # parameter sets two by two on each log (simulate_pair), the odd last one alone
+        pairs = (sets + 1) // 2
+        for job in numba.prange(pairs * logs):
+            i, j = 2 * (job // logs), job % logs
+            if i + 1 < sets:
+                if reading is None:  # pruned by numba where reading is None (simulate's docstring)
+                    total, heat_total, total2, heat_total2 = simulate_pair(
+                        law, c, kind, semi, params[i], params[i + 1], delayed, played, heated, goal[j], enable[j],
+                        warming[j], None, position[j], position[j, 0], speed[j, 0], mass[j], length[j], arm_mass[j],
+                        kp[j], vin[j], dt[j], lengths[j], lengths[j])
+                else:
+                    total, heat_total, total2, heat_total2 = simulate_pair(
+                        law, c, kind, semi, params[i], params[i + 1], delayed, played, heated, goal[j], enable[j],
+                        warming[j], reading[j], position[j], position[j, 0], speed[j, 0], mass[j], length[j],
+                        arm_mass[j], kp[j], vin[j], dt[j], lengths[j], lengths[j])
+                maes[i + 1, j], heat_maes[i + 1, j] = total2 / lengths[j], heat_total2 / lengths[j]
+            elif reading is None:
+                total, heat_total = simulate(law, c, kind, semi, params[i], delayed, played, heated, goal[j], enable[j],
+                                             warming[j], None, position[j], position[j, 0], speed[j, 0], mass[j],
+                                             length[j], arm_mass[j], kp[j], vin[j], dt[j], lengths[j], lengths[j],
+                                             out[0, 0], False)
+            else:
+                total, heat_total = simulate(law, c, kind, semi, params[i], delayed, played, heated, goal[j], enable[j],
+                                             warming[j], reading[j], position[j], position[j, 0], speed[j, 0],
+                                             mass[j], length[j], arm_mass[j], kp[j], vin[j], dt[j], lengths[j],
+                                             lengths[j], out[0, 0], False)
+            maes[i, j], heat_maes[i, j] = total / lengths[j], heat_total / lengths[j]
+        return maes
     for job in numba.prange(sets * logs):
         i, j = job // logs, job % logs
-        count = steps if write else lengths[j]
-        row = out[i, j] if write else out[0, 0]
-        if reading is None:  # pruned by numba where reading is None (simulate's docstring)
+        count = steps
+        row = out[i, j]
+        if reading is None:
             total, heat_total = simulate(law, c, kind, semi, params[i], delayed, played, heated, goal[j], enable[j],
                                          warming[j], None, position[j], position[j, 0], speed[j, 0], mass[j],
                                          length[j], arm_mass[j], kp[j], vin[j], dt[j], count, lengths[j], row, write)
@@ -196,9 +257,8 @@ def batch(law: int, c: np.ndarray, kind: int, semi: bool, params: np.ndarray, de
                                          warming[j], reading[j], position[j], position[j, 0], speed[j, 0], mass[j],
                                          length[j], arm_mass[j], kp[j], vin[j], dt[j], count, lengths[j], row, write)
         heat_maes[i, j] = heat_total / lengths[j]
-        if write:  # the padded tail is not part of the error
-            total = 0.0
-            for k in range(lengths[j]):
-                total += abs(out[i, j, k] - position[j, k])
+        total = 0.0  # the padded tail is not part of the error
+        for k in range(lengths[j]):
+            total += abs(out[i, j, k] - position[j, k])
         maes[i, j] = total / lengths[j]
     return maes
