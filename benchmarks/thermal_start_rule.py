@@ -39,6 +39,7 @@ from actuator_models.model import Model, new_model
 from actuator_models.objective import Objective
 from actuator_models.splits import Dataset
 from actuator_models.thermal_start import fitted_initial
+from thermal_carry_over import seeds_of  # this folder (a script's own folder is on sys.path)
 
 LOGS = Path(__file__).resolve().parents[1] / "data" / "xl330" / "processed"
 GAINS = (100.0, 200.0, 800.0)
@@ -134,11 +135,6 @@ def paired(name: str, diffs: List[float], unit: str = "folds") -> None:
     """One line: mean, median and range of paired differences and how many are below 0."""
     print(f"{name}: mean {statistics.mean(diffs):+.5f}, median {statistics.median(diffs):+.5f}, range "
           f"{min(diffs):+.5f} .. {max(diffs):+.5f}, lower in {sum(d < 0 for d in diffs)} of {len(diffs)} {unit}")
-
-
-def seeds_of(text: str) -> List[int]:
-    first, _, last = text.partition("-")
-    return list(range(int(first), int(last or first) + 1))
 
 
 def main(argv: Optional[List[str]] = None) -> int:
