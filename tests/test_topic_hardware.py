@@ -150,3 +150,53 @@ def test_nan_goals_are_ignored_and_unknown_joints_refused(rig):
     with pytest.raises(ValueError, match="command_timeout 0"):
         HardwareSettings((1.0,), command_timeout=0)
     hardware.close()
+
+
+def test_disarm_releases_after_the_next_sample_stamped_with_it(rig):
+    """A run's scheduled release (the control node's ``release_time``): the next cycle reads,
+    then releases, and the release carries that cycle's time, as its goals would."""
+    hardware = hardware_of(rig, timeout=1.0)
+    run(hardware, 1.0, GOAL)
+    hardware.disarm()
+    hardware.command(["pendulum"], [GOAL])
+    cycle = hardware.tick()
+    assert cycle.command.torque_enable == (False,) and cycle.time == cycle.sample.time
+    assert cycle.sample.torque_enable == (True,) and not rig.torque()  # sampled before, read back off after
+    after = run(hardware, 0.5, GOAL)  # the controller goes on commanding: ignored until re-armed
+    assert all(c.command is None and c.time >= cycle.time for c in after) and hardware.timeouts == 0
+    assert after[-1].sample.position[0] < cycle.sample.position[0] - 0.05  # the pendulum falls back
+    hardware.close()
+
+
+def test_a_release_after_a_stall_is_not_stamped_after_the_sample_that_shows_it():
+    """MuJoCo paced by the wall clock (the ``mujoco`` backend) steps its physics up to the clock
+    at each sample, so a sample's time is the simulation's, up to a step behind the clock. After a
+    stall of the host (here 0.3 s without a cycle), a release written before the cycle's sample
+    (stamped by the clock) was simulated over the whole stall and then sampled, stamped a step
+    earlier than the release: a fallen pendulum 'before' the release (a CI run: 1.3 rad, a log's
+    replay off by as much). Disarmed, the cycle samples the stall with the torque on, then
+    releases, at the sample's time."""
+    import time
+
+    from actuator_sim.bench import open_realtime
+
+    params = BenchParams(actuators=("xl330",), models=("xl330/m6",), kp=(400.0,), vin=(7.4,), mass=0.49,
+                         length=0.1, time_scale=None)
+    bench = open_realtime(params)
+    hardware = TopicHardware(bench, HardwareSettings(params.kp, command_timeout=1.0))
+    try:
+        for _ in range(50):
+            hardware.command(["pendulum"], [-1.2])  # lifted well out of its rest
+            held = hardware.tick()
+            time.sleep(PERIOD)
+        hardware.command(["pendulum"], [-1.2])
+        time.sleep(0.3)  # the stall
+        hardware.disarm()
+        cycle = hardware.tick()
+        assert cycle.command.torque_enable == (False,) and cycle.time == cycle.sample.time
+        assert abs(cycle.sample.position[0] - held.sample.position[0]) < 0.01  # still held at the release
+        time.sleep(0.3)
+        fallen = hardware.tick()
+        assert fallen.time > cycle.time and fallen.sample.position[0] > cycle.sample.position[0] + 0.5
+    finally:
+        hardware.close()

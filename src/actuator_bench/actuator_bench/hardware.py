@@ -95,11 +95,22 @@ class TopicHardware:
         self.armed = enabled
         return None if enabled else self._release()
 
+    def disarm(self) -> None:
+        """Release the torque in the next cycle, right after its sample: the release is stamped
+        with the cycle's time, as the cycle's goals are (a run's scheduled release). A bench's
+        clock and its samples' time may differ (a simulation paced by the wall clock lags it after
+        a stall), so a release stamped by the clock between two cycles could precede, in stamps, a
+        sample that already shows it."""
+        self.armed = False
+
     def tick(self) -> Cycle:
         """One cycle: read every joint, then write the latest goals (torque on), or release the
-        torque when the commands stopped for the command timeout."""
+        torque when disarmed (:meth:`disarm`) or when the commands stopped for the command
+        timeout."""
         sample = self.bench.sample()
         fresh = self.bench.clock.now() - self.received <= self.settings.command_timeout
+        if self.driving and not self.armed:
+            return Cycle(sample.time, sample, self._release())
         if self.armed and fresh and self.goals:
             names = tuple(j for j in self.bench.joints if j in self.goals)
             command = Command(names, tuple(self.goals[j] for j in names), (True,) * len(names),

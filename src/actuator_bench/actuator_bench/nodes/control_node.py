@@ -97,8 +97,9 @@ class ControlNode(Node):
 
     def on_timer(self) -> None:
         if self.release_at is not None and self.hardware.bench.clock.now() >= self.release_at:
-            self.release_at = None  # the trajectory's release, before this cycle writes a goal
-            self.on_torque(SetBool.Request(data=False), SetBool.Response())
+            self.release_at = None  # the trajectory's release: this cycle's, after its sample
+            self.hardware.disarm()
+        timeouts = self.hardware.timeouts
         try:
             cycle = self.hardware.tick()
         except (OSError, RuntimeError, ValueError) as error:  # bus faults: the driver released the torque
@@ -108,7 +109,7 @@ class ControlNode(Node):
             self.pending = None
             cycle = replace(cycle, info=self.core.loop.player.info)  # stamped as the run's first command
         self.publish(publications(cycle))
-        if cycle.command is not None and not any(cycle.command.torque_enable):
+        if self.hardware.timeouts > timeouts:
             self.get_logger().warning('no command within the command timeout: torque released')
 
     def publish(self, pubs: Iterable[Publication]) -> None:
