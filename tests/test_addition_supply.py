@@ -4,7 +4,8 @@ current equals the circuit ``Vs = vin - Rs d i``, ``d Vs = R i + kt v`` solved n
 (brentq); a saturated frictionless drive moves as the analytic motion with the resistance
 ``R + Rs d^2`` (tests/additions_reference.py) in the numpy rollout, the pendulum simulator and
 MuJoCo; the stick/slip reference follows the rollout; with ``thermal`` the winding alone heats.
-The compiled kernel equals the numpy step to 1e-12; Warp has no twin of it and refuses it by name."""
+The compiled kernel equals the numpy step to 1e-12; the Warp step's twin is checked against the CPU
+MuJoCo step in ``test_warp_dahl_thermal.py``."""
 
 import sys
 from dataclasses import replace
@@ -130,9 +131,9 @@ def test_with_thermal_only_the_winding_heats():
     assert winding - t0 == pytest.approx(i * i * p["R"] * 0.005 / p["thermal_winding_capacity"], rel=1e-9)
 
 
-def test_kernel_equals_the_numpy_step_on_the_xl330_logs_and_warp_refuses_it_by_name(xl330_processed):
+def test_kernel_equals_the_numpy_step_on_the_xl330_logs(xl330_processed):
     """M6 carrying thermal and supply at kp 100-800 (full duty at kp 800): the compiled kernel's
-    positions equal the numpy rollout's to 1e-12, and the supply moves them; Warp has no twin."""
+    positions equal the numpy rollout's to 1e-12, and the supply moves them."""
     every = read_logs(xl330_processed)
     logs = [log for log in every if log.kp == 800.0][:2] + [every[0]]
     model = new_model("xl330", "m6", additions=("thermal", "supply")).with_values(supply_resistance=RS)
@@ -144,6 +145,3 @@ def test_kernel_equals_the_numpy_step_on_the_xl330_logs_and_warp_refuses_it_by_n
     plain = dict(model.values, supply_resistance=0.0)
     assert np.max(np.abs(rollout(model.actuator, model.friction, plain, batch, model.integrator) - numpy_q)) > 1e-3
     assert Objective(model, logs).engine != "numpy"
-    warp_servo = pytest.importorskip("actuator_sim.warp_servo")
-    with pytest.raises(ValueError, match="supply"):
-        warp_servo.check_supported(model)

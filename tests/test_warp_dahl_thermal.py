@@ -1,4 +1,4 @@
-"""Dahl friction and the ``thermal`` addition in the servo step on MuJoCo Warp (run by Warp on the
+"""Dahl friction and the ``thermal`` and ``supply`` additions in the servo step on MuJoCo Warp (run by Warp on the
 CPU), checked world by world against the CPU MuJoCo step (:class:`actuator_sim.joint_sim.JointSimulation`,
 float64): positions, Dahl's state ``w`` and the winding and case temperatures at every step.
 
@@ -129,11 +129,31 @@ def test_thermal_worlds_match_the_cpu_step():
         assert np.abs(temperatures[world] - cpu_temperatures).max() < KELVIN_TOLERANCE, world
 
 
+def test_supply_worlds_match_the_cpu_step():
+    """``supply`` (a 0.4-ohm supply, so full duty sags it by volts) on five servos, one with
+    ``thermal`` too (its copper losses stay the winding's), one without: positions and
+    temperatures at every step; the sag moves the joints (the same run with no servo carrying it
+    differs by far more than the tolerance)."""
+    sagging = replace(load_model("sts3215/m1"), additions=("supply",)).with_values(supply_resistance=0.4)
+    hot = replace(load_model("sts3215/m1"), additions=("thermal", "supply")).with_values(
+        supply_resistance=0.4, thermal_winding_capacity=0.1, thermal_winding_resistance=5.0, thermal_initial=30.0)
+    plain = load_model("sts3215/m1")
+    servos = [Servo(joint, hot if i == 1 else plain if i == 4 else sagging, 8.0) for i, joint in enumerate(JOINT_NAMES)]
+    goals, kp = _commands(seed=6)
+    positions, _, temperatures = _run_warp(servos, goals, kp)
+    unsagged, _, _ = _run_warp([Servo(joint, plain, 8.0) for joint in JOINT_NAMES], goals, kp)
+    assert np.abs(positions - unsagged).max() > 100 * TOLERANCE  # the supply acts
+    for world in range(NWORLD):
+        cpu_positions, _, cpu_temperatures = _run_cpu(servos, goals, kp, world)
+        assert np.abs(positions[world] - cpu_positions).max() < TOLERANCE, world
+        assert np.abs(temperatures[world, :, 1] - cpu_temperatures[:, 1]).max() < KELVIN_TOLERANCE, world
+
+
 def test_dahl_and_thermal_are_run_and_only_what_has_no_kernel_is_refused():
     """Every shipped friction model, addition and law runs; a law or friction model that only
     looks like a shipped one (a subclass, another budget under a shipped name) is refused by name."""
     for name in ("m1", "m6", "dahl", "dahl+viscous"):
-        check_supported(new_model("xl330", name, additions=("thermal", "latency", "backlash", "heating")))
+        check_supported(new_model("xl330", name, additions=("thermal", "latency", "backlash", "heating", "supply")))
     for actuator in ("sts3215", "erob80_50", "mx64"):
         check_supported(new_model(actuator, "dahl"))
 

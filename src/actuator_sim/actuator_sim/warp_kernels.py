@@ -48,7 +48,7 @@ def _delay_split(values: Mapping[str, float], dt: float) -> Dict[str, float]:
 #: The additions the kernels run, by name, with what their twins read besides the declarations.
 ADDITION_TWINS: Dict[str, Twin] = {
     "latency": Twin(floats=("delay_fraction",), ints=("delay_whole", "delay_held"), derive=_delay_split),
-    "backlash": Twin(), "heating": Twin(), "thermal": Twin(),
+    "backlash": Twin(), "heating": Twin(), "thermal": Twin(), "supply": Twin(),
 }
 #: Columns of the per-servo parameter rows, in order: the control laws', M6's budget, Dahl's,
 #: then each twinned addition's ``kernel_columns`` and its twin's derived float columns.
@@ -112,7 +112,10 @@ def _motor_torque(p: wp.array2d[float], s: int, law: int, setpoint: float, y: fl
         current = _clip(kp * (setpoint - y), -p[s, wp.static(_C["max_current"])], p[s, wp.static(_C["max_current"])])
         return kt * _clip(current, (-vin - kt * v) / resistance, (vin - kt * v) / resistance) * on
     duty = _clip(kp * p[s, wp.static(_C["error_gain"])] * (setpoint - y), -p[s, wp.static(_C["max_duty"])], p[s, wp.static(_C["max_duty"])])
-    return on * (kt * vin * duty / resistance - kt * kt * v / resistance)
+    # supply: the winding's R seen from the sagging supply, R + Rs d^2 (addition_supply.sagged_resistance;
+    # its column is 0 for a servo not carrying it, which leaves R as it is)
+    sagged = resistance + p[s, wp.static(_C["supply_resistance"])] * duty * duty
+    return on * (kt * vin * duty / sagged - kt * kt * v / sagged)
 
 
 @wp.kernel

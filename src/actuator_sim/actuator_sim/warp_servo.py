@@ -10,7 +10,8 @@ constraint applies it, nearly hard as on the CPU); after the step the output fol
 behind the ``backlash`` play. A Dahl servo (``dahl``, ``dahl+viscous``) adds its torque ``-Fc w``
 to ``qfrc_applied`` (its budget, 0 or ``Kv |v|``, is the ``dof_frictionloss``) and advances ``w``
 over the step's displacement after it (the exact update, eq. 18); ``thermal`` heats its winding
-and case nodes by the copper losses of each step's current, ``R`` following the winding. State
+and case nodes by the copper losses of each step's current, ``R`` following the winding;
+``supply`` adds the sagging supply's ``Rs d^2`` to the voltage laws' ``R``. State
 (firmware target, output, command history, Dahl's ``w``, the thermal nodes) is per world.
 
 Use (``mjm`` a ``mujoco.MjModel``)::
