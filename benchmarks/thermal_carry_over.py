@@ -24,6 +24,7 @@ figures can differ. ``--thermal-start`` sets the fit's own rule (default: the fi
     python benchmarks/thermal_carry_over.py --seeds 0-3
     python benchmarks/thermal_carry_over.py --seeds 1 --per-log
     python benchmarks/thermal_carry_over.py --seeds 0-7 --other-start
+    python benchmarks/thermal_carry_over.py --seeds 0-7 --carry thermal,supply
 """
 
 from __future__ import annotations
@@ -32,10 +33,11 @@ import argparse
 import warnings
 from dataclasses import replace
 from pathlib import Path
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from actuator_models.fit_cli import parse_carry
 from actuator_models.fit_data import FitSettings
 from actuator_models.fit_spec import FitSpec
 from actuator_models.fitting import fit
@@ -92,12 +94,13 @@ def register(model: Model, logs: Sequence[Log]) -> tuple:
 
 
 def one_seed(logs_dir: Path, seed: int, trials: Optional[int], logs_rows: bool = False,
-             start: Optional[str] = None, other_start: bool = False) -> None:
+             start: Optional[str] = None, other_start: bool = False,
+             carry: Optional[Tuple[str, ...]] = None) -> None:
     settings = FitSettings(seed=seed, **({} if trials is None else {"trials": trials}),
                            **({} if start is None else {"thermal_start": start}))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        report = fit(FitSpec(str(logs_dir), "xl330", ("m6",), settings))
+        report = fit(FitSpec(str(logs_dir), "xl330", ("m6",), settings, carry=carry))
     model, data = report.result().model, report.dataset
     if "thermal" not in model.additions:
         raise SystemExit(f"error: the default fit carries {model.additions or 'nothing'}, not thermal")
@@ -141,14 +144,16 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--thermal-start", choices=("mean", "fitted"), help="the fit's thermal_start (default: the fit's)")
     p.add_argument("--other-start", action="store_true",
                    help="also a row with the same fit's thermal_initial set by the other rule (mean <-> fitted)")
+    p.add_argument("--carry", default="auto", help="as fit --carry (default: auto, the fit's carry rule)")
     args = p.parse_args(argv)
-    print("M6, default fit (default split, default carry): position MAE [rad] fed the logged temperature / "
+    print(f"M6, default fit (default split, carry {args.carry}): position MAE [rad] fed the logged temperature / "
           "without it (change), case-node MAE [K] against the register on the held-out logs from their first "
           "reading, register / predicted rise per held-out log [K], thermal_initial [degC] (rule)")
     print("| seed | train | held out | all 12 | register MAE, held out | rise | T0 |")
     print("|---|---|---|---|---|---|---|")
     for seed in seeds_of(args.seeds):
-        one_seed(args.logs, seed, args.trials, args.per_log, args.thermal_start, args.other_start)
+        one_seed(args.logs, seed, args.trials, args.per_log, args.thermal_start, args.other_start,
+                 parse_carry(args.carry))
     return 0
 
 
