@@ -10,6 +10,7 @@ import sys
 
 import pytest
 
+from actuator_models.actuators import actuator
 from actuator_models.addition_selection import MIN_GAIN
 from actuator_models.additions import carried_by_default
 from actuator_models.fit_data import FitSettings
@@ -85,8 +86,8 @@ def test_known_heating_is_recovered_when_carried(tmp_path):
     logs = synthesize_logs(truth, configs, ("sin_sin",), dt=0.01)
     dataset = Dataset.split(logs, validation_fraction=0.0)
     settings = FitSettings(trials=500, seed=0, fixed=dict(MOTOR, R=3.0), prior=0.0, starts=1)
-    carry = carried_by_default([log.extra.get("temp") for log in dataset.train])
-    assert carry == ("thermal",)
+    carry = carried_by_default([log.extra.get("temp") for log in dataset.train], actuator("xl330"))
+    assert carry == ("thermal", "supply")
     heated = fit(FitSpec(dataset, "xl330", ("m1",), settings, carry=("heating",),
                          outputs=FitOutputs.in_folder(tmp_path / "heated", ["m1"])))
     assert heated.carry == ("heating",)

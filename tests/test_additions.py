@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from actuator_models.actuators import actuator
 from actuator_models import kernel
 from actuator_models.additions import ADDITIONS, carried_by_default
 from actuator_models.addition_latency import LATENCY_ADDITION
@@ -102,14 +103,18 @@ def test_heating_moves_the_drive_as_the_analytic_motion_with_the_heated_resistan
     assert drive_travel(t[-1:], 1.4 * R)[0] < 0.9 * drive_travel(t[-1:] + 1.5 * dt, R)[0]  # the two are told apart
 
 
-def test_thermal_is_carried_by_default_only_when_the_logs_record_a_temperature_span():
+def test_thermal_and_supply_are_carried_by_default_only_when_the_logs_record_a_temperature_span():
     """``fit --carry auto``: thermal (issue 31; heating before) when every log records its
-    temperature over 2 K or more (else its effect cannot be told apart from R); none when a log has
-    no temperature."""
-    assert carried_by_default([np.array([28.0, 29.0]), np.array([36.0, 38.0])]) == ("thermal",)
-    assert carried_by_default([np.array([30.0, 31.0]), np.array([31.5])]) == ()
-    assert carried_by_default([np.array([28.0]), None]) == ()
-    assert carried_by_default([]) == ()
+    temperature over 2 K or more (else its effect cannot be told apart from R), with supply for a
+    voltage law (Dynamixel, Feetech) and without it for a current law, which gives no duty (eRob);
+    none when a log has no temperature."""
+    span = [np.array([28.0, 29.0]), np.array([36.0, 38.0])]
+    assert carried_by_default(span, actuator("xl330")) == ("thermal", "supply")
+    assert carried_by_default(span, actuator("sts3215")) == ("thermal", "supply")
+    assert carried_by_default(span, actuator("erob80_50")) == ("thermal",)
+    assert carried_by_default([np.array([30.0, 31.0]), np.array([31.5])], actuator("xl330")) == ()
+    assert carried_by_default([np.array([28.0]), None], actuator("xl330")) == ()
+    assert carried_by_default([], actuator("xl330")) == ()
 
 
 def test_additions_at_zero_change_nothing_and_published_models_carry_none(xl330_processed):

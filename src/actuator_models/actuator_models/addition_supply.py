@@ -17,16 +17,19 @@ Its compiled twin is the column ``supply_resistance`` in :func:`.kernel_numba.mo
 when not carried); its Warp twin the same column in ``actuator_sim.warp_kernels._motor_torque``.
 
 On the shared XL330 logs the ``input_volts`` register reads ``7.33 - 0.24 d^2`` V (8 training logs
-of kp 100 and 200), about 0.08 ohm for the winding's ~3 A stall current at full duty. Carry it
-after ``thermal`` (``--carry thermal,supply``): it adds to the winding's resistance as
-``thermal`` leaves it.
+of kp 100 and 200), about 0.08 ohm for the winding's ~3 A stall current at full duty. It is
+carried after ``thermal`` (``fit --carry auto`` carries both for a voltage law where the logs
+record the temperature): it adds to the winding's resistance as ``thermal`` leaves it.
 """
 
 from __future__ import annotations
 
-from typing import Mapping, Optional
+from typing import Mapping, Optional, Sequence
+
+import numpy as np
 
 from .addition import Addition
+from .addition_heating import records_temperature_span
 from .parameters import Parameter, ParamValues, Value
 
 SUPPLY_RESISTANCE = Parameter("supply_resistance", 0.0, 0.0, 0.5, "ohm",
@@ -53,6 +56,13 @@ class Supply(Addition):
         if duty is None:
             return p
         return {**p, "R": sagged_resistance(p["R"], p["supply_resistance"], duty)}
+
+    def carried_by_default(self, inputs: Mapping[str, Sequence[Optional[np.ndarray]]]) -> bool:
+        """With ``thermal``, where the logs record the temperature over a span (for the voltage
+        laws alone: :func:`.additions.carried_by_default` drops it for a law that gives no duty):
+        nested leave-one-gain-out on the XL330 logs supports the pair over ``thermal`` alone
+        (docs/FIDELITY.md section 7.3); it was not measured without ``thermal``."""
+        return records_temperature_span(inputs)
 
     def describe(self, value: float) -> str:
         return f"supply {value:.3g} ohm"

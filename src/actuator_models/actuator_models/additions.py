@@ -20,6 +20,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from .plugins import entry_points
+from .actuators import Actuator, VoltageControlled
 from .addition import Addition
 from .addition_backlash import BACKLASH_ADDITION, play  # noqa: F401  (play: re-exported)
 from .addition_heating import HEATING_ADDITION, HEATING_SPAN, REFERENCE_TEMPERATURE  # noqa: F401
@@ -96,13 +97,16 @@ def parts(names: Sequence[str]) -> Tuple[Addition, ...]:
     return tuple(addition(name) for name in names)
 
 
-def carried_by_default(temperatures: Sequence[Optional[np.ndarray]]) -> Tuple[str, ...]:
+def carried_by_default(temperatures: Sequence[Optional[np.ndarray]], actuator: Actuator) -> Tuple[str, ...]:
     """The additions a fit carries from the start unless told otherwise (``fit --carry auto``):
     those whose :meth:`~.addition.Addition.carried_by_default` says so for the training logs'
-    recorded temperatures [degC] (one array or None per log); shipped: ``thermal`` when every
-    log records its temperature over :data:`HEATING_SPAN` or more (issue 31; ``heating`` before)."""
+    recorded temperatures [degC] (one array or None per log), less those that read the duty
+    (``reads_duty``) where ``actuator``'s law gives none (a current law). Shipped: ``thermal`` and, for a voltage law, ``supply`` when every log records its
+    temperature over :data:`HEATING_SPAN` or more (issue 31; ``heating`` before)."""
     inputs = {"temperature": list(temperatures)}
-    return tuple(a.name for a in installed_additions().values() if a.carried_by_default(inputs))
+    duty = isinstance(actuator, VoltageControlled)
+    return tuple(a.name for a in installed_additions().values()
+                 if a.carried_by_default(inputs) and (duty or not a.reads_duty))
 
 
 def settings_from_logs(names: Sequence[str], temperatures: Sequence[Optional[np.ndarray]]) -> Dict[str, float]:

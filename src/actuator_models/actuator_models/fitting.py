@@ -165,11 +165,12 @@ def prepare(spec: FitSpec, names: ArgumentNames = PYTHON) -> PreparedFit:
     for the CMA-ES search to converge is an :class:`~.exit_codes.InputWarning` (the command line
     prints it as one ``warning:`` line, Python callers get a warning). Refusals and warnings name
     the caller's arguments (``names``: :data:`~.argument_names.COMMAND_LINE` or Python's)."""
+    from .actuators import actuator
     from .additions import check_additions
 
     dataset = load_logs(spec)
-    carry = (carried_by_default([log.extra.get("temp") for log in dataset.train]) if spec.carry is None
-             else check_additions(spec.carry, "carry"))
+    carry = (carried_by_default([log.extra.get("temp") for log in dataset.train], actuator(spec.actuator))
+             if spec.carry is None else check_additions(spec.carry, "carry"))
     prepared = PreparedFit(spec, dataset, carry)
     s = spec.settings
     budget: Optional[str] = None
