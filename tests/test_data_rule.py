@@ -50,14 +50,14 @@ def test_thermal_parameters_count_against_the_logs_recording_the_register(xl330_
         Identification(model, Dataset(tuple(few), tuple(few), (), "test"), FitSettings(trials=10))
 
 
-def test_a_default_split_fits_m6_carrying_thermal_without_force(xl330_processed):
+def test_a_default_split_fits_m6_carrying_thermal_and_supply_without_force(xl330_processed):
     """The default split of the 12 XL330 logs trains on 8: the default fit of M6 carries thermal
-    (20 free parameters) and is accepted without --force; hold out 6 and it is refused by the
-    positions' count (15 parameters, 8 needed), not a blanket one of 20."""
+    and supply (21 free parameters) and is accepted without --force; hold out 6 and it is refused
+    by the positions' count (16 parameters: M6's 15 and supply's, 8 needed), not a blanket one of 21."""
     prepared = prepare(FitSpec(str(xl330_processed), "xl330", ("m6",)))
-    assert prepared.carry == ("thermal",) and len(prepared.dataset.train) == 8
+    assert prepared.carry == ("thermal", "supply") and len(prepared.dataset.train) == 8
     with pytest.raises(TooFewTrainingLogs) as refused:
         prepare(FitSpec(str(xl330_processed), "xl330", ("m6",), validation_fraction=0.5))
     assert (refused.value.evidence, refused.value.free, refused.value.train, refused.value.needed) == (
-        "positions", 15, 6, 8)
+        "positions", 16, 6, 8)
     assert len(prepared.dataset.validation) == 4

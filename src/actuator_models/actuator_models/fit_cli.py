@@ -353,8 +353,9 @@ def add_fit_command(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--carry", default="auto", metavar="NAMES",
                    help="model additions every model carries from the start, without a selection: auto (thermal when "
                         "the training logs record the servo temperature over a span of 2 K or more: the winding and "
-                        "case temperatures are simulated, the motor's resistance follows the winding), none (the "
-                        "paper's models), heating (replays the logged temperature), or names (default %(default)s)")
+                        "case temperatures are simulated, the motor's resistance follows the winding; with supply, "
+                        "the supply's sag at high duty, for a voltage law), none (the paper's models), heating "
+                        "(replays the logged temperature), or names (default %(default)s)")
     p.add_argument("--thermal-start", choices=THERMAL_STARTS, default=THERMAL_STARTS[0],
                    help="a model carrying thermal: the start temperature of a simulation without a temperature input "
                         "(thermal_initial, written to the params file): mean (of the training logs' first readings) or "
