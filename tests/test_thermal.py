@@ -233,3 +233,21 @@ def test_stick_slip_reference_carries_the_thermal_state_with_the_rollout(xl330_p
     rise = reference.state("Tc")[:n] - reference.state("Tc")[0]
     assert np.max(rise) > 0.5  # the case heats
     assert np.max(np.abs(case[0, :n] - reference.state("Tc")[:n])) < 0.05 * np.max(rise)
+
+
+def test_the_report_says_when_the_resistance_coefficient_leaves_coppers():
+    """Issue 31: thermal_alpha is searched near copper's 0.0039 /K; the report says when the data
+    put it further than 15 % from it (the CLI's summary gives the ratio either way)."""
+    from actuator_models.addition_selection import markdown
+
+    values = dict(THERMAL_ADDITION.settings({"temperature": [np.array([30.0, 33.0])]}), thermal_alpha=0.0039)
+    assert THERMAL_ADDITION.remark(values) is None
+    assert THERMAL_ADDITION.remark({**values, "thermal_alpha": 0.0044}) is None  # 1.13x: within 15 %
+    said = THERMAL_ADDITION.remark({**values, "thermal_alpha": 0.00564})
+    assert said is not None and said.startswith("thermal_alpha 0.00564 /K is 1.45x copper's 0.0039 /K") and "faster" in said
+    assert "slower" in THERMAL_ADDITION.remark({**values, "thermal_alpha": 0.003})
+    assert THERMAL_ADDITION.describe(0.00564) == "thermal: copper coefficient 0.00564 /K (1.45x copper's)"
+    report = {"m6": {"additions": {"carried": {"thermal": {**values, "thermal_alpha": 0.00564}, "supply": 0.08}}}}
+    lines = markdown(report)
+    assert said in lines and sum("copper's" in line for line in lines) == 1  # supply has nothing to say
+    assert not any("copper's" in line for line in markdown({"m6": {"additions": {"carried": {"thermal": values}}}}))

@@ -21,6 +21,7 @@ bias, everything the simulators, the compiled kernel and the fit need to know ab
   step and says so);
 - ``prior_weight``: a hint for the fit's default prior weight (None: no opinion);
 - :meth:`carried_by_default`: whether ``fit --carry auto`` carries it for these logs;
+- :meth:`remark`: what the report says of its fitted values (e.g. far from the physics' value);
 - ``measured``: the inputs its parameters are also fitted against as measurements (``thermal``:
   ``"temperature"``, the register its case node predicts); the fit's data rule counts those
   parameters against the training logs recording them, not the positions (:mod:`.data_rule`);
@@ -127,6 +128,11 @@ class Addition:
         """``"latency 4.2 ms"``: its value for people (one-parameter additions)."""
         p = self.parameters[0]
         return f"{self.name} {value:.3g} {p.unit}"
+
+    def remark(self, values: Mapping[str, float]) -> Optional[str]:
+        """What the report says of its fitted ``values`` (its parameters by name), when they
+        depart from what its physics expects; None: nothing to say."""
+        return None
 
     @property
     def acts_on(self) -> Tuple[str, ...]:

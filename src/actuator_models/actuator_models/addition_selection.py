@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, 
 
 import numpy as np
 
+from .additions import ADDITIONS
 from .cross_validation import Fold, folds
 from .fit_data import FitInterrupted, FitSettings, ProgressCallback
 from .logs import Log
@@ -173,8 +174,8 @@ def markdown(models: Mapping[str, Mapping[str, Any]]) -> List[str]:
     """The report's section on additions: per model, what it carries and, for each candidate,
     the held-out MAE per fold without and with it."""
     lines = ["## Model additions", "",
-             "What each model carries beyond its friction model (thermal: carried from the start when the logs "
-             "record the servo temperature, `--carry`; heating: `--carry heating`; latency, backlash: tried by `actuator-models fit --additions`), "
+             "What each model carries beyond its friction model (thermal, with supply for a voltage law: carried "
+             "from the start when the logs record the servo temperature, `--carry`; heating: `--carry heating`; latency, backlash: tried by `actuator-models fit --additions`), "
              "and what cross-validation said of each candidate.", ""]
     for name, m in models.items():
         info: Mapping[str, Any] = m.get("additions") or {}
@@ -183,6 +184,10 @@ def markdown(models: Mapping[str, Mapping[str, Any]]) -> List[str]:
         selection: Mapping[str, Any] = info.get("selection") or {}
         lines.append(f"**{name.upper()}** carries: {text}" + ("" if selection else " (none was tried by cross-validation)") + ".")
         lines.append("")
+        for a, v in carried.items():
+            if a in ADDITIONS:
+                remark = ADDITIONS[a].remark(v if isinstance(v, Mapping) else {ADDITIONS[a].parameter_names[0]: v})
+                lines += [remark, ""] if remark else []
         for addition, off in (info.get("switched_off") or {}).items():
             val = "" if off["validation_mae"] is None else f", validation MAE {off['validation_mae']:.4f}"
             lines += [f"With {addition} switched off (every other parameter as fitted): training MAE "

@@ -43,6 +43,8 @@ from .parameters import Parameter, ParamValues, Value
 
 ALPHA = Parameter("thermal_alpha", 0.0039, 0.003, 0.008, "1/K",
                   "winding resistance rise per kelvin of the winding (copper: 0.0039)", "alpha")
+#: How far (relative) ``thermal_alpha`` may sit from copper's before the report says so.
+COPPER_TOLERANCE = 0.15
 WINDING_RESISTANCE = Parameter("thermal_winding_resistance", 10.0, 1.0, 100.0, "K/W",
                                "thermal resistance winding -> case", "Rw", log=True)
 WINDING_CAPACITY = Parameter("thermal_winding_capacity", 1.0, 0.1, 10.0, "J/K", "thermal capacity of the winding",
@@ -134,7 +136,19 @@ class Thermal(Addition):
         return records_temperature_span(inputs)
 
     def describe(self, value: float) -> str:
-        return f"thermal: copper coefficient {value:.4g} /K"
+        return f"thermal: copper coefficient {value:.4g} /K ({value / ALPHA.default:.2f}x copper's)"
+
+    def remark(self, values: Mapping[str, float]) -> Optional[str]:
+        """When ``thermal_alpha`` is more than :data:`COPPER_TOLERANCE` (relative) from copper's:
+        the data insisted (issue 31: searched near copper's unless they do)."""
+        alpha = float(values[ALPHA.name])
+        ratio = alpha / ALPHA.default
+        if abs(ratio - 1.0) <= COPPER_TOLERANCE:
+            return None
+        way = "faster" if ratio > 1 else "slower"
+        return (f"thermal_alpha {alpha:.4g} /K is {ratio:.2f}x copper's {ALPHA.default} /K: the logs ask the winding's "
+                f"resistance to rise {way} with its temperature than copper's does, so it stands in for more than "
+                f"the copper (e.g. the magnets' weakening as they warm) or for an error in the temperature it follows.")
 
 
 def case_temperature(state: Any) -> Value:
