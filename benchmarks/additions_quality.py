@@ -23,7 +23,7 @@ import json
 import statistics
 from dataclasses import replace
 from pathlib import Path
-from typing import Dict, List, Tuple
+from typing import Dict, Tuple
 
 from actuator_models.addition_selection import LOCAL_SIGMA
 from actuator_models.additions import ADDITIONS
@@ -32,23 +32,16 @@ from actuator_models.identification import Identification
 from actuator_models.logs import read_logs
 from actuator_models.model import new_model
 from actuator_models.splits import Dataset
+from seeds import seeds_of  # this folder (a script's own folder is on sys.path)
 
 LOGS = Path(__file__).resolve().parents[1] / "data" / "xl330" / "processed"
 VARIANTS: Dict[str, Tuple[str, ...]] = {"none": (), "latency": ("latency",), "backlash": ("backlash",),
                                         "both": ("latency", "backlash")}
 
 
-def seeds(text: str) -> List[int]:
-    """``0-7`` or ``0,3,5``."""
-    if "-" in text:
-        low, high = text.split("-")
-        return list(range(int(low), int(high) + 1))
-    return [int(s) for s in text.split(",")]
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seeds", type=seeds, default=seeds("0-7"))
+    parser.add_argument("--seeds", type=seeds_of, default=seeds_of("0-7"))
     parser.add_argument("--model", default="m6")
     parser.add_argument("--variants", default="none,latency,backlash")
     parser.add_argument("--trials", type=int, default=None, help="trial budget (default: the fit's default)")

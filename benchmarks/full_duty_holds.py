@@ -41,6 +41,7 @@ from actuator_models.residuals import PHASES, phase_labels
 from actuator_models.servo import Drive, Servo, output, start
 from actuator_models.simulation import LogBatch, bench_step, rollout
 from actuator_models.splits import Dataset
+from seeds import seeds_of  # this folder (a script's own folder is on sys.path)
 
 LOGS = Path(__file__).resolve().parents[1] / "data" / "xl330" / "processed"
 #: The XL330's PWM limit [counts] (control table: PWM Limit 885 = 100 %).
@@ -147,11 +148,6 @@ def seed_report(logs: List[Log], seed: int, held: float, trials: int) -> List[st
         rows += [f"    {log.trajectory:16s} saturated holds {share:4.0%}: too strong by {err:+.4f} rad, supply {volts:.2f} V"
                  for log, (share, err, volts) in zip(test, holds) if share > 0]
     return rows + supply_scan(model, train, test)
-
-
-def seeds_of(text: str) -> range:
-    first, _, last = text.partition("-")
-    return range(int(first), int(last or first) + 1)
 
 
 def main() -> None:

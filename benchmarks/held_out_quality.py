@@ -46,6 +46,8 @@ import time
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
+from seeds import seeds_of  # this folder (a script's own folder is on sys.path)
+
 LOGS = Path(__file__).resolve().parents[1] / "data" / "xl330" / "processed"
 
 #: One fit, run by the install under test: argv = logs, model, seed, protocol, fold.
@@ -205,11 +207,6 @@ def published(logs_dir: Path) -> float:
 
     held = [log for log in read_logs(logs_dir) if log.kp == 200.0]
     return float(log_maes(load_model("xl330/m6"), held).mean())
-
-
-def seeds_of(text: str) -> List[int]:
-    first, _, last = text.partition("-")
-    return list(range(int(first), int(last or first) + 1))
 
 
 def main(argv: Optional[List[str]] = None) -> int:

@@ -46,6 +46,7 @@ from actuator_models.model import Model
 from actuator_models.objective import Objective
 from actuator_models.simulation import LogBatch, mean_absolute_errors, rollout_temperatures, temperature_errors
 from actuator_models.thermal_start import fitted_initial
+from seeds import seeds_of  # this folder (a script's own folder is on sys.path)
 
 LOGS = Path(__file__).resolve().parents[1] / "data" / "xl330" / "processed"
 
@@ -127,11 +128,6 @@ def print_row(model: Model, seed: int, rule: str, train: List[Log], held: List[L
     print(f"| {seed} | {' | '.join(rows)} | {case.mean():.2f} (worst {case.max():.2f}) | "
           f"{', '.join(f'{r:+.1f}/{p:+.2f}' for r, p in zip(rose, predicted))} | "
           f"{model.values['thermal_initial']:.2f} ({rule}) |", flush=True)
-
-
-def seeds_of(text: str) -> List[int]:
-    first, _, last = text.partition("-")
-    return list(range(int(first), int(last or first) + 1))
 
 
 def main(argv: Optional[List[str]] = None) -> int:

@@ -39,7 +39,7 @@ from actuator_models.model import Model, new_model
 from actuator_models.objective import Objective
 from actuator_models.splits import Dataset
 from actuator_models.thermal_start import fitted_initial
-from thermal_carry_over import seeds_of  # this folder (a script's own folder is on sys.path)
+from seeds import seeds_of  # this folder (a script's own folder is on sys.path)
 
 LOGS = Path(__file__).resolve().parents[1] / "data" / "xl330" / "processed"
 GAINS = (100.0, 200.0, 800.0)
