@@ -23,8 +23,8 @@ can carry of it, per actuated joint:
   ``solimpfriction`` :data:`~actuator_sim.joint_sim.HARD_FRICTION_SOLIMP`).
 
 Lost: the Stribeck and load-dependent terms of M2-M6, Dahl's state, the Feetech firmware's
-speed-limited target, the additions (``latency``, ``backlash``, ``heating``: ``R`` stays at its
-25 degC value), and torque enable (a user disables actuation with MuJoCo's
+speed-limited target, the additions (``latency``, ``backlash``, ``heating`` and ``thermal``: ``R``
+stays at its 25 degC value; ``supply``: no sag at high duty), and torque enable (a user disables actuation with MuJoCo's
 ``mjDSBL_ACTUATION`` flag, as :func:`native_positions` does for logged torque-off entries).
 :func:`approximation_loss` measures what that costs on logs.
 
