@@ -18,8 +18,9 @@ Protocols (``--protocol``), on the 12 shared XL330 logs (3 gains x 4 trajectorie
   3 training trajectories, fit on 2, validate on 1).
 
 Fits carry what ``actuator-models fit --carry`` would (``--carry``, default ``auto``: the thermal
-addition on these logs, which record the servo temperature; heating on an install from before
-issue 31, such as f636bf1). Every fit runs in a fresh process of the install under test (``python -c``, only API that
+and supply additions on these logs, which record the servo temperature of a voltage-controlled
+servo; thermal alone before 2026-11-27; heating on an install from before issue 31, such as
+f636bf1). Every fit runs in a fresh process of the install under test (``python -c``, only API that
 today's main also has), one after the other, so that times compare: whole process, imports and
 compilation cache loads included. ``--other PATH/TO/python`` runs the same fits with another
 install (today's main: ``/work/main/.venv/bin/python``), seed by seed, and prints the paired
