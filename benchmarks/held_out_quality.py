@@ -64,8 +64,12 @@ overrides = json.loads(sys.argv[6])
 try:
     from actuator_models.additions import carried_by_default
 except ImportError:  # an install from before the heating addition: its fits carry nothing
-    def carried_by_default(temperatures):
+    def carried_by_default(temperatures, *actuator):
         return ()
+import inspect
+from actuator_models.actuators import actuator
+# the carry rule takes the actuator since 2026-11-27 (supply for voltage laws); earlier installs the temperatures alone
+law = (actuator("xl330"),) if len(inspect.signature(carried_by_default).parameters) > 1 else ()
 logs = read_logs(logs_dir)
 if protocol == "split":
     dataset = Dataset.split(logs, None, None, None, seed)
@@ -80,7 +84,7 @@ else:
     dataset = Dataset(tuple(logs), tuple(l for l, o in zip(logs, out) if not o), tuple(l for l, o in zip(logs, out) if o),
                       protocol)
 carry = sys.argv[7]
-carry = (carried_by_default([l.extra.get("temp") for l in dataset.train]) if carry == "auto"
+carry = (carried_by_default([l.extra.get("temp") for l in dataset.train], *law) if carry == "auto"
          else tuple(a for a in carry.split(",") if a not in ("", "none")))
 r = Identification(new_model("xl330", model, additions=carry) if carry else new_model("xl330", model), dataset, FitSettings(seed=seed, **overrides)).run()
 print(json.dumps({"train": r.train_mae, "validation": r.validation_mae}))
