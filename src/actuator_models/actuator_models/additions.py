@@ -101,8 +101,9 @@ def carried_by_default(temperatures: Sequence[Optional[np.ndarray]], actuator: A
     """The additions a fit carries from the start unless told otherwise (``fit --carry auto``):
     those whose :meth:`~.addition.Addition.carried_by_default` says so for the training logs'
     recorded temperatures [degC] (one array or None per log), less those that read the duty
-    (``reads_duty``) where ``actuator``'s law gives none (a current law). Shipped: ``thermal`` and, for a voltage law, ``supply`` when every log records its
-    temperature over :data:`HEATING_SPAN` or more (issue 31; ``heating`` before)."""
+    (``reads_duty``) where ``actuator``'s law gives none (a current law). Shipped: ``thermal``
+    and, for a voltage law, ``supply`` when every log records its temperature over
+    :data:`HEATING_SPAN` or more (issue 31; ``heating`` before)."""
     inputs = {"temperature": list(temperatures)}
     duty = isinstance(actuator, VoltageControlled)
     return tuple(a.name for a in installed_additions().values()
