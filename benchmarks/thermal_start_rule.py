@@ -61,8 +61,8 @@ def one_fold(logs_dir: Path, seed: int, held: float, candidate: str) -> Dict[str
     logs = read_logs(logs_dir)
     train = tuple(log for log in logs if log.kp != held)
     dataset = Dataset(tuple(logs), train, tuple(log for log in logs if log.kp == held), f"kp {held:g} held out")
-    model = new_model("xl330", "m6", additions=carried_by_default([log.extra.get("temp") for log in train],
-                                                                        actuator("xl330")))
+    carry = carried_by_default([log.extra.get("temp") for log in train], actuator("xl330"))
+    model = new_model("xl330", "m6", additions=carry)
     began = time.process_time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

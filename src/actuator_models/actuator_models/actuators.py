@@ -205,6 +205,12 @@ ACTUATORS: Dict[str, Actuator] = {
 }
 
 
+def gives_duty(actuator: Actuator) -> bool:
+    """Whether ``actuator``'s control is a voltage, so that ``control / vin`` is the duty the
+    additions that read it (``reads_duty``: ``supply``) get; a current law's control is a current."""
+    return isinstance(actuator, VoltageControlled)
+
+
 def actuator_names() -> List[str]:
     """Registry names of the shipped actuators, sorted (``["erob80_100", ..., "xl330"]``)."""
     return sorted(ACTUATORS)

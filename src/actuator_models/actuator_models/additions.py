@@ -20,7 +20,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from .plugins import entry_points
-from .actuators import Actuator, VoltageControlled
+from .actuators import Actuator, gives_duty
 from .addition import Addition
 from .addition_backlash import BACKLASH_ADDITION, play  # noqa: F401  (play: re-exported)
 from .addition_heating import HEATING_ADDITION, HEATING_SPAN, REFERENCE_TEMPERATURE  # noqa: F401
@@ -105,7 +105,7 @@ def carried_by_default(temperatures: Sequence[Optional[np.ndarray]], actuator: A
     and, for a voltage law, ``supply`` when every log records its temperature over
     :data:`HEATING_SPAN` or more (issue 31; ``heating`` before)."""
     inputs = {"temperature": list(temperatures)}
-    duty = isinstance(actuator, VoltageControlled)
+    duty = gives_duty(actuator)
     return tuple(a.name for a in installed_additions().values()
                  if a.carried_by_default(inputs) and (duty or not a.reads_duty))
 

@@ -32,7 +32,7 @@ from typing import Any, List, Mapping, Optional, Sequence, Tuple, cast
 
 import numpy as np
 
-from .actuators import Actuator, VoltageControlled
+from .actuators import Actuator, gives_duty
 from .addition import Addition
 from .additions import carried, parts
 from .friction import FrictionModel
@@ -130,7 +130,7 @@ def motor_torque(servo: Servo, control: Value, enable: Value, v: Value, p: Param
     that read the duty (``supply``) get ``control / vin`` as the input ``"duty"`` from a voltage law
     (none from a current law: its control is a current)."""
     inputs = drive.inputs
-    if isinstance(servo.actuator, VoltageControlled) and any(a.reads_duty for a in servo.additions):
+    if gives_duty(servo.actuator) and any(a.reads_duty for a in servo.additions):
         inputs = {**inputs, "duty": control / drive.vin}
     return servo.actuator.torque(control, enable, v, motor_values(servo, p, inputs, state), drive.vin)
 
