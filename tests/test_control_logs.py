@@ -11,7 +11,9 @@ controller interpolates 10 ms waypoints and its command reaches the servo one cy
 cycle, and every goal sent lies on the trajectory within 0.2 s of delay, as a late cycle under
 load holds a goal but never sends one off the path),
 and each path's cycles fall at other instants: each log's positions are what the servo model
-does for that log's own goals. Skipped where ROS 2 with ros2_control or a built workspace is absent.
+does for that log's own goals. A second test delays the player's stop by 1.5 s: the control node
+still ends the run at the trajectory's end. Skipped where ROS 2 with ros2_control or a built
+workspace is absent.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from test_control_launch import Launch, rclpy  # noqa: F401  (its skips apply he
 
 from actuator_bench.bag2json import bag_logs  # noqa: E402
 from actuator_bench.control_goals import goal_plan  # noqa: E402
+from actuator_bench.nodes.control_player import ControlPlayer  # noqa: E402
 from actuator_bench.player import RUN_PREPARE  # noqa: E402
 from actuator_interfaces.srv import RunTrajectory  # noqa: E402
 from actuator_models.model import load_model  # noqa: E402
@@ -58,11 +61,26 @@ def direct_log(tmp_path):
     return one_log(tmp_path / bag if not bag.startswith("/") else bag)
 
 
-def control_log(tmp_path):
+#: How late :class:`LateStop`'s stop reaches the control node [s]
+LATE = 1.5
+
+
+class LateStop(ControlPlayer):
+    """A player whose stop (``announce_run`` start=false) reaches the control node :data:`LATE` s
+    after the goal's result: what a loaded host does to the result's and the stop's trip through
+    the executors (a CI run: the 6 s sin_sin logged as 7.3 s while the stop ended the run)."""
+
+    def call(self, client, request, timeout: float = 30.0):
+        if client is self.announce and not request.start:
+            self.wait(lambda: False, LATE)
+        return super().call(client, request, timeout)
+
+
+def control_log(tmp_path, player_class=ControlPlayer):
     """The trajectory as a goal through the controllers (control.launch.py), recorded, as a log."""
     launch = Launch(tmp_path, "robot:=pendulum", "backend:=mujoco")
     try:
-        player = launch.player
+        player = player_class(launch.node, launch.executor)
         assert player.wait_ready(180.0), launch.output
         player.record(True)
         played = player.play(goal_plan(TRAJECTORY, ("pendulum",)), KP)
@@ -118,3 +136,14 @@ def test_a_trajectory_through_the_controllers_logs_as_the_bench_node_plays_it(tm
     # the recording (the same log with its goals shifted by 0.1 s: MAE 0.084 rad; as recorded 0.008)
     maes = log_maes(load_model("xl330/m6"), [direct, control])
     assert np.all(maes < 0.02), maes
+
+
+def test_a_run_through_the_controllers_ends_at_the_trajectory_s_end_however_late_the_stop_comes(tmp_path):
+    """The control node ends the run at the trajectory's duration on its own clock (the player's
+    ``end_time``), as the bench node's runs end: a stop arriving 1.5 s late changes nothing of
+    the log (ended by the stop, it would last 6 + 1.5 s and more)."""
+    log = control_log(tmp_path, LateStop)
+    duration = goal_plan(TRAJECTORY, ("pendulum",)).duration
+    assert log.timestamp[-1] - log.timestamp[0] == pytest.approx(duration, abs=0.3), log.timestamp[-1]
+    path = TRAJECTORIES[TRAJECTORY].goal  # and it is the trajectory's run from its start
+    assert np.median(np.abs(log.goal_position - [path(x) for x in log.timestamp])) < 0.05

@@ -14,8 +14,11 @@ run's bench_info is published at the first cycle at or after that instant, so th
 first command, its t = 0 for bag2json and the comparison node, is the trajectory's start and
 not the hold before it; with a ``release_time`` the node releases the torque itself at the first
 cycle that long after ``start_time``, on its own clock, so that every graph playing the goal
-releases at the same run time; start=false ends it and releases the torque). Shutdown, Ctrl-C, SIGTERM
-and a command timeout release the torque.
+releases at the same run time; with an ``end_time`` (the trajectory's duration) the run ends at the
+first cycle after that long: bench_info goes idle there, stamped as that cycle, as the bench node's
+own runs end, however late the goal's result and start=false come on a busy host; start=false ends
+the run if still named and releases the torque). Shutdown, Ctrl-C, SIGTERM and a command timeout
+release the torque.
 """
 
 from __future__ import annotations
@@ -54,6 +57,7 @@ class ControlNode(Node):
         self.publish(self.core.announce())
         self.pending: Optional[float] = None  # bench time [s] at which the announced run starts
         self.release_at: Optional[float] = None  # bench time [s] at which the run's torque is released
+        self.end_at: Optional[float] = None  # bench time [s] after which the run ends (bench_info idle)
         self.create_timer(self.core.period, self.on_timer)
         self.get_logger().info(f'{self.core.backend} hardware {list(self.core.params.joints)} at '
                                f'{1 / self.core.period:g} Hz, command timeout {self.core.params.command_timeout:g} s')
@@ -75,7 +79,7 @@ class ControlNode(Node):
     def on_announce(self, request, response):
         player = self.core.loop.player
         try:
-            self.pending = self.release_at = None
+            self.pending = self.release_at = self.end_at = None
             if request.start:
                 kp = request.kp or self.core.run_kp
                 self.hardware.set_gain(kp)
@@ -88,6 +92,8 @@ class ControlNode(Node):
                 self.pending = now + request.start_time - self.get_clock().now().nanoseconds * 1e-9
                 if request.release_time > 0:
                     self.release_at = self.pending + request.release_time
+                if request.end_time > 0:
+                    self.end_at = self.pending + request.end_time
             else:
                 self.publish(publications(Cycle(now, info=player.info)))
             response.success, response.message = True, f'bench_info: {player.info.trajectory or "idle"}'
@@ -105,9 +111,14 @@ class ControlNode(Node):
         except (OSError, RuntimeError, ValueError) as error:  # bus faults: the driver released the torque
             self.get_logger().error(f'control cycle failed: {error}', throttle_duration_sec=1.0)
             return
+        player = self.core.loop.player
         if self.pending is not None and cycle.time >= self.pending:  # the run starts with this cycle's command
             self.pending = None
-            cycle = replace(cycle, info=self.core.loop.player.info)  # stamped as the run's first command
+            cycle = replace(cycle, info=player.info)  # stamped as the run's first command
+        elif self.pending is None and self.end_at is not None and cycle.time > self.end_at + 1e-6:
+            self.end_at = None  # the run's end (the bench player's rule: a cycle on the last instant is in it)
+            player.info = replace(player.info, trajectory='')
+            cycle = replace(cycle, info=player.info)
         self.publish(publications(cycle))
         if self.hardware.timeouts > timeouts:
             self.get_logger().warning('no command within the command timeout: torque released')

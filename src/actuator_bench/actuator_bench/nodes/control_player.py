@@ -10,8 +10,8 @@ of the run: a run starts at rest at its first waypoint, as in the published logs
 control node (``/hardware/announce_run``: bench_info carries the trajectory and gain, as
 recordings need; with the trajectory's release instant, ``lift_and_drop``: 2 s, at which the
 control node releases the torque on its own clock), arms the torque, sends the trajectory as a
-``FollowJointTrajectory`` goal to ``/joint_trajectory_controller`` and, once the goal is done,
-ends the run (torque released). With
+``FollowJointTrajectory`` goal to ``/joint_trajectory_controller`` (the control node ends the run
+at the trajectory's duration, on its own clock) and, once the goal is done, releases the torque. With
 ``record:=true`` the control node's recorder records all runs into one bag
 (``actuator-bench bag2json`` turns it into logs that ``actuator-models fit`` accepts). Ctrl-C or
 SIGTERM cancels the goal and releases the torque. ``namespaces:="[real, sim]"`` plays every
@@ -181,7 +181,8 @@ class ControlPlayer:
         start = self.node.get_clock().now().nanoseconds * 1e-9 + START_DELAY
         played.start = start
         answer = self.call(self.announce, RunTrajectory.Request(start=True, trajectory=plan.name, kp=float(kp),
-                                                                start_time=start, release_time=plan.release or 0.0))
+                                                                start_time=start, release_time=plan.release or 0.0,
+                                                                end_time=plan.duration))
         if not answer.success:
             raise ValueError(answer.message)
         try:
