@@ -11,7 +11,8 @@ Starts robot_state_publisher (``robot_description``: the robot's URDF with its `
 tag, :mod:`actuator_bench.control_description`), ``ros2_control_node`` at ``update_rate`` Hz
 (through ``control_manager``, which deactivates the controllers before stopping it),
 the spawners of ``joint_state_broadcaster`` (``/joint_states``) and ``joint_trajectory_controller``
-(``/joint_trajectory_controller/follow_joint_trajectory``), and, unless ``backend:=mock``, the
+(``/joint_trajectory_controller/follow_joint_trajectory``; their parameters in a controllers YAML
+written to a temporary folder, removed once the controller manager has exited), and, unless ``backend:=mock``, the
 control node in namespace ``hardware``: the bench of ``backend`` behind the topic-based system's
 ``/hardware/joint_commands`` and ``/hardware/joint_states``, with its bench topics and a recorder
 (``record:=true`` records from the start). Parameters come from ``config`` (a bench YAML), by
@@ -21,12 +22,14 @@ default the robot's (arm_mx.yaml, so100_arm.yaml) or, for the pendulum, the back
 two graphs side by side, as compare_control.launch.py runs them.
 """
 
+import shutil
 import tempfile
 from pathlib import Path
 
 from launch import LaunchContext, LaunchDescription
-from launch.actions import DeclareLaunchArgument, OpaqueFunction
+from launch.actions import DeclareLaunchArgument, OpaqueFunction, RegisterEventHandler
 from launch.conditions import IfCondition
+from launch.event_handlers import OnProcessExit
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
@@ -41,17 +44,22 @@ def nodes(context: LaunchContext) -> list:
     chosen = robot(name)
     check_backend(chosen, backend)
     rate = int(LaunchConfiguration('update_rate').perform(context))
-    controllers = Path(tempfile.mkdtemp(prefix='actuator_bench_control_')) / 'controllers.yaml'
+    folder = Path(tempfile.mkdtemp(prefix='actuator_bench_control_'))
+    controllers = folder / 'controllers.yaml'
     controllers.write_text(controllers_yaml(name, rate))
     namespace = LaunchConfiguration('namespace').perform(context).strip('/')
     manager = '/'.join(('', namespace, 'controller_manager')) if namespace else '/controller_manager'
     spawn = ['--controller-manager', manager, '--param-file', str(controllers)]
+    # ros2_control_node, stopped after its controllers are deactivated (actuator_bench.nodes.control_manager);
+    # the controllers YAML is removed once it has exited (its stop reads the file again: rclpy.init)
+    manager_node = Node(package='actuator_bench', executable='control_manager', namespace=namespace,
+                        parameters=[str(controllers)], sigterm_timeout=STOP_TIMEOUT)
     launched = [
         Node(package='robot_state_publisher', executable='robot_state_publisher', namespace=namespace,
              parameters=[{'robot_description': robot_description(name, backend == MOCK, namespace)}]),
-        # ros2_control_node, stopped after its controllers are deactivated (actuator_bench.nodes.control_manager)
-        Node(package='actuator_bench', executable='control_manager', namespace=namespace,
-             parameters=[str(controllers)], sigterm_timeout=STOP_TIMEOUT),
+        manager_node,
+        RegisterEventHandler(OnProcessExit(target_action=manager_node,
+                                           on_exit=lambda event, context: shutil.rmtree(folder, ignore_errors=True))),
         Node(package='controller_manager', executable='spawner', namespace=namespace,
              arguments=['joint_state_broadcaster', *spawn]),
         Node(package='controller_manager', executable='spawner', namespace=namespace,

@@ -79,7 +79,9 @@ class Launch:
 
     def __init__(self, tmp_path: Path, *args: str, launch_file: str = "control.launch.py") -> None:
         self.domain = random.Random(os.getpid() + hash(args)).randrange(101, 200)
-        env = {**os.environ, "ROS_DOMAIN_ID": str(self.domain)}
+        self.tmp = tmp_path / "tmp"  # the launch's temporary files (TMPDIR)
+        self.tmp.mkdir(exist_ok=True)
+        env = {**os.environ, "ROS_DOMAIN_ID": str(self.domain), "TMPDIR": str(self.tmp)}
         self.log = tmp_path / "launch.log"
         with open(self.log, "w") as out:
             self.process = subprocess.Popen(["ros2", "launch", "actuator_bench", launch_file, *args], env=env,
@@ -371,5 +373,6 @@ def test_ctrl_c_with_a_trajectory_playing_leaves_the_servo_torque_off(tmp_path):
             assert "[ERROR]" not in output and "Traceback" not in output, output
             assert output.count("process has finished cleanly") >= 4, output  # every node (spawners exit earlier)
             assert "Canceling active action goal" in output, output  # playing, cancelled by control_manager first
+            assert not list(launch.tmp.glob("actuator_bench_control_*")), output  # its controllers YAML removed
         finally:
             launch.close()
