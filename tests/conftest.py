@@ -140,15 +140,18 @@ def reference_mae_file() -> Path:
 # Property-based tests (tests/test_fuzz_*.py): a fixed, bounded run in CI; a longer random one for a
 # release with HYPOTHESIS_PROFILE=release.
 try:
+    import atexit
     import os
-
+    import shutil
     import tempfile
 
     from hypothesis import HealthCheck, settings
     from hypothesis.configuration import set_hypothesis_home_dir
 
     if "HYPOTHESIS_STORAGE_DIRECTORY" not in os.environ:  # its caches, else .hypothesis/ in the working
-        set_hypothesis_home_dir(tempfile.mkdtemp(prefix="hypothesis-"))  # directory: a package's source (colcon)
+        hypothesis_home = tempfile.mkdtemp(prefix="hypothesis-")  # directory: a package's source (colcon)
+        set_hypothesis_home_dir(hypothesis_home)
+        atexit.register(shutil.rmtree, hypothesis_home, True)  # each pytest process's own, gone with it
     settings.register_profile("ci", derandomize=True, database=None, deadline=None, print_blob=True,
                               suppress_health_check=[HealthCheck.too_slow])
     settings.register_profile("release", max_examples=20_000, deadline=None, print_blob=True,
