@@ -115,7 +115,7 @@ class ControlNode(Node):
         if self.pending is not None and cycle.time >= self.pending:  # the run starts with this cycle's command
             self.pending = None
             cycle = replace(cycle, info=player.info)  # stamped as the run's first command
-        elif self.pending is None and self.end_at is not None and cycle.time > self.end_at + 1e-6:
+        elif self.end_at is not None and cycle.time > self.end_at + 1e-6:  # end_at is after the start
             self.end_at = None  # the run's end (the bench player's rule: a cycle on the last instant is in it)
             player.info = replace(player.info, trajectory='')
             cycle = replace(cycle, info=player.info)
