@@ -200,6 +200,35 @@ def test_bench_info_is_latched_for_late_joiners():
         rclpy.try_shutdown()
 
 
+@pytest.mark.skipif(not os.environ.get("ROS_DISTRO"), reason="ROS_DISTRO is not set: not a ROS 2 environment")
+def test_the_sim_node_publishes_the_temperature_a_thermal_model_simulates(tmp_path):
+    """``actuator_states.temperature`` of the simulated bench is its thermal model's case node,
+    started at the node's ``temperature`` parameter (at rest in a 40-degC ambient it stays there);
+    the shipped model, without one, publishes NaN as before."""
+    from actuator_models.model import new_model, save_model
+
+    params = tmp_path / "thermal.json"
+    save_model(new_model("xl330", "m6", additions=("thermal",)).with_values(thermal_ambient=40.0), params)
+    rclpy.init()
+    try:
+        nodes = [BenchNode(namespace=name, parameter_overrides=[Parameter("backend", value="mujoco"), *extra])
+                 for name, extra in (("hot", [Parameter("models", value=[str(params)]),
+                                              Parameter("temperature", value=40.0)]), ("plain", []))]
+        listener = rclpy.create_node("listener")
+        states = {node.get_namespace(): collect(listener, ActuatorState, f"{node.get_namespace()}/actuator_states")
+                  for node in nodes}
+        deadline = time.monotonic() + 10.0
+        while not all(states.values()) and time.monotonic() < deadline:
+            for node in (*nodes, listener):
+                rclpy.spin_once(node, timeout_sec=0.02)
+        assert list(states["/hot"][0].temperature) == [40.0]
+        assert math.isnan(states["/plain"][0].temperature[0])
+        for node in (*nodes, listener):
+            node.destroy_node()
+    finally:
+        rclpy.try_shutdown()
+
+
 #: the bench parameters of each backend compared (the rest: the node's defaults); the Feetech
 #: emulator needs an STS bench (config/sts3215_bench.yaml's values)
 BACKEND_PARAMETERS = {

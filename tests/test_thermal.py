@@ -22,7 +22,7 @@ from scipy.linalg import expm
 from actuator_models import kernel
 from actuator_models.addition_thermal import THERMAL_ADDITION, heat_step
 from actuator_models.logs import read_logs
-from actuator_models.model import load_model, new_model
+from actuator_models.model import load_model, new_model, save_model
 from actuator_models.simulation import (LogBatch, Pendulum, PendulumSimulator, mean_absolute_errors, rollout,
                                         rollout_temperatures, temperature_errors)
 
@@ -109,6 +109,67 @@ def test_mujoco_carries_the_thermal_state_within_its_integrator_tolerance():
     pendulum = _pendulum_temperatures(model, dt, steps)
     assert np.max(np.abs(np.array(got) - want)) < 0.05
     assert np.max(np.abs(np.array(got) - pendulum)) < 0.05
+
+
+def test_the_simulated_bench_reports_the_temperature_its_register_would_read(tmp_path):
+    """The ``mujoco`` backend (the sim node's bench) publishes, as a real servo's ``temp``
+    register, the case node of a thermal model, started at its ``temperature`` setting; a heating
+    model's held setting; NaN for a model with neither (test_nodes_cores)."""
+    from actuator_models.bench import BenchParams, Command
+    from actuator_sim.bench import SimBench, SimSettings
+
+    model = _stalled(thermal_alpha=1e-9)  # a params file's coefficient is positive; this one changes R by 2e-8
+    save_model(model, tmp_path / "thermal.json")
+    save_model(new_model("xl330", "m1", additions=("heating",)), tmp_path / "heating.json")
+    with pytest.raises(ValueError, match="temperature -300.0: must be degC above absolute zero"):
+        SimSettings(temperature=-300.0)
+    for name, start in (("thermal", 40.0), ("heating", 35.0), ("thermal", float("nan"))):
+        bench = SimBench.open(BenchParams(models=(str(tmp_path / f"{name}.json"),), mass=0.2, length=0.1,
+                                          vin=(VIN,), settings=SimSettings(temperature=start)))
+        first = bench.sample().temperature[0]
+        samples = []
+        for _ in range(20):  # a command every 0.1 s keeps the watchdog off
+            bench.apply(Command(("pendulum",), (GOAL,), (True,), (KP,)))
+            samples.append(bench.advance(bench.time + 0.1))
+        assert bench.time == pytest.approx(2.0)
+        if name == "heating":
+            assert first == start and {s.temperature[0] for s in samples} == {start}
+            continue
+        assert first == (start if start == start else NETWORK["thermal_initial"])
+        assert samples[-1].temperature[0] == bench.sim.temperatures[0][1]  # the case node, not the winding
+        assert samples[-1].temperature[0] - first > 1.0  # a stalled servo heats its case within 2 s
+        want = _closed_form(model.with_values(thermal_initial=first), [2.0])[0, 1]
+        assert samples[-1].temperature[0] == pytest.approx(want, abs=0.05)
+
+
+def test_the_emulated_servo_s_register_reads_its_case_node():
+    """An emulated XL330 carrying ``thermal``, read through dynamixel-sdk on its pseudo-terminal:
+    the Present Temperature register starts at the servo's power-up temperature and follows the
+    simulated case node (whole degC) as the stalled motor heats it, across a change of load."""
+    from dynamixel_sdk import COMM_SUCCESS, PacketHandler
+
+    from actuator_drivers.dynamixel.bus import BusPort
+    from actuator_drivers.dynamixel.tables import control_table
+    from actuator_drivers.dynamixel_emulator.emulator import DynamixelEmulator
+    from actuator_drivers.dynamixel_emulator.firmware import EmulatedServo
+
+    table = control_table("xl330", 2)
+    register = table["present_temperature"].address
+    servo = EmulatedServo(table, _stalled(), Pendulum(0.2, 0.1), vin=VIN, temperature=40.0)
+    with DynamixelEmulator([servo], time_scale=None) as emu:
+        port = BusPort(emu.port, 16.0, emu.clock)
+        sdk = PacketHandler(2.0)
+        assert port.setBaudRate(57600)
+        assert sdk.read1ByteTxRx(port, 1, register) == (40, COMM_SUCCESS, 0)
+        assert sdk.write4ByteTxRx(port, 1, table["goal_position"].address, 4095)[0] == COMM_SUCCESS
+        assert sdk.write1ByteTxRx(port, 1, table["torque_enable"].address, 1)[0] == COMM_SUCCESS
+        emu.clock.sleep(2.0)
+        reading, result, _ = sdk.read1ByteTxRx(port, 1, register)
+        case = emu.servo(1).sim.temperatures[1]
+        assert result == COMM_SUCCESS and reading == round(case) and case > 45.0
+        emu.set_bench(0.3, 0.1)  # a person changes the load: the servo stays as warm as it was
+        assert emu.servo(1).sim.temperatures[1] == case and sdk.read1ByteTxRx(port, 1, register)[0] == reading
+        port.closePort()
 
 
 def _short_logs(xl330_processed, n=300):

@@ -33,6 +33,7 @@ State: ``(Tw, Tc)`` [degC], floats (one servo) or arrays (parameter sets x logs)
 
 from __future__ import annotations
 
+import math
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
@@ -154,6 +155,15 @@ class Thermal(Addition):
 def case_temperature(state: Any) -> Value:
     """What the servo's ``temp`` register reads [degC]: the case node."""
     return state[1]
+
+
+def register_temperature(nodes: Optional[Tuple[float, float]], setting: Optional[float]) -> float:
+    """What a simulated servo's temperature register reads [degC]: the case node of a model
+    carrying ``thermal`` (``nodes``: winding, case), else the servo's temperature ``setting``
+    (what a ``heating`` model assumes), NaN where there is neither."""
+    if nodes is not None:
+        return float(case_temperature(nodes))
+    return math.nan if setting is None else float(setting)
 
 
 THERMAL_ADDITION = Thermal()

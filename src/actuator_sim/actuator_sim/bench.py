@@ -28,16 +28,25 @@ if TYPE_CHECKING:
 #: Most physics steps one :meth:`SimBench.advance` takes (a slow host drops behind instead of
 #: stalling the caller).
 MAX_STEPS_PER_ADVANCE = 1000
+ABSOLUTE_ZERO = -273.15  # degC
 
 
 @dataclass(frozen=True)
 class SimSettings:
-    """The ``mujoco`` backend's settings: the simulated model ``mjcf`` and the generated
-    pendulum's physics ``timestep`` [s]."""
+    """The ``mujoco`` backend's settings: the simulated model ``mjcf``, the generated pendulum's
+    physics ``timestep`` [s] and the servos' ``temperature`` at the start [degC] (NaN: none given)."""
 
     mjcf: str = field(default="pendulum", metadata=option(
         "Simulated model: pendulum (from mass, length, arm_mass), a shipped MJCF such as arm_mx.xml, or a path"))
     timestep: float = field(default=BENCH_DT, metadata=option("Physics step of the generated pendulum [s]"))
+    temperature: float = field(default=math.nan, metadata=option(
+        "Servo temperature at the start [degC], every joint: a thermal model's winding and case start there, a "
+        "heating model holds it; nan: each model's thermal_initial (thermal), 25 degC (heating, warned)"))
+
+    def __post_init__(self) -> None:
+        if not (math.isnan(self.temperature) or ABSOLUTE_ZERO < self.temperature < math.inf):
+            raise ValueError(f"temperature {self.temperature!r}: must be degC above absolute zero "
+                             f"({ABSOLUTE_ZERO:g}), or nan for each model's own start")
 
 
 def mjcf_text(params: BenchParams, q_offset: float = 0.0) -> str:
@@ -82,7 +91,9 @@ class SimBench:
         from actuator_sim.joint_sim import JointSimulation, Servo  # MuJoCo: only when a bench opens
 
         models = [load_model(m) for m in params.models]
-        servos = [Servo(j, m, k, v or None) for j, m, k, v in zip(params.joints, models, params.kp, params.vin)]
+        start = params.settings_as(SimSettings).temperature
+        temperature = None if math.isnan(start) else start
+        servos = [Servo(j, m, k, v or None, temperature) for j, m, k, v in zip(params.joints, models, params.kp, params.vin)]
         sim = JointSimulation.from_xml(mjcf_text(params, models[0].values.get("q_offset", 0.0)), servos)
         return cls(sim, params.command_timeout, WallClock(params.time_scale or 1.0) if realtime else None)
 
@@ -127,7 +138,7 @@ class SimBench:
             motor_torque=tuple(map(float, state.motor_torque)),
             control=tuple(map(float, state.control)),
             input_voltage=tuple(map(float, self.vin)),
-            temperature=(math.nan,) * n,
+            temperature=tuple(map(float, self.sim.temperature_readings)),
             torque_enable=tuple(map(bool, state.torque_enable)),
             comm_errors=(0,) * n,
         )

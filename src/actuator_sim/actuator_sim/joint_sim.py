@@ -47,6 +47,7 @@ from typing import Mapping, Optional, Sequence, Union
 import mujoco
 import numpy as np
 
+from actuator_models.addition_thermal import register_temperature
 from actuator_models.model import Model
 from actuator_models.simulation import warn_unmeasured
 from actuator_models.servo import Drive, Servo as ServoParts, forces, heat, motor_torque, output, settle, setpoint, start
@@ -271,6 +272,13 @@ class JointSimulation:
             names = [a.name for a in part.additions]
             out.append(tuple(float(t) for t in state.additions[names.index("thermal")]) if "thermal" in names else None)
         return out
+
+    @property
+    def temperature_readings(self) -> np.ndarray:
+        """Per servo, what its temperature register reads [degC]
+        (:func:`~actuator_models.addition_thermal.register_temperature`)."""
+        return np.array([register_temperature(nodes, None if np.isnan(setting) else float(setting))
+                         for nodes, setting in zip(self.temperatures, self.temperature)])
 
     def _budgets(self, tm: np.ndarray, te: np.ndarray, v: np.ndarray) -> np.ndarray:
         return np.array(

@@ -45,7 +45,9 @@ class SerialServo:
         bench: pendulum load.
         servo_id: ID register value.
         vin: supply voltage [V] (model default if None); reported in the voltage register.
-        temperature: reported temperature [degC].
+        temperature: the servo's temperature at power-up [degC]: what the register reports, the
+            start of a ``thermal`` model's nodes (the register then reads its case node), the
+            constant a ``heating`` model assumes.
         q: initial shaft angle [rad].
         physics_dt: simulation step [s] of bench time (the published parameters were identified
             at 5 ms).
@@ -69,8 +71,7 @@ class SerialServo:
         self.table = table
         self.model = model
         self.physics_dt = physics_dt
-        self.temperature = temperature
-        self.sim = PendulumSimulator(model, bench, vin=vin, q=q)
+        self.sim = PendulumSimulator(model, bench, vin=vin, q=q, temperature=temperature)
         self.steps = 0  # simulation steps done; the shaft is at bench time steps * physics_dt
         self.hardware_error = 0  # the family's hardware fault bits
         self.memory = bytearray(table.size)
@@ -199,9 +200,8 @@ class SerialServo:
 
     # ------------------------------------------------------------------ physics
     def set_bench(self, bench: Pendulum) -> None:
-        """Change the pendulum load, keeping the shaft state."""
-        q, v = self.sim.q, self.sim.v
-        self.sim = PendulumSimulator(self.model, bench, vin=self.sim.vin, q=q, v=v, integrator=self.sim.integrator)
+        """Change the pendulum load, keeping the servo's state (shaft, temperatures, latency)."""
+        self.sim.bench = bench
 
     def advance(self, t: float) -> None:
         """Run the shaft up to bench time ``t`` [s] in ``physics_dt`` steps (the state depends only on
