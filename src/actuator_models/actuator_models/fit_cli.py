@@ -311,7 +311,7 @@ def add_fit_command(sub: "argparse._SubParsersAction") -> None:
     split.add_argument("--validation-logs-match", metavar="PATTERN",
                        help="hold out the logs whose file name or trajectory matches this regular expression, "
                             "e.g. lift_and_drop")
-    p.add_argument("--seed", type=int, default=0, help="random seed (split and CMA-ES), default 0")
+    p.add_argument("--seed", type=count(0), default=0, help="random seed (split and CMA-ES), default 0")
     p.add_argument("--out", metavar="PATH",
                    help="params file (.json) for one model, else a folder for params and report "
                         "(default: a new folder fit-<actuator>/, fit-<actuator>-2/, ... on each run)")
@@ -342,7 +342,7 @@ def add_fit_command(sub: "argparse._SubParsersAction") -> None:
                    help="cross-validate every model on the training logs, leaving one gain and/or one trajectory out "
                         "(gain, trajectory or gain,trajectory): a table per fold in the report, and the model is chosen "
                         "by the mean cross-validated error")
-    p.add_argument("--cv-trials", type=int, metavar="N",
+    p.add_argument("--cv-trials", type=count(1), metavar="N",
                    help="trial budget of each cross-validation fit (default: a quarter of --trials, for speed)")
     p.add_argument("--additions", metavar="NAMES",
                    help=f"try model additions on every model (one or more of {', '.join(ADDITIONS)}, comma-separated, "
