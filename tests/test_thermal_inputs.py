@@ -57,3 +57,12 @@ def test_a_log_temperature_no_servo_can_read_is_refused(tmp_path, xl330_processe
     result = run("simulate", "--params", params_file(tmp_path), "--log", path)
     line = error_line(result)
     assert result.returncode == 2 and f"{path}: field 'temp': entry 0: {value:g}" in line
+
+
+@pytest.mark.parametrize("key", ["thermal_initial", "thermal_ambient", "thermal_case_capacity"])
+def test_a_thermal_model_missing_one_of_its_keys_is_refused(tmp_path, xl330_processed, key):
+    """Before: the other six keys were accepted and the model simulated without ``thermal``, exit 0."""
+    path = params_file(tmp_path, **{key: None})
+    result = run("simulate", "--params", path, "--log", first_log(xl330_processed))
+    line = error_line(result)
+    assert result.returncode == 2 and f"{path}: key '{key}'" in line and "is missing" in line and "thermal" in line

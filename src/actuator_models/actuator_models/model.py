@@ -149,6 +149,13 @@ def model_from_dict(
                 f"{source}: unknown key {key!r} (value {data[key]!r}) for model {act.name}/{fric.name}"
                 f"{did_you_mean(str(key), known)}; its parameters are {', '.join(known)}"
             )
+    for part in installed_additions().values():
+        absent = [q for q in part.parameters if q.name not in data]
+        if absent and len(absent) < len(part.parameters):  # half an addition would be silently dropped
+            raise ParamsError(
+                f"{source}: key {absent[0].name!r} ({absent[0].meaning}, {absent[0].unit}) is missing; the "
+                f"{part.name} addition its other keys carry needs {', '.join(part.parameter_names)}"
+            )
     values: Dict[str, float] = {}
     for p in parameters:
         if p.name not in data:
