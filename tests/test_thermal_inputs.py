@@ -66,3 +66,24 @@ def test_a_thermal_model_missing_one_of_its_keys_is_refused(tmp_path, xl330_proc
     result = run("simulate", "--params", path, "--log", first_log(xl330_processed))
     line = error_line(result)
     assert result.returncode == 2 and f"{path}: key '{key}'" in line and "is missing" in line and "thermal" in line
+
+
+def test_carry_refuses_heating_with_thermal_and_supply_on_a_current_law(tmp_path, xl330_processed):
+    """Before: both fitted with exit 0 (``supply`` on an eRob reported a resistance, 0.20 ± 0.11
+    ohm, that changes nothing); nothing is written."""
+    quick = ("--model", "m1", "--trials", "16", "--quiet", "--out", tmp_path / "fit")
+    both = run("fit", "--logs", xl330_processed, "--actuator", "xl330", *quick, "--carry", "thermal,heating")
+    assert both.returncode == 2 and "--carry: 'thermal' and 'heating' cannot be carried together" in error_line(both)
+    erob = run("fit", "--logs", xl330_processed, "--actuator", "erob80_50", *quick, "--carry", "supply")
+    line = error_line(erob)
+    assert erob.returncode == 2 and "--carry: 'supply'" in line and "erob80_50" in line and "voltage law" in line
+    assert not (tmp_path / "fit").exists()
+
+
+def test_a_params_file_carrying_what_its_actuator_cannot_is_refused(tmp_path, xl330_processed):
+    path = params_file(tmp_path, heating=0.01)
+    both = run("simulate", "--params", path, "--log", first_log(xl330_processed))
+    assert both.returncode == 2 and f"{path}: additions: 'thermal' and 'heating'" in error_line(both)
+    path.write_text(json.dumps({**published("erob80_50/m1"), "supply_resistance": 0.3}))
+    erob = run("evaluate", "--params", path, "--logs", xl330_processed, "--allow-mismatch")
+    assert erob.returncode == 2 and f"{path}: additions: 'supply'" in error_line(erob)

@@ -105,6 +105,7 @@ class Thermal(Addition):
     measured = ("temperature",)  # the case node is fitted against the register (TEMPERATURE_WEIGHT)
     kernel_columns = tuple(p.name for p in parameters)
     continuous_hooks = ("on_motor_state", "on_current")  # rate(): the network's time derivative
+    excludes = ("heating",)  # R would follow the logged temperature and the simulated winding's: twice
 
     def initial(self, q: Value, p: ParamValues, dt: Value, inputs: Mapping[str, Optional[Value]]) -> Any:
         t = start_temperature(q, p, inputs.get("temperature"))

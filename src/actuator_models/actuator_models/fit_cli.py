@@ -112,16 +112,19 @@ def parse_additions(text: Optional[str]) -> Tuple[str, ...]:
     return check_additions(tuple(a.strip() for a in (text or "").split(",") if a.strip()))
 
 
-def parse_carry(text: str) -> Optional[Tuple[str, ...]]:
-    """``--carry auto|none|NAMES`` -> the additions every model carries from the start; ``auto``:
-    None, the fit's carry rule (:func:`.additions.carried_by_default` of the training logs)."""
-    from .additions import check_additions
+def parse_carry(text: str, actuator_arg: str) -> Optional[Tuple[str, ...]]:
+    """``--carry auto|none|NAMES`` -> the additions every model carries from the start (names
+    ``actuator_arg``'s actuator can carry together); ``auto``: None, the fit's carry rule
+    (:func:`.additions.carried_by_default` of the training logs)."""
+    from .additions import check_additions, check_carried
 
     if text == "auto":
         return None
     if text == "none":
         return ()
-    return check_additions(tuple(a.strip() for a in text.split(",") if a.strip()), "--carry")
+    names = check_additions(tuple(a.strip() for a in text.split(",") if a.strip()), "--carry")
+    check_carried(names, actuator(actuator_arg), "--carry")
+    return names
 
 
 def _summary(name: str, result: "FitResult") -> str:
@@ -174,7 +177,7 @@ def spec_of(args: argparse.Namespace) -> FitSpec:
         )
         spec = FitSpec(
             args.logs, args.actuator, models, settings, args.integrator, args.validation_fraction, args.validation_logs,
-            args.validation_kp, args.validation_logs_match, args.allow_mismatch, parse_carry(args.carry),
+            args.validation_kp, args.validation_logs_match, args.allow_mismatch, parse_carry(args.carry, args.actuator),
             parse_additions(args.additions), parse_cv(args.cv), args.cv_trials, args.storage, args.study,
             allow_odd_logs=args.allow_odd_logs,
         )
