@@ -149,7 +149,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     print("|---|---|---|---|---|---|---|")
     for seed in seeds_of(args.seeds):
         one_seed(args.logs, seed, args.trials, args.per_log, args.thermal_start, args.other_start,
-                 parse_carry(args.carry))
+                 parse_carry(args.carry, "xl330"))
     return 0
 
 

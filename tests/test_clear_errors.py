@@ -34,7 +34,8 @@ def test_fit_popsize_must_be_an_integer_of_at_least_two(value, xl330_processed, 
 
 
 @pytest.mark.parametrize("option, value", [("--trials", "0"), ("--workers", "0"), ("--worker", "-1"),
-                                           ("--restarts", "-2"), ("--patience", "-1"), ("--validation-logs", "-1")])
+                                           ("--restarts", "-2"), ("--patience", "-1"), ("--validation-logs", "-1"),
+                                           ("--seed", "-1"), ("--cv-trials", "0")])
 def test_fit_counts_are_checked_before_anything_runs(option, value, xl330_processed, tmp_path):
     result = run("fit", "--logs", xl330_processed, *XL330, option, value, cwd=tmp_path)
     assert result.returncode == 2 and option in error_line(result)

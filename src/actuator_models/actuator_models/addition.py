@@ -59,6 +59,8 @@ class Addition:
     #: Whether its motor hooks read the step's duty (``inputs["duty"]``: control / supply, given
     #: by :func:`.servo.motor_torque` to voltage laws' motors; absent elsewhere).
     reads_duty: bool = False
+    #: Additions it cannot be carried with (each refuses the other: :func:`.additions.check_carried`).
+    excludes: Tuple[str, ...] = ()
     #: Hooks with a continuous-time form: ``on_motor`` always (a pure function of the step's
     #: values); ``on_command`` where :meth:`command_delay` is the hook's ``dt -> 0`` limit (a
     #: transport delay); ``on_output`` where the hook is rate-independent (a hysteresis: one call

@@ -55,9 +55,11 @@ CASE_RESISTANCE = Parameter("thermal_case_resistance", 30.0, 3.0, 300.0, "K/W", 
 CASE_CAPACITY = Parameter("thermal_case_capacity", 15.0, 1.5, 150.0, "J/K", "thermal capacity of the case", "Cc",
                           log=True)
 AMBIENT = Parameter("thermal_ambient", REFERENCE_TEMPERATURE, -20.0, 80.0, "degC",
-                    "ambient temperature (a setting: fixed by the fit from the training logs)", "Ta", domain="real")
+                    "ambient temperature (a setting: fixed by the fit from the training logs)", "Ta",
+                    domain="temperature")
 INITIAL = Parameter("thermal_initial", REFERENCE_TEMPERATURE, -20.0, 80.0, "degC",
-                    "start temperature without a first reading (a setting: fixed by the fit)", "T0", domain="real")
+                    "start temperature without a first reading (a setting: fixed by the fit)", "T0",
+                    domain="temperature")
 #: The values a fit fixes from the training logs (:meth:`Thermal.settings`) instead of searching.
 SETTINGS = (AMBIENT.name, INITIAL.name)
 #: Weight [rad/K] of the case temperature's MAE against the register in the fit's objective
@@ -104,6 +106,7 @@ class Thermal(Addition):
     measured = ("temperature",)  # the case node is fitted against the register (TEMPERATURE_WEIGHT)
     kernel_columns = tuple(p.name for p in parameters)
     continuous_hooks = ("on_motor_state", "on_current")  # rate(): the network's time derivative
+    excludes = ("heating",)  # R would follow the logged temperature and the simulated winding's: twice
 
     def initial(self, q: Value, p: ParamValues, dt: Value, inputs: Mapping[str, Optional[Value]]) -> Any:
         t = start_temperature(q, p, inputs.get("temperature"))

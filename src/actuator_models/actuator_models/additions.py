@@ -76,6 +76,20 @@ def check_additions(names: Sequence[str], source: str = "--additions") -> Tuple[
     return tuple(name for name in known if name in names)
 
 
+def check_carried(names: Sequence[str], actuator: Actuator, source: str) -> None:
+    """Refuse (``ValueError`` naming ``source``) additions ``names`` that cannot be carried together
+    (:attr:`~.addition.Addition.excludes`) or by ``actuator`` (one that reads the duty where the law
+    gives none: it would change nothing, and a value fitted for it would mean nothing)."""
+    for name in names:
+        part = addition(name)
+        clash = [other for other in part.excludes if other in names]
+        if clash:
+            raise ValueError(f"{source}: {name!r} and {clash[0]!r} cannot be carried together; choose one")
+        if part.reads_duty and not gives_duty(actuator):
+            raise ValueError(f"{source}: {name!r} acts through the duty of a voltage law, and {actuator.name}'s "
+                             f"{type(actuator).__name__} law gives none (it would change nothing)")
+
+
 def carried(values: Mapping[str, object]) -> Tuple[str, ...]:
     """The additions a set of parameter values carries (those whose parameters are all present)."""
     return tuple(a.name for a in installed_additions().values()

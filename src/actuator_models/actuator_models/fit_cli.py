@@ -112,16 +112,19 @@ def parse_additions(text: Optional[str]) -> Tuple[str, ...]:
     return check_additions(tuple(a.strip() for a in (text or "").split(",") if a.strip()))
 
 
-def parse_carry(text: str) -> Optional[Tuple[str, ...]]:
-    """``--carry auto|none|NAMES`` -> the additions every model carries from the start; ``auto``:
-    None, the fit's carry rule (:func:`.additions.carried_by_default` of the training logs)."""
-    from .additions import check_additions
+def parse_carry(text: str, actuator_arg: str) -> Optional[Tuple[str, ...]]:
+    """``--carry auto|none|NAMES`` -> the additions every model carries from the start (names
+    ``actuator_arg``'s actuator can carry together); ``auto``: None, the fit's carry rule
+    (:func:`.additions.carried_by_default` of the training logs)."""
+    from .additions import check_additions, check_carried
 
     if text == "auto":
         return None
     if text == "none":
         return ()
-    return check_additions(tuple(a.strip() for a in text.split(",") if a.strip()), "--carry")
+    names = check_additions(tuple(a.strip() for a in text.split(",") if a.strip()), "--carry")
+    check_carried(names, actuator(actuator_arg), "--carry")
+    return names
 
 
 def _summary(name: str, result: "FitResult") -> str:
@@ -174,7 +177,7 @@ def spec_of(args: argparse.Namespace) -> FitSpec:
         )
         spec = FitSpec(
             args.logs, args.actuator, models, settings, args.integrator, args.validation_fraction, args.validation_logs,
-            args.validation_kp, args.validation_logs_match, args.allow_mismatch, parse_carry(args.carry),
+            args.validation_kp, args.validation_logs_match, args.allow_mismatch, parse_carry(args.carry, args.actuator),
             parse_additions(args.additions), parse_cv(args.cv), args.cv_trials, args.storage, args.study,
             allow_odd_logs=args.allow_odd_logs,
         )
@@ -311,7 +314,7 @@ def add_fit_command(sub: "argparse._SubParsersAction") -> None:
     split.add_argument("--validation-logs-match", metavar="PATTERN",
                        help="hold out the logs whose file name or trajectory matches this regular expression, "
                             "e.g. lift_and_drop")
-    p.add_argument("--seed", type=int, default=0, help="random seed (split and CMA-ES), default 0")
+    p.add_argument("--seed", type=count(0), default=0, help="random seed (split and CMA-ES), default 0")
     p.add_argument("--out", metavar="PATH",
                    help="params file (.json) for one model, else a folder for params and report "
                         "(default: a new folder fit-<actuator>/, fit-<actuator>-2/, ... on each run)")
@@ -342,7 +345,7 @@ def add_fit_command(sub: "argparse._SubParsersAction") -> None:
                    help="cross-validate every model on the training logs, leaving one gain and/or one trajectory out "
                         "(gain, trajectory or gain,trajectory): a table per fold in the report, and the model is chosen "
                         "by the mean cross-validated error")
-    p.add_argument("--cv-trials", type=int, metavar="N",
+    p.add_argument("--cv-trials", type=count(1), metavar="N",
                    help="trial budget of each cross-validation fit (default: a quarter of --trials, for speed)")
     p.add_argument("--additions", metavar="NAMES",
                    help=f"try model additions on every model (one or more of {', '.join(ADDITIONS)}, comma-separated, "

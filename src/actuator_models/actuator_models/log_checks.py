@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, List, Optional
 import numpy as np
 
 from .exit_codes import InputWarning
+from .parameters import temperature_problem
 from .trajectories import TRAJECTORIES
 
 if TYPE_CHECKING:  # pragma: no cover - annotations only (logs.py imports this module)
@@ -173,9 +174,22 @@ def check_positions(log: "Log") -> List[Finding]:
     return findings
 
 
+def check_temperature(log: "Log") -> List[Finding]:
+    """The ``temp`` column [degC], where logged, within the temperatures a servo can be at (a
+    fit fixes ``thermal``'s ambient and start from it, a simulation starts from its first reading)."""
+    temp = log.extra.get("temp")
+    if temp is None or not len(temp):
+        return []
+    for index in (int(np.argmin(temp)), int(np.argmax(temp))):
+        problem = temperature_problem(float(temp[index]))
+        if problem:
+            return [Finding(log.source, "temp", f"entry {index}: {float(temp[index]):g}: {problem}", True)]
+    return []
+
+
 def check_log(log: "Log") -> List[Finding]:
-    """Every plausibility finding of ``log``: header, time, positions and speeds."""
+    """Every plausibility finding of ``log``: header, time, positions and speeds, temperature."""
     time = check_time(log)
     if any(f.fatal for f in time):
         return check_header(log) + time
-    return check_header(log) + time + check_positions(log)
+    return check_header(log) + time + check_positions(log) + check_temperature(log)

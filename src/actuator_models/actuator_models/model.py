@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from .actuator_file import actuator_from_description
-from .additions import carried, check_additions, installed_additions, parts
+from .additions import carried, check_additions, check_carried, installed_additions, parts
 from .actuators import Actuator, actuator, is_description_path
 from .friction import FrictionModel, friction_model
 from .parameters import Parameter, did_you_mean
@@ -132,6 +132,7 @@ def model_from_dict(
     try:
         act = _actuator_of(data, source, base_dir)
         fric = friction_model(str(data["model"]))
+        check_carried(carried(data), act, "additions")
     except ValueError as error:
         raise ParamsError(f"{source}: {error}") from None
     integrator = data.get("integrator", "bam")
@@ -148,6 +149,13 @@ def model_from_dict(
             raise ParamsError(
                 f"{source}: unknown key {key!r} (value {data[key]!r}) for model {act.name}/{fric.name}"
                 f"{did_you_mean(str(key), known)}; its parameters are {', '.join(known)}"
+            )
+    for part in installed_additions().values():
+        absent = [q for q in part.parameters if q.name not in data]
+        if absent and len(absent) < len(part.parameters):  # half an addition would be silently dropped
+            raise ParamsError(
+                f"{source}: key {absent[0].name!r} ({absent[0].meaning}, {absent[0].unit}) is missing; the "
+                f"{part.name} addition its other keys carry needs {', '.join(part.parameter_names)}"
             )
     values: Dict[str, float] = {}
     for p in parameters:

@@ -17,7 +17,10 @@ import numpy as np
 Value = Union[float, np.ndarray]
 
 #: Physical domains of a parameter (see :attr:`Parameter.domain`).
-DOMAINS = ("positive", "non-negative", "real")
+DOMAINS = ("positive", "non-negative", "real", "temperature")
+#: The temperatures [degC] a servo can be at (the ``"temperature"`` domain, and a log's ``temp``
+#: column): above absolute zero, below copper's melting point (its winding would be liquid).
+TEMPERATURE_RANGE = (-273.15, 1085.0)
 
 #: Parameter values by name. Arrays broadcast against the state of a batched rollout.
 ParamValues = Mapping[str, Value]
@@ -35,8 +38,9 @@ class Parameter:
         unit: SI unit, e.g. ``"N m"``.
         meaning: one line saying what it is.
         symbol: the paper's symbol, e.g. ``"Kc"``.
-        domain: physically meaningful values: ``"positive"`` (> 0), ``"non-negative"`` (>= 0)
-            or ``"real"``; when not given, from the sign of ``lower`` at definition (a search
+        domain: physically meaningful values: ``"positive"`` (> 0), ``"non-negative"`` (>= 0),
+            ``"real"`` or ``"temperature"`` [degC] (within :data:`TEMPERATURE_RANGE`); when not
+            given, from the sign of ``lower`` at definition (a search
             that starts at 0 is a magnitude, one that starts above 0 a strictly positive
             quantity). :func:`with_bounds` keeps the domain of the definition.
         log: searched on a log scale (bounds spanning decades, such as 0.1-10x a nominal value:
@@ -70,11 +74,21 @@ class Parameter:
             return f"expected > 0 ({self.meaning} must be positive)"
         if self.domain == "non-negative" and value < 0:
             return f"expected >= 0 ({self.meaning} cannot be negative)"
+        if self.domain == "temperature":
+            return temperature_problem(value)
         return None
 
     def with_bounds(self, lower: float, upper: float) -> "Parameter":
         """Return a copy with other identification bounds."""
         return replace(self, lower=lower, upper=upper)
+
+
+def temperature_problem(value: float) -> Optional[str]:
+    """Why ``value`` [degC] is no temperature a servo can be at, or None when it can."""
+    low, high = TEMPERATURE_RANGE
+    if low < value < high:
+        return None
+    return f"expected a temperature in degC above absolute zero ({low:g}) and below copper's melting point ({high:g})"
 
 
 def did_you_mean(name: str, known: Sequence[str]) -> str:
