@@ -121,7 +121,7 @@ def test_the_simulated_bench_reports_the_temperature_its_register_would_read(tmp
     model = _stalled(thermal_alpha=1e-9)  # a params file's coefficient is positive; this one changes R by 2e-8
     save_model(model, tmp_path / "thermal.json")
     save_model(new_model("xl330", "m1", additions=("heating",)), tmp_path / "heating.json")
-    with pytest.raises(ValueError, match="temperature -300.0: must be degC above absolute zero"):
+    with pytest.raises(ValueError, match="temperature -300.0: expected a temperature in degC above absolute zero"):
         SimSettings(temperature=-300.0)
     for name, start in (("thermal", 40.0), ("heating", 35.0), ("thermal", float("nan"))):
         bench = SimBench.open(BenchParams(models=(str(tmp_path / f"{name}.json"),), mass=0.2, length=0.1,

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Optional, Tuple
 
 import numpy as np
 from actuator_models.model import load_model
+from actuator_models.parameters import temperature_problem
 from actuator_models.simulation import BENCH_DT
 
 from actuator_models.bench import Backend, BenchParams, Clock, Command, JointSample, WallClock, option
@@ -28,7 +29,6 @@ if TYPE_CHECKING:
 #: Most physics steps one :meth:`SimBench.advance` takes (a slow host drops behind instead of
 #: stalling the caller).
 MAX_STEPS_PER_ADVANCE = 1000
-ABSOLUTE_ZERO = -273.15  # degC
 
 
 @dataclass(frozen=True)
@@ -44,9 +44,9 @@ class SimSettings:
         "heating model holds it; nan: each model's thermal_initial (thermal), 25 degC (heating, warned)"))
 
     def __post_init__(self) -> None:
-        if not (math.isnan(self.temperature) or ABSOLUTE_ZERO < self.temperature < math.inf):
-            raise ValueError(f"temperature {self.temperature!r}: must be degC above absolute zero "
-                             f"({ABSOLUTE_ZERO:g}), or nan for each model's own start")
+        problem = None if math.isnan(self.temperature) else temperature_problem(self.temperature)
+        if problem:
+            raise ValueError(f"temperature {self.temperature!r}: {problem} (or nan: each model's own start)")
 
 
 def mjcf_text(params: BenchParams, q_offset: float = 0.0) -> str:
