@@ -87,3 +87,25 @@ def test_a_params_file_carrying_what_its_actuator_cannot_is_refused(tmp_path, xl
     path.write_text(json.dumps({**published("erob80_50/m1"), "supply_resistance": 0.3}))
     erob = run("evaluate", "--params", path, "--logs", xl330_processed, "--allow-mismatch")
     assert erob.returncode == 2 and f"{path}: additions: 'supply'" in error_line(erob)
+
+
+def test_a_thermal_network_faster_than_the_step_is_refused_where_it_would_be_simulated(tmp_path, xl330_processed):
+    """Before: a winding capacity of 1e-4 J/K (time constant 1e-3 s) gave explicit Euler over the
+    5 ms step a growth factor of -4 a step: ``simulate`` and ``evaluate`` printed MAE nan with exit
+    0, ``actuator-sim pendulum`` a MuJoCo MAE beside a NaN reference. Every simulator refuses it
+    where the step is known (numpy and scalar steps, kernel, MuJoCo, hybrid-sim's rollouts)."""
+    from actuator_models.addition_thermal import fastest_time_constant
+    from actuator_sim.cli import main as actuator_sim
+    from hybrid_sim.cli import main as hybrid_sim
+
+    assert fastest_time_constant({**THERMAL, "thermal_winding_capacity": 1e-4}) == pytest.approx(1e-3, rel=0.01)
+    path, log = params_file(tmp_path, thermal_winding_capacity=1e-4), first_log(xl330_processed)
+    for command in (("simulate", "--log", log), ("evaluate", "--logs", xl330_processed)):
+        result = run(command[0], "--params", path, *command[1:])
+        line = error_line(result)
+        assert result.returncode == 2 and "fastest time constant is 0.001 s" in line, line
+        assert "thermal_winding_capacity" in line and "a simulation step of 0.005 s" in line
+    for main, args in ((actuator_sim, ["pendulum"]), (hybrid_sim, ["stick-slip"])):
+        assert main([*args, "--params", str(path), "--log", str(log)]) == 2
+    assert run("simulate", "--params", params_file(tmp_path, thermal_winding_capacity=0.01), "--log",
+               log).returncode == 0  # 0.1 s: stable

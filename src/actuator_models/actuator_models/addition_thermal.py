@@ -85,6 +85,38 @@ def heat_step(state: Tuple[Value, Value], current: Value, p: ParamValues, dt: Va
     return state[0] + dt * winding, state[1] + dt * case
 
 
+class DivergentStep(ValueError):
+    """Values whose thermal network the simulation's step cannot integrate (:func:`step_problem`);
+    the message names the parameters and the step."""
+
+
+def fastest_time_constant(p: ParamValues) -> Value:
+    """The network's fastest time constant [s], ``1 / |lambda|`` of its most negative eigenvalue
+    (the 2x2 system ``d(Tw, Tc)/dt = A (Tw, Tc) + ...`` has real eigenvalues)."""
+    a = 1.0 / (np.asarray(p["thermal_winding_resistance"]) * np.asarray(p["thermal_winding_capacity"]))
+    b = 1.0 / (np.asarray(p["thermal_winding_resistance"]) * np.asarray(p["thermal_case_capacity"]))
+    c = 1.0 / (np.asarray(p["thermal_case_resistance"]) * np.asarray(p["thermal_case_capacity"]))
+    total = a + b + c
+    return 2.0 / (total + np.sqrt(total * total - 4.0 * a * c))
+
+
+def step_problem(p: ParamValues, dt: Value) -> Optional[str]:
+    """Why explicit Euler over ``dt`` [s] (:func:`heat_step`) diverges for values ``p`` (floats or
+    arrays: the first set that does), or None: it is stable while ``dt`` is under twice the
+    fastest time constant. A search within the declared bounds never comes near it (their fastest
+    network: 0.09 s); a params file with, say, a winding capacity of 1e-4 J/K does, and would
+    otherwise be simulated to NaN."""
+    tau = np.broadcast_to(fastest_time_constant(p), np.broadcast(np.asarray(dt), fastest_time_constant(p)).shape)
+    steps = np.broadcast_to(np.asarray(dt, dtype=float), tau.shape)
+    bad = np.flatnonzero(~(steps < 2.0 * tau))
+    if not bad.size:
+        return None
+    i = int(bad[0])
+    return (f"thermal network: its fastest time constant is {float(tau.flat[i]):.3g} s (from "
+            f"{', '.join(p.name for p in (WINDING_RESISTANCE, WINDING_CAPACITY, CASE_RESISTANCE, CASE_CAPACITY))}): "
+            f"a simulation step of {float(steps.flat[i]):g} s, over twice that, diverges")
+
+
 def start_temperature(q: Value, p: ParamValues, reading: Optional[Value]) -> Value:
     """Both nodes' start [degC]: the first ``reading`` where there is one (NaN: none), else the
     ``thermal_initial`` setting; floats or arrays of ``q``'s shape."""
@@ -109,6 +141,9 @@ class Thermal(Addition):
     excludes = ("heating",)  # R would follow the logged temperature and the simulated winding's: twice
 
     def initial(self, q: Value, p: ParamValues, dt: Value, inputs: Mapping[str, Optional[Value]]) -> Any:
+        problem = step_problem(p, dt)
+        if problem:
+            raise DivergentStep(problem)
         t = start_temperature(q, p, inputs.get("temperature"))
         return (t, t.copy() if isinstance(t, np.ndarray) else t)
 

@@ -18,6 +18,7 @@ from typing import Callable, List, Optional, Sequence
 import numpy as np
 
 from .actuator_file import ActuatorFileError
+from .addition_thermal import DivergentStep
 from .dahl_cli import add_dahl_command
 from .dahl_identification import DahlDataError
 from .evaluation import evaluate_model, evaluation_backends
@@ -243,7 +244,7 @@ def _add_core_commands(sub: "argparse._SubParsersAction") -> None:
 
 #: Errors that mean bad input (exit status 2, see :mod:`.exit_codes`).
 BAD_INPUT_ERRORS = (LogError, ParamsError, UsageError, FitUsageError, OutputExistsError, ActuatorFileError,
-                    DahlDataError)
+                    DahlDataError, DivergentStep)
 
 #: Functions that add subcommands.
 COMMAND_GROUPS: List[Callable[["argparse._SubParsersAction"], None]] = [_add_core_commands, add_fit_command, add_dahl_command,

@@ -37,6 +37,7 @@ from typing import Any, Optional, Sequence, Tuple
 
 import numpy as np
 
+from .addition_thermal import DivergentStep, step_problem
 from .additions import ADDITIONS, REFERENCE_TEMPERATURE, carried
 from .actuators import (ARMATURE, ERROR_GAIN_RATIO, KT, Q_OFFSET, R, TARGET_SPEED_LIMIT, Actuator, CurrentControlled,
                         CurrentPD, SpeedLimitedVoltage, VoltageControlled)
@@ -154,6 +155,9 @@ def run_thermal(actuator: Actuator, friction: FrictionModel, values: ParamValues
     on.pop(ADDITION_TWINS.index("supply"))  # no switch: its column, 0 when not carried, changes nothing
     thermal = on.pop(ADDITION_TWINS.index("thermal"))  # the kernel's switch for it: the readings, or None
     reading = np.where(batch.measured[:, None], batch.temperature, np.nan) if thermal else None
+    problem = step_problem(values, float(np.max(batch.dt))) if thermal else None
+    if problem:
+        raise DivergentStep(problem)
     kernel = compiled()
     with InterruptShield():  # a call may compile (module docstring)
         maes = kernel(
