@@ -106,14 +106,13 @@ def step_problem(p: ParamValues, dt: Value) -> Optional[str]:
     fastest time constant. A search within the declared bounds never comes near it (their fastest
     network: 0.09 s); a params file with, say, a winding capacity of 1e-4 J/K does, and would
     otherwise be simulated to NaN."""
-    tau = np.broadcast_to(fastest_time_constant(p), np.broadcast(np.asarray(dt), fastest_time_constant(p)).shape)
-    steps = np.broadcast_to(np.asarray(dt, dtype=float), tau.shape)
+    tau, steps = np.broadcast_arrays(fastest_time_constant(p), np.asarray(dt, dtype=float))
     bad = np.flatnonzero(~(steps < 2.0 * tau))
     if not bad.size:
         return None
     i = int(bad[0])
-    return (f"thermal network: its fastest time constant is {float(tau.flat[i]):.3g} s (from "
-            f"{', '.join(p.name for p in (WINDING_RESISTANCE, WINDING_CAPACITY, CASE_RESISTANCE, CASE_CAPACITY))}): "
+    names = ", ".join(q.name for q in (WINDING_RESISTANCE, WINDING_CAPACITY, CASE_RESISTANCE, CASE_CAPACITY))
+    return (f"thermal network: its fastest time constant is {float(tau.flat[i]):.3g} s (from {names}): "
             f"a simulation step of {float(steps.flat[i]):g} s, over twice that, diverges")
 
 
