@@ -141,7 +141,7 @@ class CloneServo(SerialServo):
         sim, on = self.sim, self.torque_enabled
         for name, value in (("present_position", sim.q), ("present_velocity", sim.v),
                             ("present_load", sim.control / sim.vin if on and sim.vin else 0.0),
-                            ("present_voltage", sim.vin), ("present_temperature", sim.temperature_reading)):
+                            ("present_voltage", sim.vin), ("present_temperature", self.temperature)):
             self.poke(name, self.table[name].from_si(value))
         self.poke("moving", int(abs(sim.v) > 0.02))
 

@@ -124,7 +124,7 @@ class EmulatedServo(SerialServo):
         current = sim.motor_torque / self.model.values["kt"] if enabled else 0.0
         fields: Dict[str, float] = {
             "present_voltage" if self.protocol == 1 else "present_input_voltage": sim.vin,
-            "present_temperature": sim.temperature_reading,
+            "present_temperature": self.temperature,
             "present_speed" if self.protocol == 1 else "present_velocity": sim.v,
             table.effort_register: duty,
             table.current_register: current,

@@ -82,7 +82,7 @@ class StsServo(SerialServo):
         duty = sim.control / sim.vin if enabled and sim.vin else 0.0
         current = sim.motor_torque / self.model.values["kt"] if enabled else 0.0
         for name, value in (("present_position", sim.q), ("present_velocity", sim.v), ("present_load", duty),
-                            ("present_voltage", sim.vin), ("present_temperature", sim.temperature_reading),
+                            ("present_voltage", sim.vin), ("present_temperature", self.temperature),
                             ("present_current", current)):
             self.poke(name, table[name].from_si(value))
         self.poke("moving", int(abs(sim.v) > 0.02))

@@ -95,6 +95,12 @@ class SerialServo:
         return self.table[name].to_si(self.peek(name))
 
     @property
+    def temperature(self) -> float:
+        """What the temperature register reports [degC]: the simulated case node of a ``thermal``
+        model, else the power-up temperature (:attr:`PendulumSimulator.temperature_reading`)."""
+        return self.sim.temperature_reading
+
+    @property
     def servo_id(self) -> int:
         return self.peek("id")
 
