@@ -225,6 +225,30 @@ def test_bench_params_are_checked():
     assert params.models == ("mx106/m6", "mx64/m1") and params.kp == (400.0, 400.0)  # one value serves every joint
 
 
+@pytest.mark.parametrize("change, expected", [
+    (dict(kp=(0.0,)), r"kp 0\.0: the gain of joint 'pendulum' must be a positive number"),
+    (dict(kp=(math.nan,)), r"kp nan"), (dict(kp=(-1.0,)), r"kp -1\.0"), (dict(kp=(math.inf,)), r"kp inf"),
+    (dict(vin=(-5.0,)), r"vin -5\.0: the supply"), (dict(vin=(math.nan,)), r"vin nan"),
+    (dict(min_position=(1.0,), max_position=(-1.0,)), r"min_position 1\.0, max_position -1\.0"),
+    (dict(max_position=(math.inf,)), r"max_position inf"),
+    (dict(mass=-1.0), r"mass -1\.0: must be a positive number"), (dict(length=0.0), r"length 0\.0"),
+    (dict(arm_mass=math.nan), r"arm_mass nan"), (dict(time_scale=0.0), r"time_scale 0\.0"),
+])
+def test_bench_values_no_bench_can_run_on_are_refused_by_name(change, expected):
+    """The bench node's parameters (and ``record``'s bench) on every backend: a simulation or an
+    emulator ran on a NaN or negative gain, a negative supply, a negative mass, and a MuJoCo bench
+    on a joint range upside down or a time_scale of 0 (taken as 1)."""
+    with pytest.raises(ValueError, match=expected):
+        BenchParams(**change)
+
+
+def test_bench_node_rate_must_be_finite():
+    from actuator_bench.bench_core import BenchCore
+
+    with pytest.raises(ValueError, match="rate inf: must be positive Hz"):  # was a period of 0 s
+        BenchCore({"backend": "mujoco", "rate": math.inf})
+
+
 # ----------------------------------------------------------------------------- fit jobs
 def test_fit_request_is_checked(tmp_path, xl330_processed):
     good = dict(logs=str(xl330_processed), actuator="xl330")
