@@ -175,6 +175,21 @@ def test_sim_bench_starts_released_and_holds_commands(sim):
         sim.apply(Command(("elbow",), (0.0,)))
 
 
+def test_an_infinite_gain_is_refused_by_the_bench_node_and_the_control_node(sim):
+    """RunTrajectory kp=inf: the bench node played at 'kp inf' and the control node took it as the
+    gain of every joint (NaN, 0 and negative gains were refused already)."""
+    from actuator_bench.hardware import HardwareSettings, TopicHardware
+
+    with pytest.raises(ValueError, match="gain inf: must be positive"):
+        TrajectoryPlayer(("a",), PENDULUM).start("sin_sin", math.inf, 0.0)
+    hardware = TopicHardware(sim, HardwareSettings((400.0,)))
+    with pytest.raises(ValueError, match="gain inf: must be positive"):
+        hardware.set_gain(math.inf)
+    assert hardware.kp == {"pendulum": 400.0}
+    with pytest.raises(ValueError, match=r"kp \[inf\]"):
+        HardwareSettings((math.inf,))
+
+
 def test_sim_bench_catches_up_in_bounded_steps(sim):
     sim.advance(1e6)
     assert sim.time == pytest.approx(1000 * 0.005)

@@ -49,7 +49,7 @@ class HardwareSettings:
     def __post_init__(self) -> None:
         if not self.command_timeout > 0:
             raise ValueError(f"command_timeout {self.command_timeout!r}: must be positive seconds")
-        if not all(k > 0 for k in self.kp):
+        if not all(0 < k < math.inf for k in self.kp):
             raise ValueError(f"kp {list(self.kp)}: every gain must be positive")
 
 
@@ -85,7 +85,7 @@ class TopicHardware:
 
     def set_gain(self, kp: float) -> None:
         """The firmware gain of every joint from the next cycle on (actuator units)."""
-        if not kp > 0:
+        if not 0 < kp < math.inf:
             raise ValueError(f"gain {kp!r}: must be positive")
         self.kp = {j: float(kp) for j in self.kp}
 

@@ -14,6 +14,7 @@ publishes the bench info with an empty trajectory, which closes the run in recor
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from typing import Callable, Optional, Sequence, Tuple, Union
 
@@ -162,7 +163,7 @@ class TrajectoryPlayer:
         joints first move to the first waypoint (from the positions the first tick is given) and
         the run starts after the hold. The run's bench info comes with its first command (a
         tick's step), stamped as that command: the run's t = 0."""
-        if not kp > 0:
+        if not 0 < kp < math.inf:  # an infinite gain too: no firmware takes it
             raise ValueError(f"gain {kp!r}: must be positive")
         plan = name if isinstance(name, Schedule) else schedule(name, len(self.joints), self.arm)
         self._run = _Run(plan, float(kp), now, prepare)
