@@ -108,6 +108,25 @@ def test_player_stop_and_errors():
     assert set(TRAJECTORIES).isdisjoint(ARM_PATHS)
 
 
+@pytest.mark.parametrize("times, expected", [
+    ((1.0, 0.0, -1.0), r"end_time -1\.0: must be a finite number of seconds >= 0"),
+    ((1.0, 0.0, math.nan), r"end_time nan"), ((1.0, 0.0, math.inf), r"end_time inf"),
+    ((math.nan, 0.0, 0.0), r"start_time nan"), ((math.inf, 0.0, 0.0), r"start_time inf"),
+    ((-1.0, 0.0, 0.0), r"start_time -1\.0"), ((1.0, math.nan, 0.0), r"release_time nan"),
+    ((0.0, 2.0, 0.0), r"release_time 2\.0: counts from start_time, which is 0"),
+    ((0.0, 0.0, 6.0), r"end_time 6\.0: counts from start_time"),
+])
+def test_the_times_of_a_run_named_on_the_control_node_are_checked(times, expected):
+    """announce_run took a NaN or negative end_time (start_time, release_time) as none, kept a run
+    waiting for ever on an infinite one, and dropped a release or end without a start_time."""
+    from actuator_bench.control_goals import check_run_times
+
+    with pytest.raises(ValueError, match=expected):
+        check_run_times(*times)
+    check_run_times(1.7e9, 2.0, 6.0)  # the control player's
+    check_run_times(0.0, 0.0, 0.0)  # named now, ended by start=false
+
+
 def test_arm_paths_follow_the_end_effector_path():
     from actuator_sim.arm import ARMS, link_lengths, workspace
     from actuator_sim.kinematics import forward

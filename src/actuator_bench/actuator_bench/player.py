@@ -102,15 +102,20 @@ def arm_path_schedule(name: str, arm: str) -> Schedule:
     return Schedule(name, timing.duration, goal, lambda t: np.ones(2, dtype=bool))
 
 
+def known_trajectory(name: str) -> str:
+    """``name`` when it is an identification trajectory or a 2R path, else ValueError naming them."""
+    if name not in TRAJECTORIES and name not in ARM_PATHS:
+        raise ValueError(f"unknown trajectory {name!r}; expected one of {', '.join((*TRAJECTORIES, *ARM_PATHS))}")
+    return name
+
+
 def schedule(name: str, joints: int, arm: str = "mx") -> Schedule:
     """The schedule of an identification trajectory or of a 2R path."""
-    if name in TRAJECTORIES:
+    if known_trajectory(name) in TRAJECTORIES:
         return identification_schedule(name, joints)
-    if name in ARM_PATHS:
-        if joints != 2:
-            raise ValueError(f"path {name!r} drives a 2R arm (shoulder, elbow), not {joints} joint(s)")
-        return arm_path_schedule(name, arm)
-    raise ValueError(f"unknown trajectory {name!r}; expected one of {', '.join((*TRAJECTORIES, *ARM_PATHS))}")
+    if joints != 2:
+        raise ValueError(f"path {name!r} drives a 2R arm (shoulder, elbow), not {joints} joint(s)")
+    return arm_path_schedule(name, arm)
 
 
 @dataclass(frozen=True)
