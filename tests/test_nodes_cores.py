@@ -209,6 +209,27 @@ def test_an_infinite_gain_is_refused_by_the_bench_node_and_the_control_node(sim)
         HardwareSettings((math.inf,))
 
 
+def test_sim_bench_refuses_goals_outside_the_joint_limits_before_applying_anything(sim):
+    """The bench contract, as the servo drivers: a goal of 50 rad (a control node's
+    joint_commands, a player's) reached the simulated joint, torque on."""
+    sim.apply(Command(("pendulum",), (0.5,), (True,), (800.0,)))
+    for goal in (50.0, -2.81, math.nan):
+        with pytest.raises(ValueError, match=r"joint 'pendulum': goal .* rad is outside the joint limits "
+                                             r"\[-2\.8000, 2\.8000\] rad; nothing was sent"):
+            sim.apply(Command(("pendulum",), (goal,), (True,), (100.0,)))
+    assert sim.sim.kp[0] == 800.0 and sim.sim.goal_position[0] == 0.5
+
+
+def test_a_joint_command_whose_arrays_differ_in_length_is_refused(sim):
+    """joint_commands with 1 name and 2 positions: the control node took the first one."""
+    from actuator_bench.hardware import HardwareSettings, TopicHardware
+
+    hardware = TopicHardware(sim, HardwareSettings((400.0,)))
+    with pytest.raises(ValueError, match=r"command: 2 positions for 1 joints \['pendulum'\]"):
+        hardware.command(["pendulum"], [0.1, 0.2])
+    assert hardware.goals == {}
+
+
 def test_sim_bench_catches_up_in_bounded_steps(sim):
     sim.advance(1e6)
     assert sim.time == pytest.approx(1000 * 0.005)

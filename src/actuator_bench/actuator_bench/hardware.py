@@ -74,7 +74,9 @@ class TopicHardware:
     def command(self, name: Sequence[str], position: Sequence[float]) -> None:
         """Take the goals [rad] of a command message (non-finite ones, such as the topic-based
         system's NaN before a controller claims a joint, are ignored); ValueError for a joint
-        that is not on the bench (the URDF and the bench disagree)."""
+        that is not on the bench (the URDF and the bench disagree) or arrays of other lengths."""
+        if len(name) != len(position):  # zip kept the first goals of a message it could not read
+            raise ValueError(f"command: {len(position)} positions for {len(name)} joints {list(name)}")
         unknown = [n for n in name if n not in self.kp]
         if unknown:
             raise ValueError(f"command for unknown joint(s) {unknown}; this bench has {list(self.bench.joints)}")
