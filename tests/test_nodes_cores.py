@@ -344,6 +344,29 @@ def test_a_refused_fit_writes_nothing_and_names_the_interface_fields(tmp_path, x
     assert not named.success and not (tmp_path / "out").exists() and tree(root) == before
 
 
+def test_a_fit_writes_over_nothing_it_did_not_make(tmp_path, xl330_processed):
+    """FitModels with an output_dir holding a user's m1.json (no studies journal): the fit wrote
+    its own over it; an output_dir that is a file gave '[Errno 17] File exists'. A fit continued
+    (its journal there) still updates its own outputs, and a second fit into the node's output
+    root in the same second gets a folder of its own instead of continuing the first's studies."""
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "m1.json").write_text('{"mine": true}')
+    a_file = tmp_path / "a_file"
+    a_file.write_text("x")
+    for out, expected in ((mine, f"output_dir: {mine / 'm1.json'} already exist"), (a_file, "is a file")):
+        outcome = FitJob(request_from_fields(str(xl330_processed), "xl330", ["m1"], 12, 0.0, str(out), True),
+                         tmp_path).run()
+        assert not outcome.success and expected in outcome.message, outcome.message
+    assert (mine / "m1.json").read_text() == '{"mine": true}' and sorted(p.name for p in mine.iterdir()) == ["m1.json"]
+    ours = request_from_fields(str(xl330_processed), "xl330", ["m1"], 12, 0.0, str(tmp_path / "ours"), True)
+    assert FitJob(ours, tmp_path).run().success and FitJob(ours, tmp_path).run().success  # continued
+    default = request_from_fields(str(xl330_processed), "xl330", ["m1"], 12, 0.0, "", True)
+    first = FitJob(default, tmp_path / "root")
+    assert first.run().success
+    assert FitJob(default, tmp_path / "root").output_dir != first.output_dir
+
+
 def test_a_fit_that_never_moved_off_its_start_is_flagged():
     """:func:`unmoved_fits` on stand-in reports (only ``result.model.friction`` and
     ``result.train_mae`` are read; the friction models are the real ones): M6 nests M1 and starts
