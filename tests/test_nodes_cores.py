@@ -108,6 +108,25 @@ def test_player_stop_and_errors():
     assert set(TRAJECTORIES).isdisjoint(ARM_PATHS)
 
 
+@pytest.mark.parametrize("times, expected", [
+    ((1.0, 0.0, -1.0), r"end_time -1\.0: must be a finite number of seconds >= 0"),
+    ((1.0, 0.0, math.nan), r"end_time nan"), ((1.0, 0.0, math.inf), r"end_time inf"),
+    ((math.nan, 0.0, 0.0), r"start_time nan"), ((math.inf, 0.0, 0.0), r"start_time inf"),
+    ((-1.0, 0.0, 0.0), r"start_time -1\.0"), ((1.0, math.nan, 0.0), r"release_time nan"),
+    ((0.0, 2.0, 0.0), r"release_time 2\.0: counts from start_time, which is 0"),
+    ((0.0, 0.0, 6.0), r"end_time 6\.0: counts from start_time"),
+])
+def test_the_times_of_a_run_named_on_the_control_node_are_checked(times, expected):
+    """announce_run took a NaN or negative end_time (start_time, release_time) as none, kept a run
+    waiting for ever on an infinite one, and dropped a release or end without a start_time."""
+    from actuator_bench.control_goals import check_run_times
+
+    with pytest.raises(ValueError, match=expected):
+        check_run_times(*times)
+    check_run_times(1.7e9, 2.0, 6.0)  # the control player's
+    check_run_times(0.0, 0.0, 0.0)  # named now, ended by start=false
+
+
 def test_arm_paths_follow_the_end_effector_path():
     from actuator_sim.arm import ARMS, link_lengths, workspace
     from actuator_sim.kinematics import forward
@@ -175,6 +194,42 @@ def test_sim_bench_starts_released_and_holds_commands(sim):
         sim.apply(Command(("elbow",), (0.0,)))
 
 
+def test_an_infinite_gain_is_refused_by_the_bench_node_and_the_control_node(sim):
+    """RunTrajectory kp=inf: the bench node played at 'kp inf' and the control node took it as the
+    gain of every joint (NaN, 0 and negative gains were refused already)."""
+    from actuator_bench.hardware import HardwareSettings, TopicHardware
+
+    with pytest.raises(ValueError, match="gain inf: must be positive"):
+        TrajectoryPlayer(("a",), PENDULUM).start("sin_sin", math.inf, 0.0)
+    hardware = TopicHardware(sim, HardwareSettings((400.0,)))
+    with pytest.raises(ValueError, match="gain inf: must be positive"):
+        hardware.set_gain(math.inf)
+    assert hardware.kp == {"pendulum": 400.0}
+    with pytest.raises(ValueError, match=r"kp \[inf\]"):
+        HardwareSettings((math.inf,))
+
+
+def test_sim_bench_refuses_goals_outside_the_joint_limits_before_applying_anything(sim):
+    """The bench contract, as the servo drivers: a goal of 50 rad (a control node's
+    joint_commands, a player's) reached the simulated joint, torque on."""
+    sim.apply(Command(("pendulum",), (0.5,), (True,), (800.0,)))
+    for goal in (50.0, -2.81, math.nan):
+        with pytest.raises(ValueError, match=r"joint 'pendulum': goal .* rad is outside the joint limits "
+                                             r"\[-2\.8000, 2\.8000\] rad; nothing was sent"):
+            sim.apply(Command(("pendulum",), (goal,), (True,), (100.0,)))
+    assert sim.sim.kp[0] == 800.0 and sim.sim.goal_position[0] == 0.5
+
+
+def test_a_joint_command_whose_arrays_differ_in_length_is_refused(sim):
+    """joint_commands with 1 name and 2 positions: the control node took the first one."""
+    from actuator_bench.hardware import HardwareSettings, TopicHardware
+
+    hardware = TopicHardware(sim, HardwareSettings((400.0,)))
+    with pytest.raises(ValueError, match=r"command: 2 positions for 1 joints \['pendulum'\]"):
+        hardware.command(["pendulum"], [0.1, 0.2])
+    assert hardware.goals == {}
+
+
 def test_sim_bench_catches_up_in_bounded_steps(sim):
     sim.advance(1e6)
     assert sim.time == pytest.approx(1000 * 0.005)
@@ -225,6 +280,30 @@ def test_bench_params_are_checked():
     assert params.models == ("mx106/m6", "mx64/m1") and params.kp == (400.0, 400.0)  # one value serves every joint
 
 
+@pytest.mark.parametrize("change, expected", [
+    (dict(kp=(0.0,)), r"kp 0\.0: the gain of joint 'pendulum' must be a positive number"),
+    (dict(kp=(math.nan,)), r"kp nan"), (dict(kp=(-1.0,)), r"kp -1\.0"), (dict(kp=(math.inf,)), r"kp inf"),
+    (dict(vin=(-5.0,)), r"vin -5\.0: the supply"), (dict(vin=(math.nan,)), r"vin nan"),
+    (dict(min_position=(1.0,), max_position=(-1.0,)), r"min_position 1\.0, max_position -1\.0"),
+    (dict(max_position=(math.inf,)), r"max_position inf"),
+    (dict(mass=-1.0), r"mass -1\.0: must be a positive number"), (dict(length=0.0), r"length 0\.0"),
+    (dict(arm_mass=math.nan), r"arm_mass nan"), (dict(time_scale=0.0), r"time_scale 0\.0"),
+])
+def test_bench_values_no_bench_can_run_on_are_refused_by_name(change, expected):
+    """The bench node's parameters (and ``record``'s bench) on every backend: a simulation or an
+    emulator ran on a NaN or negative gain, a negative supply, a negative mass, and a MuJoCo bench
+    on a joint range upside down or a time_scale of 0 (taken as 1)."""
+    with pytest.raises(ValueError, match=expected):
+        BenchParams(**change)
+
+
+def test_bench_node_rate_must_be_finite():
+    from actuator_bench.bench_core import BenchCore
+
+    with pytest.raises(ValueError, match="rate inf: must be positive Hz"):  # was a period of 0 s
+        BenchCore({"backend": "mujoco", "rate": math.inf})
+
+
 # ----------------------------------------------------------------------------- fit jobs
 def test_fit_request_is_checked(tmp_path, xl330_processed):
     good = dict(logs=str(xl330_processed), actuator="xl330")
@@ -263,6 +342,29 @@ def test_a_refused_fit_writes_nothing_and_names_the_interface_fields(tmp_path, x
     named = FitJob(request_from_fields(str(xl330_processed), "xl330", ["m1", "m6"], 12, 0.5, str(tmp_path / "out")),
                    root).run()
     assert not named.success and not (tmp_path / "out").exists() and tree(root) == before
+
+
+def test_a_fit_writes_over_nothing_it_did_not_make(tmp_path, xl330_processed):
+    """FitModels with an output_dir holding a user's m1.json (no studies journal): the fit wrote
+    its own over it; an output_dir that is a file gave '[Errno 17] File exists'. A fit continued
+    (its journal there) still updates its own outputs, and a second fit into the node's output
+    root in the same second gets a folder of its own instead of continuing the first's studies."""
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "m1.json").write_text('{"mine": true}')
+    a_file = tmp_path / "a_file"
+    a_file.write_text("x")
+    for out, expected in ((mine, f"output_dir: {mine / 'm1.json'} already exist"), (a_file, "is a file")):
+        outcome = FitJob(request_from_fields(str(xl330_processed), "xl330", ["m1"], 12, 0.0, str(out), True),
+                         tmp_path).run()
+        assert not outcome.success and expected in outcome.message, outcome.message
+    assert (mine / "m1.json").read_text() == '{"mine": true}' and sorted(p.name for p in mine.iterdir()) == ["m1.json"]
+    ours = request_from_fields(str(xl330_processed), "xl330", ["m1"], 12, 0.0, str(tmp_path / "ours"), True)
+    assert FitJob(ours, tmp_path).run().success and FitJob(ours, tmp_path).run().success  # continued
+    default = request_from_fields(str(xl330_processed), "xl330", ["m1"], 12, 0.0, "", True)
+    first = FitJob(default, tmp_path / "root")
+    assert first.run().success
+    assert FitJob(default, tmp_path / "root").output_dir != first.output_dir
 
 
 def test_a_fit_that_never_moved_off_its_start_is_flagged():

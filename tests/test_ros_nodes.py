@@ -229,6 +229,45 @@ def test_the_sim_node_publishes_the_temperature_a_thermal_model_simulates(tmp_pa
         rclpy.try_shutdown()
 
 
+@pytest.mark.skipif(not os.environ.get("ROS_DISTRO"), reason="ROS_DISTRO is not set: not a ROS 2 environment")
+def test_the_control_node_refuses_a_run_it_cannot_name_and_keeps_the_one_named():
+    """announce_run answered success to an unknown trajectory (bench_info named it, recordings
+    carried it), to an end_time of NaN, -1 or inf, and a refused request cleared the schedule of the
+    run already named; start with no trajectory announced 'idle' instead of the trajectory parameter."""
+    from actuator_bench.nodes.control_node import ControlNode
+
+    rclpy.init()
+    try:
+        node = ControlNode(namespace="named", parameter_overrides=[Parameter("backend", value="mujoco")])
+        client = rclpy.create_node("announcer")
+        service = client.create_client(RunTrajectory, "/named/announce_run")
+
+        def announce(**fields):
+            future = service.call_async(RunTrajectory.Request(start=True, kp=400.0, **fields))
+            deadline = time.monotonic() + 10.0
+            while not future.done() and time.monotonic() < deadline:
+                rclpy.spin_once(node, timeout_sec=0.02)
+                rclpy.spin_once(client, timeout_sec=0.02)
+            return future.result()
+
+        assert service.wait_for_service(timeout_sec=10.0)
+        start = client.get_clock().now().nanoseconds * 1e-9 + 100.0
+        assert announce(trajectory="up_and_down", start_time=start, end_time=6.0).success
+        named = (node.pending, node.end_at)
+        for fields, expected in ((dict(trajectory="zigzag"), "unknown trajectory 'zigzag'"),
+                                 *((dict(trajectory="up_and_down", start_time=start, end_time=bad), f"end_time {bad}")
+                                   for bad in (math.nan, -1.0, math.inf))):
+            answer = announce(**fields)
+            assert not answer.success and expected in answer.message, answer.message
+        assert (node.pending, node.end_at) == named and node.core.loop.player.info.trajectory == "up_and_down"
+        answer = announce(trajectory="")
+        assert answer.success and answer.message == "bench_info: sin_sin", answer.message  # the parameter's
+        node.destroy_node()
+        client.destroy_node()
+    finally:
+        rclpy.try_shutdown()
+
+
 #: the bench parameters of each backend compared (the rest: the node's defaults); the Feetech
 #: emulator needs an STS bench (config/sts3215_bench.yaml's values)
 BACKEND_PARAMETERS = {

@@ -11,6 +11,7 @@ the backend.
 
 from __future__ import annotations
 
+import math
 from dataclasses import Field, dataclass, fields
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
@@ -152,7 +153,7 @@ class BenchCore:
         merged = {p.name: p.default for p in bench_parameters(registry, self.backend)}
         merged.update(values)
         rate = float(merged["rate"])
-        if not rate > 0:
+        if not 0 < rate < math.inf:
             raise ValueError(f"rate {rate!r}: must be positive Hz")
         self.period = 1.0 / rate
         self.trajectory, self.run_kp = str(merged["trajectory"]), float(merged["run_kp"])

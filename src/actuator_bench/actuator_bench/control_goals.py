@@ -12,12 +12,26 @@ beyond a joint's range is refused by the servo driver).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Callable, Optional, Sequence, Tuple
 
 import numpy as np
 
 from .player import schedule
+
+def check_run_times(start_time: float, release_time: float, end_time: float) -> None:
+    """The times of a run named on the control node (RunTrajectory ``start_time``, ROS time [s];
+    ``release_time`` and ``end_time``, s after it; 0: none): ValueError naming the first one it
+    could not keep. Each is a finite number >= 0 (a NaN or negative one was taken as none, an
+    infinite one kept the run waiting for ever), and a release or an end counts from a start_time."""
+    for name, value in (("start_time", start_time), ("release_time", release_time), ("end_time", end_time)):
+        if not 0 <= value < math.inf:
+            raise ValueError(f"{name} {value!r}: must be a finite number of seconds >= 0 (0: none)")
+    for name, value in (("release_time", release_time), ("end_time", end_time)):
+        if value > 0 and not start_time > 0:
+            raise ValueError(f"{name} {value!r}: counts from start_time, which is 0 (give the run's start_time)")
+
 
 #: Waypoint spacing [s]: the controller manager's period at 100 Hz.
 WAYPOINT_PERIOD = 0.01

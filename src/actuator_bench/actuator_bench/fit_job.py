@@ -34,6 +34,7 @@ from actuator_models.fitting import ModelReport, TooFewTrainingLogs, fit, prepar
 from actuator_models.friction import friction_model, nests
 from actuator_models.logs import PROCESSED_DT, LogError, read_logs
 from actuator_models.model import ParamsError
+from actuator_models.outputs import new_run_folder
 from actuator_models.friction import installed_friction_models
 
 from .bag2json import convert, is_bag
@@ -128,7 +129,7 @@ class FitJob:
         self.request = request
         self.models: Tuple[str, ...] = tuple(request.models) or ALL_MODELS
         stamp = time.strftime("%Y%m%d-%H%M%S")
-        default = Path(output_root) / f"fit-{request.actuator}-{stamp}"
+        default = new_run_folder(Path(output_root) / f"fit-{request.actuator}-{stamp}")  # another fit's in that second
         self.output_dir = Path(request.output_dir) if request.output_dir else default
         self.seed = seed
         self.dt = dt
@@ -153,6 +154,7 @@ class FitJob:
         odd: List[str] = []  # the logs' plausibility warnings, returned with the outcome
         try:
             request.check()
+            self.check_outputs(is_bag(Path(request.logs)))
             with tempfile.TemporaryDirectory(prefix="fit-logs-") as scratch:
                 logs = Path(request.logs)
                 if is_bag(logs):  # converted aside first: kept only once the request is accepted
@@ -193,6 +195,23 @@ class FitJob:
             str(self.output_dir / "report"),
             warnings=warnings,
         )
+
+    def check_outputs(self, bag: bool) -> None:
+        """ValueError naming ``output_dir`` when it is a file, or when it holds what this fit would
+        write (params files, the report, with a ``bag`` the converted logs) and no studies journal
+        there continues the fit that wrote them (the same goal sent again updates its own
+        outputs): a new fit writes over nothing it did not make."""
+        folder = self.output_dir
+        if folder.exists() and not folder.is_dir():
+            raise ValueError(f"output_dir: {str(folder)!r} is a file, not a folder")
+        if self._journal.exists():
+            return
+        outputs = FitOutputs.in_folder(folder, self.models)
+        existing = [p for p in (*outputs.params.values(), outputs.report, *([folder / "logs"] if bag else []))
+                    if p.exists()]
+        if existing:
+            raise ValueError(f"output_dir: {', '.join(map(str, existing))} already exist(s) and no {JOURNAL} there "
+                             "continues the fit that wrote them; nothing was written (choose another output_dir)")
 
     def start(self) -> "Future[FitOutcome]":
         """Run in a daemon thread (the process may exit during a fit: its studies' journal keeps

@@ -49,7 +49,7 @@ class HardwareSettings:
     def __post_init__(self) -> None:
         if not self.command_timeout > 0:
             raise ValueError(f"command_timeout {self.command_timeout!r}: must be positive seconds")
-        if not all(k > 0 for k in self.kp):
+        if not all(0 < k < math.inf for k in self.kp):
             raise ValueError(f"kp {list(self.kp)}: every gain must be positive")
 
 
@@ -74,7 +74,9 @@ class TopicHardware:
     def command(self, name: Sequence[str], position: Sequence[float]) -> None:
         """Take the goals [rad] of a command message (non-finite ones, such as the topic-based
         system's NaN before a controller claims a joint, are ignored); ValueError for a joint
-        that is not on the bench (the URDF and the bench disagree)."""
+        that is not on the bench (the URDF and the bench disagree) or arrays of other lengths."""
+        if len(name) != len(position):  # zip kept the first goals of a message it could not read
+            raise ValueError(f"command: {len(position)} positions for {len(name)} joints {list(name)}")
         unknown = [n for n in name if n not in self.kp]
         if unknown:
             raise ValueError(f"command for unknown joint(s) {unknown}; this bench has {list(self.bench.joints)}")
@@ -85,7 +87,7 @@ class TopicHardware:
 
     def set_gain(self, kp: float) -> None:
         """The firmware gain of every joint from the next cycle on (actuator units)."""
-        if not kp > 0:
+        if not 0 < kp < math.inf:
             raise ValueError(f"gain {kp!r}: must be positive")
         self.kp = {j: float(kp) for j in self.kp}
 

@@ -14,6 +14,7 @@ publishes the bench info with an empty trajectory, which closes the run in recor
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from typing import Callable, Optional, Sequence, Tuple, Union
 
@@ -101,15 +102,20 @@ def arm_path_schedule(name: str, arm: str) -> Schedule:
     return Schedule(name, timing.duration, goal, lambda t: np.ones(2, dtype=bool))
 
 
+def known_trajectory(name: str) -> str:
+    """``name`` when it is an identification trajectory or a 2R path, else ValueError naming them."""
+    if name not in TRAJECTORIES and name not in ARM_PATHS:
+        raise ValueError(f"unknown trajectory {name!r}; expected one of {', '.join((*TRAJECTORIES, *ARM_PATHS))}")
+    return name
+
+
 def schedule(name: str, joints: int, arm: str = "mx") -> Schedule:
     """The schedule of an identification trajectory or of a 2R path."""
-    if name in TRAJECTORIES:
+    if known_trajectory(name) in TRAJECTORIES:
         return identification_schedule(name, joints)
-    if name in ARM_PATHS:
-        if joints != 2:
-            raise ValueError(f"path {name!r} drives a 2R arm (shoulder, elbow), not {joints} joint(s)")
-        return arm_path_schedule(name, arm)
-    raise ValueError(f"unknown trajectory {name!r}; expected one of {', '.join((*TRAJECTORIES, *ARM_PATHS))}")
+    if joints != 2:
+        raise ValueError(f"path {name!r} drives a 2R arm (shoulder, elbow), not {joints} joint(s)")
+    return arm_path_schedule(name, arm)
 
 
 @dataclass(frozen=True)
@@ -162,7 +168,7 @@ class TrajectoryPlayer:
         joints first move to the first waypoint (from the positions the first tick is given) and
         the run starts after the hold. The run's bench info comes with its first command (a
         tick's step), stamped as that command: the run's t = 0."""
-        if not kp > 0:
+        if not 0 < kp < math.inf:  # an infinite gain too: no firmware takes it
             raise ValueError(f"gain {kp!r}: must be positive")
         plan = name if isinstance(name, Schedule) else schedule(name, len(self.joints), self.arm)
         self._run = _Run(plan, float(kp), now, prepare)

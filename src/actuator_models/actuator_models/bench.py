@@ -353,7 +353,31 @@ class BenchParams:
                 raise ValueError(f"{name}: {len(values)} values for {n} joints {list(self.joints)}")
         for name in self.actuators:
             actuator(name)  # ValueError naming the registry's actuators for an unknown one
+        self._check_values()
         object.__setattr__(self, "models", tuple(m or published_model(a) for m, a in zip(self.models, self.actuators)))
+
+    def _check_values(self) -> None:
+        """ValueError naming the first field whose value no bench can run on (the sizes are
+        checked first): a simulation or an emulator would otherwise run on it (a NaN gain, a
+        negative supply, a pendulum of negative mass, a joint range upside down)."""
+        def refuse(name: str, value: Any, expected: str) -> None:
+            raise ValueError(f"{name} {value!r}: {expected}")
+
+        for joint, kp, vin, low, high in zip(self.joints, self.kp, self.vin, self.min_position, self.max_position):
+            if not 0 < kp < math.inf:
+                refuse("kp", kp, f"the gain of joint {joint!r} must be a positive number")
+            if not 0 <= vin < math.inf:
+                refuse("vin", vin, f"the supply of joint {joint!r} must be a number of volts >= 0 (0: the actuator's default)")
+            if not (math.isfinite(low) and math.isfinite(high) and low < high):
+                raise ValueError(f"min_position {low!r}, max_position {high!r}: the limits of joint {joint!r} "
+                                 "must be finite with min_position < max_position")
+        for name in ("mass", "length"):
+            if not 0 < getattr(self, name) < math.inf:
+                refuse(name, getattr(self, name), "must be a positive number")
+        if not 0 <= self.arm_mass < math.inf:
+            refuse("arm_mass", self.arm_mass, "must be a number >= 0")
+        if self.time_scale is not None and not 0 < self.time_scale < math.inf:
+            refuse("time_scale", self.time_scale, "must be a positive number of bench seconds per wall second")
 
     def settings_as(self, kind: Type[S]) -> S:
         """:attr:`settings` as the backend's settings class ``kind`` (its defaults when None);

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, Mapping, Optional, Tuple
 
 import numpy as np
 from actuator_models.model import load_model
@@ -69,14 +69,17 @@ class SimBench:
 
     Args:
         sim: the simulation. command_timeout: watchdog [s of simulated time]. clock: the time
-            base; None: simulated time (:class:`SimClock`).
+            base; None: simulated time (:class:`SimClock`). limits: (min, max) goal [rad] of each
+            joint, refused outside as the servo drivers do (None: any finite goal).
     """
 
-    def __init__(self, sim: "JointSimulation", command_timeout: float = 0.5, clock: Optional[Clock] = None) -> None:
+    def __init__(self, sim: "JointSimulation", command_timeout: float = 0.5, clock: Optional[Clock] = None,
+                 limits: Optional[Mapping[str, Tuple[float, float]]] = None) -> None:
         if not command_timeout > 0:
             raise ValueError(f"command_timeout {command_timeout!r}: must be positive seconds")
         self.sim = sim
         self.joints: Tuple[str, ...] = sim.joint_names
+        self.limits: Dict[str, Tuple[float, float]] = dict(limits or {})
         self.command_timeout = command_timeout
         self.vin = np.array([s.model.actuator.default_vin if s.vin is None else s.vin for s in sim.servos])
         self._last_command = -math.inf
@@ -95,7 +98,8 @@ class SimBench:
         temperature = None if math.isnan(start) else start
         servos = [Servo(j, m, k, v or None, temperature) for j, m, k, v in zip(params.joints, models, params.kp, params.vin)]
         sim = JointSimulation.from_xml(mjcf_text(params, models[0].values.get("q_offset", 0.0)), servos)
-        return cls(sim, params.command_timeout, WallClock(params.time_scale or 1.0) if realtime else None)
+        limits = {j: (low, high) for j, low, high in zip(params.joints, params.min_position, params.max_position)}
+        return cls(sim, params.command_timeout, WallClock(params.time_scale or 1.0) if realtime else None, limits)
 
     @property
     def time(self) -> float:
@@ -103,10 +107,16 @@ class SimBench:
         return float(self.sim.data.time)
 
     def apply(self, command: Command) -> None:
-        """Apply a command from now on; unknown joints raise ValueError."""
+        """Apply a command from now on; unknown joints, and goals outside a joint's limits (the
+        bench contract: as the servo drivers), raise ValueError before anything is applied."""
         unknown = [j for j in command.name if j not in self.joints]
         if unknown:
             raise ValueError(f"command for unknown joint(s) {unknown}; this bench has {list(self.joints)}")
+        for joint, goal in zip(command.name, command.goal_position):
+            low, high = self.limits.get(joint, (-math.inf, math.inf))
+            if not (math.isfinite(goal) and low <= goal <= high):
+                raise ValueError(f"joint {joint!r}: goal {goal!r} rad is outside the joint limits "
+                                 f"[{low:.4f}, {high:.4f}] rad; nothing was sent")
         if command.kp:
             self.sim.set_kp(dict(zip(command.name, command.kp)))
         self.sim.command(dict(zip(command.name, command.goal_position)),

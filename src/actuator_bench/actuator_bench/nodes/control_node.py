@@ -33,9 +33,11 @@ from std_srvs.srv import SetBool
 
 from ..backends import BackendRegistry, installed_backends
 from ..bench_core import BENCH_TOPICS, BenchCore, Publication, bench_parameters, publications
+from ..control_goals import check_run_times
 from ..hardware import HardwareSettings, TopicHardware
 from ..loop import Cycle
 from ..messages import seconds_to_ns
+from ..player import known_trajectory
 from .common import COMMAND_QOS, MESSAGE_CLASSES, QOS, message, read_only, spin
 
 
@@ -79,11 +81,14 @@ class ControlNode(Node):
     def on_announce(self, request, response):
         player = self.core.loop.player
         try:
-            self.pending = self.release_at = self.end_at = None
-            if request.start:
+            if request.start:  # checked first: a refused request leaves the run as it was
+                trajectory = known_trajectory(request.trajectory or self.core.trajectory)
+                check_run_times(request.start_time, request.release_time, request.end_time)
                 kp = request.kp or self.core.run_kp
                 self.hardware.set_gain(kp)
-                player.info = replace(player.info, trajectory=request.trajectory, kp=float(kp))
+            self.pending = self.release_at = self.end_at = None
+            if request.start:
+                player.info = replace(player.info, trajectory=trajectory, kp=float(kp))
             else:
                 self.on_torque(SetBool.Request(data=False), SetBool.Response())
                 player.info = replace(player.info, trajectory='')
