@@ -129,7 +129,7 @@ def test_the_simulated_bench_reports_the_temperature_its_register_would_read(tmp
         first = bench.sample().temperature[0]
         samples = []
         for _ in range(20):  # a command every 0.1 s keeps the watchdog off
-            bench.apply(Command(("pendulum",), (GOAL,), (True,), (KP,)))
+            bench.apply(Command(("pendulum",), (2.0,), (True,), (KP,)))  # within the joint limits; duty saturated
             samples.append(bench.advance(bench.time + 0.1))
         assert bench.time == pytest.approx(2.0)
         if name == "heating":
