@@ -230,6 +230,24 @@ def test_a_joint_command_whose_arrays_differ_in_length_is_refused(sim):
     assert hardware.goals == {}
 
 
+def test_a_goal_the_bench_refuses_costs_the_control_loop_one_cycle(sim):
+    """ros2_control's hardware over the MuJoCo bench: a joint command beyond the joint limits is
+    refused in the cycle that would send it (nothing sent), then forgotten: the joint holds its
+    last goal, torque on, and the following cycles read and write again (they all failed, state
+    unpublished, until the next valid command)."""
+    from actuator_bench.hardware import HardwareSettings, TopicHardware
+
+    hardware = TopicHardware(sim, HardwareSettings((800.0,)))
+    hardware.command(["pendulum"], [0.5])
+    assert hardware.tick().command.goal_position == (0.5,)
+    hardware.command(["pendulum"], [50.0])
+    with pytest.raises(ValueError, match="outside the joint limits"):
+        hardware.tick()
+    cycle = hardware.tick()
+    assert cycle.sample is not None and cycle.command.goal_position == (0.5,) and cycle.command.torque_enable == (True,)
+    assert sim.sim.goal_position[0] == 0.5
+
+
 def test_sim_bench_catches_up_in_bounded_steps(sim):
     sim.advance(1e6)
     assert sim.time == pytest.approx(1000 * 0.005)

@@ -66,6 +66,7 @@ class TopicHardware:
         self.bench, self.settings = bench, settings
         self.kp: Dict[str, float] = dict(zip(bench.joints, settings.kp))
         self.goals: Dict[str, float] = {}
+        self.applied: Dict[str, float] = {}  # the goals the bench last took
         self.received = -math.inf   # bench time [s] of the last command
         self.armed = True           # torque may be on (False after a timeout or set_torque(False))
         self.driving = False        # the last cycle sent goals with the torque on
@@ -108,7 +109,8 @@ class TopicHardware:
     def tick(self) -> Cycle:
         """One cycle: read every joint, then write the latest goals (torque on), or release the
         torque when disarmed (:meth:`disarm`) or when the commands stopped for the command
-        timeout."""
+        timeout. ValueError when the bench refuses a goal (nothing sent): the goals the bench
+        last took stay, so one bad command costs one cycle, not every cycle until the next."""
         sample = self.bench.sample()
         fresh = self.bench.clock.now() - self.received <= self.settings.command_timeout
         if self.driving and not self.armed:
@@ -117,7 +119,12 @@ class TopicHardware:
             names = tuple(j for j in self.bench.joints if j in self.goals)
             command = Command(names, tuple(self.goals[j] for j in names), (True,) * len(names),
                               tuple(self.kp[j] for j in names))
-            self.bench.apply(command)
+            try:
+                self.bench.apply(command)
+            except ValueError:  # a goal the bench refuses (outside a joint's limits): nothing was sent
+                self.goals = dict(self.applied)  # forgotten: the joints keep their goals, the next cycle runs
+                raise
+            self.applied = dict(self.goals)
             self.driving = True
             return Cycle(sample.time, sample, command)
         if self.driving and not fresh:
