@@ -362,7 +362,7 @@ def test_a_refused_fit_writes_nothing_and_names_the_interface_fields(tmp_path, x
     assert not named.success and not (tmp_path / "out").exists() and tree(root) == before
 
 
-def test_a_fit_writes_over_nothing_it_did_not_make(tmp_path, xl330_processed):
+def test_a_fit_writes_over_nothing_it_did_not_make(tmp_path, xl330_processed, monkeypatch):
     """FitModels with an output_dir holding a user's m1.json (no studies journal): the fit wrote
     its own over it; an output_dir that is a file gave '[Errno 17] File exists'. A fit continued
     (its journal there) still updates its own outputs, and a second fit into the node's output
@@ -380,6 +380,7 @@ def test_a_fit_writes_over_nothing_it_did_not_make(tmp_path, xl330_processed):
     ours = request_from_fields(str(xl330_processed), "xl330", ["m1"], 12, 0.0, str(tmp_path / "ours"), True)
     assert FitJob(ours, tmp_path).run().success and FitJob(ours, tmp_path).run().success  # continued
     default = request_from_fields(str(xl330_processed), "xl330", ["m1"], 12, 0.0, "", True)
+    monkeypatch.setattr("actuator_bench.fit_job.time.strftime", lambda fmt: "20261127-120000")  # one second
     first = FitJob(default, tmp_path / "root")
     assert first.run().success
     assert FitJob(default, tmp_path / "root").output_dir != first.output_dir
