@@ -21,7 +21,7 @@ from launch_ros.actions import Node
 
 from actuator_bench.backends import installed_backends
 from actuator_bench.launch_common import (STOP_TIMEOUT, arguments_checked, bench_config, common_arguments,
-                                          launch_file)
+                                          launch_file, stop_on_failure)
 
 
 def nodes(context: LaunchContext) -> list:
@@ -49,6 +49,7 @@ def generate_launch_description() -> LaunchDescription:
         DeclareLaunchArgument('identification', default_value='true', description='Run the identification node'),
         *common_arguments(),
         arguments_checked(__file__),
+        stop_on_failure(),
         OpaqueFunction(function=nodes),
         GroupAction(scoped=True, condition=IfCondition(LaunchConfiguration('description')), actions=[
             IncludeLaunchDescription(

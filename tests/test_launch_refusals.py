@@ -63,3 +63,25 @@ def test_a_bad_switch_refuses_in_one_line_with_no_node_left(tmp_path):
     (line,) = errors(output)
     assert "recorder:='maybe': not a boolean" in line and "Traceback" not in output, output
     assert "process started" not in output, output
+
+
+CONFIG = Path(__file__).resolve().parents[1] / "config" / "xl330_bench.yaml"
+
+
+def bench_yaml(tmp_path: Path, line: str, replacement: str) -> Path:
+    """The shipped XL330 bench YAML with ``line`` (of its bench section) replaced."""
+    text = CONFIG.read_text()
+    assert f"\n    {line}\n" in text
+    path = tmp_path / "bench.yaml"
+    path.write_text(text.replace(f"\n    {line}\n", f"\n    {replacement}\n"))
+    return path
+
+
+def test_a_node_that_cannot_start_stops_the_whole_launch(tmp_path):
+    """The bench node refused rate -1 (exit 2) while the recorder, identification node and
+    robot_state_publisher ran on: a half graph, ros2 launch never exited."""
+    config = bench_yaml(tmp_path, "rate: 100.0", "rate: -1.0")
+    status, output, left = launch(tmp_path, "bench.launch.py", f"config:={config}")
+    assert status != 0 and not left, output
+    assert "cannot start: rate -1.0: must be positive Hz" in output and "Traceback" not in output, output
+    assert "bench_node-1 exited with status 2: stopping the whole launch" in output, output

@@ -140,6 +140,24 @@ def arguments_checked(launch_file: str) -> object:
     return OpaqueFunction(function=partial(check_arguments, launch_file=launch_file))
 
 
+def _failed(event: Any, context: Any) -> None:
+    """On a process's exit: RuntimeError (the launch stops, all of it, and exits 1) for a nonzero
+    status before the launch shuts down."""
+    if event.returncode != 0 and not context.is_shutdown:
+        raise RuntimeError(f"{event.process_name} exited with status {event.returncode}: stopping the whole launch "
+                           f"(its own error is above)")
+
+
+def stop_on_failure() -> object:
+    """The action that ends the launch when one of its processes exits with a nonzero status (a
+    node refusing its parameters, a spawner failing) before shutdown: the rest of the graph is
+    stopped and ``ros2 launch`` exits 1, instead of the others running on without it."""
+    from launch.actions import RegisterEventHandler
+    from launch.event_handlers import OnProcessExit
+
+    return RegisterEventHandler(OnProcessExit(on_exit=_failed))
+
+
 def launch_file(name: str, launch_file: str) -> str:
     """Path of the sibling launch file ``name`` (same folder as ``launch_file``)."""
     return str(Path(launch_file).resolve().with_name(name))
