@@ -85,3 +85,18 @@ def test_a_node_that_cannot_start_stops_the_whole_launch(tmp_path):
     assert status != 0 and not left, output
     assert "cannot start: rate -1.0: must be positive Hz" in output and "Traceback" not in output, output
     assert "bench_node-1 exited with status 2: stopping the whole launch" in output, output
+
+
+@pytest.mark.parametrize("line, replacement, named", [
+    ("rate: 100.0", "rat: 100.0", "cannot start: parameter rat = 100.0: not a parameter of the bench node"),
+    ("rate: 100.0", "rate: fast", "cannot start: Trying to set parameter 'rate' to 'fast'"),
+    ("kp: [400.0]                 # initial gain of the simulation", "kp: [abc]",
+     "cannot start: Trying to set parameter 'kp' to '['abc']'"),
+])
+def test_a_misspelt_or_mistyped_bench_key_is_refused_in_one_line(tmp_path, line, replacement, named):
+    """A misspelt key was ignored (the bench ran at the default rate); a value of the wrong type
+    was an rclpy traceback (exit 1) with the rest of the graph left running."""
+    config = bench_yaml(tmp_path, line, replacement)
+    status, output, left = launch(tmp_path, "bench.launch.py", f"config:={config}", "description:=false")
+    assert status != 0 and not left, output
+    assert named in output and "Traceback" not in output, output
