@@ -189,6 +189,11 @@ def test_a_yaml_with_no_bench_section_is_not_a_bench_config(launch, tmp_path):
     nested = tmp_path / "nested.yaml"  # a namespace's bench, rcl's nested form
     nested.write_text("real:\n  bench:\n    ros__parameters:\n      rate: 50.0\n")
     assert one(launch("bench.launch.py", config=str(nested)), "bench_node").config_files == [str(nested)]
+    misspelt = tmp_path / "misspelt.yaml"  # the node would ignore it and run on the default rate
+    misspelt.write_text("/**/bench:\n  ros__parameters:\n    rat: 50.0\n")
+    with pytest.raises(ValueError, match=r"/\*\*/bench: key 'rat' \(value 50.0\) is not a bench parameter "
+                                         r"\(did you mean 'rate'\?\)"):
+        launch("bench.launch.py", config=str(misspelt))
 
 
 def test_an_unused_urdf_is_not_checked(launch):

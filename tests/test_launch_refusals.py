@@ -88,14 +88,15 @@ def test_a_node_that_cannot_start_stops_the_whole_launch(tmp_path):
 
 
 @pytest.mark.parametrize("line, replacement, named", [
-    ("rate: 100.0", "rat: 100.0", "cannot start: parameter rat = 100.0: not a parameter of the bench node"),
+    ("rate: 100.0", "rat: 100.0", "/**/bench: key 'rat' (value 100.0) is not a bench parameter (did you mean 'rate'?)"),
     ("rate: 100.0", "rate: fast", "cannot start: Trying to set parameter 'rate' to 'fast'"),
     ("kp: [400.0]                 # initial gain of the simulation", "kp: [abc]",
      "cannot start: Trying to set parameter 'kp' to '['abc']'"),
 ])
 def test_a_misspelt_or_mistyped_bench_key_is_refused_in_one_line(tmp_path, line, replacement, named):
-    """A misspelt key was ignored (the bench ran at the default rate); a value of the wrong type
-    was an rclpy traceback (exit 1) with the rest of the graph left running."""
+    """A misspelt key was ignored (the bench ran at the default rate): refused with the config,
+    before any node; a value of the wrong type was an rclpy traceback (exit 1) with the rest of
+    the graph left running."""
     config = bench_yaml(tmp_path, line, replacement)
     status, output, left = launch(tmp_path, "bench.launch.py", f"config:={config}", "description:=false")
     assert status != 0 and not left, output

@@ -86,15 +86,27 @@ def _nodes(sections: Any, prefix: str = "") -> Iterator[Tuple[str, Any]]:
 
 def check_bench_yaml(path: str) -> None:
     """ValueError (one line) unless ``path`` is a ROS parameters file with a section the bench
-    node reads (``/**/bench``, a namespace's ``bench``, or a wildcard)."""
+    node reads (``/**/bench``, a namespace's ``bench``, or a wildcard) whose every key is a bench
+    parameter: the node would ignore a misspelt one (``rat: 100.0``) and run on the default."""
     import yaml
+
+    from actuator_models.parameters import did_you_mean
+
+    from .bench_core import bench_parameters
 
     try:
         sections = yaml.safe_load(Path(path).read_text())
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
         raise ValueError(f"not a readable YAML file: {' '.join(str(error).split())}") from None
-    if not any(node.rstrip('/').rpartition('/')[2] in ('bench', '*', '**') for node, _ in _nodes(sections)):
+    benches = [(node, values) for node, values in _nodes(sections) if node.rstrip('/').rpartition('/')[2] == 'bench']
+    if not benches and not any(node.rstrip('/').rpartition('/')[2] in ('*', '**') for node, _ in _nodes(sections)):
         raise ValueError("no section for the bench node (/**/bench: ros__parameters: ...): not a bench YAML")
+    known = [p.name for p in bench_parameters()]
+    for node, values in benches:
+        for key in values:
+            if key not in known:
+                raise ValueError(f"{node}: key {key!r} (value {values[key]!r}) is not a bench parameter"
+                                 f"{did_you_mean(str(key), known)}")
 
 
 #: What a boolean launch argument takes (IfCondition's words, in any case).

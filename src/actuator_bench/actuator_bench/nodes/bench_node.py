@@ -33,7 +33,7 @@ from ..backends import BackendRegistry, installed_backends
 from ..bench_core import BENCH_TOPICS, BenchCore, Publication, bench_parameters
 from ..messages import seconds_to_ns
 from ..pacing import LoopThread
-from .common import check_overrides, QOS, MESSAGE_CLASSES, message, read_only, spin
+from .common import QOS, MESSAGE_CLASSES, message, read_only, spin
 
 
 class BenchNode(Node):
@@ -46,7 +46,6 @@ class BenchNode(Node):
         values = {p.name: self.declare_parameter(p.name, p.default, read_only(p.description)).value
                   for p in bench_parameters(registry, backend)[1:]}
         values[first.name] = backend
-        check_overrides(self)  # before the bench opens
         self.core = BenchCore(values, registry)
         self.pubs = {topic: self.create_publisher(MESSAGE_CLASSES[msgtype], topic, QOS[qos])
                      for topic, (msgtype, qos) in BENCH_TOPICS.items()}

@@ -51,18 +51,6 @@ def read_only(description: str) -> ParameterDescriptor:
     return ParameterDescriptor(description=description, read_only=True)
 
 
-def check_overrides(node: Node) -> None:
-    """ValueError naming a parameter set for ``node`` (its section of a parameters file, a ``-p``)
-    that it does not declare: a misspelt key (``rat: 100.0``) is otherwise ignored and the
-    default used. Call it once the node has declared its parameters (rclpy keeps the overrides in
-    ``Node._parameter_overrides``: no public accessor)."""
-    overrides = node._parameter_overrides
-    unknown = sorted(name for name in overrides if not node.has_parameter(name))
-    if unknown:
-        raise ValueError(f"parameter {unknown[0]} = {overrides[unknown[0]].value!r}: not a parameter of the "
-                         f"{node.get_name()} node (misspelt?)")
-
-
 def time_msg(ns: int) -> Time:
     return Time(**stamp(ns))
 
@@ -139,8 +127,8 @@ def spin(make_node: Callable[[], Node], args: Optional[list] = None,
     after shutdown. From the stop on, the signals are ignored: the second Ctrl-C that ``ros2
     launch`` forwards would otherwise kill a node that is already exiting (the interpreter
     restores the default handler at exit: exit code -2). A node that cannot start logs one line
-    and exits with status 2 for bad parameters (ValueError, a parameter of the wrong type, one it
-    does not declare: :func:`check_overrides`) and 1 for a runtime fault.
+    and exits with status 2 for bad parameters (ValueError, a parameter of the wrong type) and 1
+    for a runtime fault.
     """
     stop = threading.Event()
     for number in STOP_SIGNALS:
@@ -152,7 +140,6 @@ def spin(make_node: Callable[[], Node], args: Optional[list] = None,
     try:
         try:
             node = make_node()
-            check_overrides(node)
         except (ValueError, OSError, RuntimeError, ParameterException) as error:
             if stop.is_set():  # interrupted while starting
                 return

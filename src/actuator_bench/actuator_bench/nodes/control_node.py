@@ -38,7 +38,7 @@ from ..hardware import HardwareSettings, TopicHardware
 from ..loop import Cycle
 from ..messages import seconds_to_ns
 from ..player import known_trajectory
-from .common import check_overrides, COMMAND_QOS, MESSAGE_CLASSES, QOS, message, read_only, spin
+from .common import COMMAND_QOS, MESSAGE_CLASSES, QOS, message, read_only, spin
 
 
 class ControlNode(Node):
@@ -48,7 +48,6 @@ class ControlNode(Node):
         registry = registry if registry is not None else installed_backends()
         values = {p.name: self.declare_parameter(p.name, p.default, read_only(p.description)).value
                   for p in bench_parameters(registry)}
-        check_overrides(self)  # before the bench opens
         self.core = BenchCore(values, registry)  # opens the bench (its player stays idle)
         self.hardware = TopicHardware(self.core.loop.bench,
                                       HardwareSettings(self.core.params.kp, self.core.params.command_timeout))
