@@ -20,7 +20,8 @@ from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
 from actuator_bench.backends import installed_backends
-from actuator_bench.launch_common import STOP_TIMEOUT, bench_config, common_arguments, launch_file
+from actuator_bench.launch_common import (STOP_TIMEOUT, arguments_checked, bench_config, common_arguments,
+                                          launch_file, stop_on_failure)
 
 
 def nodes(context: LaunchContext) -> list:
@@ -47,6 +48,8 @@ def generate_launch_description() -> LaunchDescription:
         DeclareLaunchArgument('recorder', default_value='true', description='Run a recorder for this bench'),
         DeclareLaunchArgument('identification', default_value='true', description='Run the identification node'),
         *common_arguments(),
+        arguments_checked(__file__),
+        stop_on_failure(),
         OpaqueFunction(function=nodes),
         GroupAction(scoped=True, condition=IfCondition(LaunchConfiguration('description')), actions=[
             IncludeLaunchDescription(

@@ -26,7 +26,8 @@ from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
 from actuator_bench.backends import installed_backends
-from actuator_bench.launch_common import STOP_TIMEOUT, bench_config, common_arguments, config_file, launch_file
+from actuator_bench.launch_common import (STOP_TIMEOUT, arguments_checked, bench_config, common_arguments,
+                                          config_file, launch_file, stop_on_failure)
 
 BENCHES = {'real': None, 'sim': 'mujoco'}  # namespace -> backend (None: the backend argument)
 TOPICS = ('joint_states', 'actuator_states', 'commands', 'bench_info')
@@ -68,5 +69,7 @@ def generate_launch_description() -> LaunchDescription:
                               description=f'Backend of the real bench: {backends.describe()}'),
         DeclareLaunchArgument('rviz', default_value='false', description='Open RViz with config/compare.rviz'),
         *common_arguments(),
+        arguments_checked(__file__),
+        stop_on_failure(),
         OpaqueFunction(function=benches_and_nodes),
     ])

@@ -24,7 +24,8 @@ from launch_ros.actions import Node
 
 from actuator_bench.backends import installed_backends
 from actuator_bench.control_description import ROBOTS, hardware_namespace, robot
-from actuator_bench.launch_common import STOP_TIMEOUT, config_file, launch_file
+from actuator_bench.launch_common import (STOP_TIMEOUT, arguments_checked, config_file, launch_file,
+                                          stop_on_failure)
 
 GRAPHS = {'real': None, 'sim': 'mujoco'}  # namespace -> backend (None: the backend argument)
 
@@ -57,5 +58,7 @@ def generate_launch_description() -> LaunchDescription:
                                           "real backend's)"),
         DeclareLaunchArgument('port', default_value='', description="Bus device of the real servo (empty: the config's)"),
         DeclareLaunchArgument('update_rate', default_value='100', description='Controller manager and hardware rate [Hz]'),
+        arguments_checked(__file__),
+        stop_on_failure(),
         OpaqueFunction(function=graphs_and_comparison),
     ])

@@ -36,7 +36,7 @@ from launch_ros.actions import Node
 from actuator_bench.backends import installed_backends
 from actuator_bench.control_description import (MOCK, ROBOTS, UPDATE_RATE, check_backend, controllers_yaml,
                                                 hardware_namespace, robot, robot_description)
-from actuator_bench.launch_common import STOP_TIMEOUT, config_file
+from actuator_bench.launch_common import STOP_TIMEOUT, arguments_checked, config_file, stop_on_failure
 
 
 def nodes(context: LaunchContext) -> list:
@@ -100,5 +100,7 @@ def generate_launch_description() -> LaunchDescription:
                               description='Controller manager and hardware rate [Hz]'),
         DeclareLaunchArgument('recorder', default_value='true', description='Run a recorder of the hardware topics'),
         DeclareLaunchArgument('record', default_value='false', description='Start recording a bag at once'),
+        arguments_checked(__file__),
+        stop_on_failure(),
         OpaqueFunction(function=nodes),
     ])

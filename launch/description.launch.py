@@ -6,20 +6,12 @@
 or a path. Included by bench.launch.py and sim.launch.py.
 """
 
-from pathlib import Path
-
-from ament_index_python.packages import get_package_share_directory
 from launch import LaunchContext, LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
-
-def urdf_text(name: str) -> str:
-    path = Path(name)
-    if not path.is_file():
-        path = Path(get_package_share_directory('actuator_sim')) / 'models' / name
-    return path.read_text()
+from actuator_bench.launch_common import arguments_checked, urdf_file
 
 
 def robot_state_publisher(context: LaunchContext) -> list:
@@ -29,7 +21,7 @@ def robot_state_publisher(context: LaunchContext) -> list:
         executable='robot_state_publisher',
         namespace=namespace,
         parameters=[{
-            'robot_description': urdf_text(LaunchConfiguration('urdf').perform(context)),
+            'robot_description': urdf_file(LaunchConfiguration('urdf').perform(context)).read_text(),
             'frame_prefix': f'{namespace}/' if namespace else '',
         }],
     )]
@@ -40,5 +32,6 @@ def generate_launch_description() -> LaunchDescription:
         DeclareLaunchArgument('namespace', default_value='', description='Bench namespace (real, sim)'),
         DeclareLaunchArgument('urdf', default_value='pendulum.urdf',
                               description="URDF: a file of actuator_sim's models folder, or a path"),
+        arguments_checked(__file__),
         OpaqueFunction(function=robot_state_publisher),
     ])

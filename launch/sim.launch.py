@@ -11,7 +11,7 @@ from launch.actions import DeclareLaunchArgument, GroupAction, IncludeLaunchDesc
 from launch.launch_description_sources import PythonLaunchDescriptionSource
 from launch.substitutions import LaunchConfiguration
 
-from actuator_bench.launch_common import common_arguments, launch_file
+from actuator_bench.launch_common import arguments_checked, common_arguments, launch_file
 
 FORWARDED = ('namespace', 'recorder', 'identification', 'config', 'record', 'description', 'urdf')
 
@@ -22,6 +22,7 @@ def generate_launch_description() -> LaunchDescription:
         DeclareLaunchArgument('recorder', default_value='true', description='Run a recorder for this bench'),
         DeclareLaunchArgument('identification', default_value='true', description='Run the identification node'),
         *common_arguments(),
+        arguments_checked(__file__),
         GroupAction(scoped=True, actions=[IncludeLaunchDescription(
             PythonLaunchDescriptionSource(launch_file('bench.launch.py', __file__)),
             launch_arguments={'backend': 'mujoco',

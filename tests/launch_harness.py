@@ -199,6 +199,18 @@ class _OpaqueFunction(_Entity):
         return self.function(context)
 
 
+class _RegisterEventHandler(_Entity):
+    """Registers a handler of process events: none occur here (nothing is started)."""
+
+    def __init__(self, event_handler: Any, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+
+
+class _OnProcessExit:
+    def __init__(self, **kwargs: Any) -> None:
+        self.kwargs = kwargs
+
+
 class _LaunchConfiguration:
     def __init__(self, name: str, default: Optional[str] = None) -> None:
         self.name, self.default = name, default
@@ -253,7 +265,9 @@ def install_double(monkeypatch, launched: List[LaunchedNode]) -> None:
     modules = {
         "launch": dict(LaunchContext=_Context, LaunchDescription=_LaunchDescription),
         "launch.actions": dict(DeclareLaunchArgument=_DeclareLaunchArgument, GroupAction=_GroupAction,
-                               IncludeLaunchDescription=_IncludeLaunchDescription, OpaqueFunction=_OpaqueFunction),
+                               IncludeLaunchDescription=_IncludeLaunchDescription, OpaqueFunction=_OpaqueFunction,
+                               RegisterEventHandler=_RegisterEventHandler),
+        "launch.event_handlers": dict(OnProcessExit=_OnProcessExit),
         "launch.conditions": dict(IfCondition=_IfCondition),
         "launch.substitutions": dict(LaunchConfiguration=_LaunchConfiguration),
         "launch.launch_description_sources": dict(PythonLaunchDescriptionSource=_PythonLaunchDescriptionSource),

@@ -160,3 +160,42 @@ def test_description_namespace_and_urdf(launch):
     node = one(launch("description.launch.py", namespace="sim", urdf="arm_mx.urdf"), "robot_state_publisher")
     assert node.namespace == "sim" and node.parameters["frame_prefix"] == "sim/"
     assert node.parameters["robot_description"] == (SIM_SHARE / "models" / "arm_mx.urdf").read_text()
+
+
+# ----------------------------------------------------------------------------- refused arguments
+@pytest.mark.parametrize("launch_file, arguments, named", [
+    ("bench.launch.py", {"recorder": "maybe"}, "recorder:='maybe': not a boolean"),
+    ("sim.launch.py", {"identification": "yes"}, "identification:='yes': not a boolean"),
+    ("compare.launch.py", {"rviz": "on"}, "rviz:='on': not a boolean"),
+    ("bench.launch.py", {"urdf": "/no/such.urdf"}, "urdf:='/no/such.urdf': not a file"),
+    ("description.launch.py", {"urdf": "nope.urdf"}, "urdf:='nope.urdf': not a file"),
+    ("control.launch.py", {"update_rate": "fast"}, "update_rate:='fast': must be a whole number"),
+    ("compare_control.launch.py", {"update_rate": "-5"}, "update_rate:='-5': must be a whole number"),
+    ("bench.launch.py", {"config": "compare.rviz"}, "config:='compare.rviz': .*not a mapping"),
+    ("control.launch.py", {"config": "plotjuggler_compare.xml"}, "config:='plotjuggler_compare.xml': not a readable"),
+])
+def test_a_bad_argument_is_refused_naming_it_before_any_node(launch, launch_file, arguments, named):
+    """A value no node can run with is refused by the check that runs before the nodes, naming
+    the argument (a node the launch started before a later action failed outlived ``ros2 launch``)."""
+    with pytest.raises(ValueError, match=named):
+        launch(launch_file, **arguments)
+
+
+def test_a_yaml_with_no_bench_section_is_not_a_bench_config(launch, tmp_path):
+    recorder_only = tmp_path / "recorder.yaml"
+    recorder_only.write_text("/**/recorder:\n  ros__parameters:\n    output_dir: bags\n")
+    with pytest.raises(ValueError, match="no section for the bench node"):
+        launch("bench.launch.py", config=str(recorder_only))
+    nested = tmp_path / "nested.yaml"  # a namespace's bench, rcl's nested form
+    nested.write_text("real:\n  bench:\n    ros__parameters:\n      rate: 50.0\n")
+    assert one(launch("bench.launch.py", config=str(nested)), "bench_node").config_files == [str(nested)]
+    misspelt = tmp_path / "misspelt.yaml"  # the node would ignore it and run on the default rate
+    misspelt.write_text("/**/bench:\n  ros__parameters:\n    rat: 50.0\n")
+    with pytest.raises(ValueError, match=r"/\*\*/bench: key 'rat' \(value 50.0\) is not a bench parameter "
+                                         r"\(did you mean 'rate'\?\)"):
+        launch("bench.launch.py", config=str(misspelt))
+
+
+def test_an_unused_urdf_is_not_checked(launch):
+    assert [n.executable for n in launch("bench.launch.py", description="false", urdf="nope.urdf",
+                                         recorder="False", identification="0")] == ["bench_node"]

@@ -26,7 +26,7 @@ INTERFACES = REPO / "src" / "actuator_interfaces"
 LAUNCH_FILES = sorted((REPO / "launch").glob("*.launch.py"))
 CONFIGS = sorted((REPO / "config").glob("*.yaml"))
 #: Python modules that are not ROS packages: rosdep key, or None when installed with pip (setup.py).
-PYTHON_DEPENDENCIES = {"numpy": "python3-numpy", "rosbags": None, "optuna": None, "mujoco": None}
+PYTHON_DEPENDENCIES = {"numpy": "python3-numpy", "yaml": "python3-yaml", "rosbags": None, "optuna": None, "mujoco": None}
 #: Dependencies used only through the launch files (packages of Node actions and the launch tools).
 LAUNCH_ONLY = {"ros2launch", "robot_state_publisher", "joint_state_broadcaster", "joint_trajectory_controller",
                "topic_based_ros2_control"}  # controller plugins loaded by ros2_control_node

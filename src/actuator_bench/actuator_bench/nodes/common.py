@@ -18,6 +18,7 @@ from actuator_interfaces.msg import ActuatorCommand, ActuatorState
 from actuator_interfaces.msg import BenchInfo as BenchInfoMsg
 from builtin_interfaces.msg import Time
 from rcl_interfaces.msg import ParameterDescriptor
+from rclpy.exceptions import ParameterException
 from rclpy.executors import Executor, ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
@@ -126,7 +127,8 @@ def spin(make_node: Callable[[], Node], args: Optional[list] = None,
     after shutdown. From the stop on, the signals are ignored: the second Ctrl-C that ``ros2
     launch`` forwards would otherwise kill a node that is already exiting (the interpreter
     restores the default handler at exit: exit code -2). A node that cannot start logs one line
-    and exits with status 2 for bad parameters (ValueError) and 1 for a runtime fault.
+    and exits with status 2 for bad parameters (ValueError, a parameter of the wrong type) and 1
+    for a runtime fault.
     """
     stop = threading.Event()
     for number in STOP_SIGNALS:
@@ -138,11 +140,11 @@ def spin(make_node: Callable[[], Node], args: Optional[list] = None,
     try:
         try:
             node = make_node()
-        except (ValueError, OSError, RuntimeError) as error:
+        except (ValueError, OSError, RuntimeError, ParameterException) as error:
             if stop.is_set():  # interrupted while starting
                 return
             rclpy.logging.get_logger('actuator_bench').fatal(f'cannot start: {error}')
-            raise SystemExit(2 if isinstance(error, ValueError) else 1) from None
+            raise SystemExit(2 if isinstance(error, (ValueError, ParameterException)) else 1) from None
         executor = make_executor() if make_executor else SingleThreadedExecutor()
         executor.add_node(node)
         spin_until(executor, stop.is_set)
