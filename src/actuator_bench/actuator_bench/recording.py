@@ -35,7 +35,8 @@ from pathlib import Path
 from typing import Callable, Iterator, List, Optional, Union
 
 from actuator_drivers.common import CommandTimeout, DriverError
-from actuator_models.bench import Bench, BusHealth, Command, ErrorCounters, bus_health
+from actuator_models.bench import Bench, Command
+from actuator_models.bench_bus import BusHealth, ErrorCounters, bus_health
 from actuator_models.logs import Log, write_log
 from actuator_models.recording_quality import RecordingQuality, measure
 from actuator_models.trajectories import TRAJECTORIES, Trajectory

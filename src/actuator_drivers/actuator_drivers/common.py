@@ -22,7 +22,8 @@ import threading
 from contextlib import ExitStack
 from typing import Any, Callable, Optional, Sequence, Tuple
 
-from actuator_models.bench import Clock, Command, CommandRouter, ErrorCounters, JointSample, WallClock  # noqa: F401 (re-exported)
+from actuator_models.bench import Clock, Command, JointSample, WallClock  # noqa: F401 (re-exported)
+from actuator_models.bench_bus import CommandRouter, ErrorCounters  # noqa: F401 (re-exported)
 from actuator_models.model import Model
 
 #: Wall-clock seconds a lockstep bus waits for the emulator before declaring it gone.

@@ -46,7 +46,7 @@ from .friction import FrictionModel, applied_friction
 from .logs import Log
 from .model import Model
 from .parameters import ParamValues, Value, clip
-from .addition_thermal import case_temperature, register_temperature
+from .addition_thermal import case_temperature
 from .servo import Drive, Servo, ServoState, forces, heat, motor_torque, output, settle, setpoint, start
 
 GRAVITY = 9.80665  # m/s^2
@@ -345,11 +345,6 @@ class PendulumSimulator:
                     self.drive, self.model.values, 0.0, {"temperature": self.temperature})
                 return float(w), float(c)
         return None
-
-    @property
-    def temperature_reading(self) -> float:
-        """What the servo's temperature register reads [degC] (:func:`.register_temperature`)."""
-        return register_temperature(self.temperatures, self.temperature)
 
     @property
     def q(self) -> float:

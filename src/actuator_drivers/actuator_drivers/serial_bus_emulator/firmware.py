@@ -19,6 +19,7 @@ import math
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
+from actuator_models.addition_thermal import register_temperature
 from actuator_models.model import Model
 from actuator_models.simulation import BENCH_DT, Pendulum, PendulumSimulator
 
@@ -97,8 +98,8 @@ class SerialServo:
     @property
     def temperature(self) -> float:
         """What the temperature register reports [degC]: the simulated case node of a ``thermal``
-        model, else the power-up temperature (:attr:`PendulumSimulator.temperature_reading`)."""
-        return self.sim.temperature_reading
+        model, else the power-up temperature (:func:`~actuator_models.addition_thermal.register_temperature`)."""
+        return register_temperature(self.sim.temperatures, self.sim.temperature)
 
     @property
     def servo_id(self) -> int:
