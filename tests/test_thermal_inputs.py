@@ -109,3 +109,19 @@ def test_a_thermal_network_faster_than_the_step_is_refused_where_it_would_be_sim
         assert main([*args, "--params", str(path), "--log", str(log)]) == 2
     assert run("simulate", "--params", params_file(tmp_path, thermal_winding_capacity=0.01), "--log",
                log).returncode == 0  # 0.1 s: stable
+
+
+def test_an_addition_s_parameter_may_be_fixed_when_the_fit_carries_it(tmp_path, xl330_processed):
+    """``fit --set thermal_ambient=...`` was refused as "not a parameter of xl330/m6" although the
+    default fit carries thermal (its ambient is a setting the user may know better than the logs'
+    lowest reading); where the fit does not carry the addition, the name is refused, nothing written."""
+    quick = ("--logs", xl330_processed, "--actuator", "xl330", "--model", "m6", "--trials", "60", "--quiet")
+    carried = run("fit", *quick, "--set", "thermal_ambient=26.5", "--out", tmp_path / "carried")
+    assert carried.returncode == 0, carried.stderr
+    assert json.loads((tmp_path / "carried" / "m6.json").read_text())["thermal_ambient"] == 26.5
+    dropped = run("fit", *quick, "--set", "thermal_ambient=26.5", "--carry", "none", "--out", tmp_path / "none")
+    line = error_line(dropped)
+    assert dropped.returncode == 2 and "'thermal_ambient' is not one of model xl330/m6" in line, line
+    assert not (tmp_path / "none").exists()
+    misspelt = run("fit", *quick, "--set", "thermal_ambiant=26.5", "--out", tmp_path / "misspelt")
+    assert misspelt.returncode == 2 and "did you mean 'thermal_ambient'?" in error_line(misspelt)

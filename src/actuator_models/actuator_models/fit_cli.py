@@ -72,9 +72,14 @@ def read_bounds(path: Optional[str]) -> Dict[str, Tuple[float, float]]:
 
 def check_parameter_names(names: Iterable[str], source: str, actuator_name: str, models: Sequence[str]) -> None:
     """Every name of ``--set`` or of a ``--bounds`` file (``source`` says which) must be a
-    parameter of each model fitted; the error names the source and suggests the closest name."""
+    parameter of each model fitted or of an addition it may carry (which ones, the carry rule
+    decides from the training logs; the search space then refuses one of an addition not
+    carried); the error names the source and suggests the closest name."""
+    from .additions import installed_additions
+
+    carried = [p.name for a in installed_additions().values() for p in a.parameters]
     for model_name in models:
-        known = sorted(p.name for p in new_model(actuator_name, model_name).parameters)
+        known = sorted({p.name for p in new_model(actuator_name, model_name).parameters} | set(carried))
         for name in names:
             if name not in known:
                 close = difflib.get_close_matches(name, known, n=1)
