@@ -331,6 +331,14 @@ class Backend:
         return self.settings(**{k: v for k, v in values.items() if k in names})
 
 
+def goal_problem(goal: float, low: float, high: float) -> Optional[str]:
+    """Why a goal [rad] cannot be sent to a joint whose limits are ``low``..``high`` [rad] (not a
+    finite number, or outside them), or None: the check a bench makes before sending anything."""
+    if math.isfinite(goal) and low <= goal <= high:
+        return None
+    return f"goal {goal!r} rad is outside the joint limits [{low:.4f}, {high:.4f}] rad; nothing was sent"
+
+
 def set_load(bench: Bench, mass: float, length: float, arm_mass: float = 0.0) -> None:
     """Change the pendulum of an emulated bench [kg, m, kg] (its optional ``set_load`` member);
     ValueError for a bench whose load only a person can change."""

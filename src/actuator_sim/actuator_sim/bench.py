@@ -21,7 +21,7 @@ from actuator_models.model import load_model
 from actuator_models.parameters import temperature_problem
 from actuator_models.simulation import BENCH_DT
 
-from actuator_models.bench import Backend, BenchParams, Clock, Command, JointSample, WallClock, option
+from actuator_models.bench import Backend, BenchParams, Clock, Command, JointSample, WallClock, goal_problem, option
 
 if TYPE_CHECKING:
     from actuator_sim.joint_sim import JointSimulation
@@ -113,10 +113,9 @@ class SimBench:
         if unknown:
             raise ValueError(f"command for unknown joint(s) {unknown}; this bench has {list(self.joints)}")
         for joint, goal in zip(command.name, command.goal_position):
-            low, high = self.limits.get(joint, (-math.inf, math.inf))
-            if not (math.isfinite(goal) and low <= goal <= high):
-                raise ValueError(f"joint {joint!r}: goal {goal!r} rad is outside the joint limits "
-                                 f"[{low:.4f}, {high:.4f}] rad; nothing was sent")
+            problem = goal_problem(goal, *self.limits.get(joint, (-math.inf, math.inf)))
+            if problem:
+                raise ValueError(f"joint {joint!r}: {problem}")
         if command.kp:
             self.sim.set_kp(dict(zip(command.name, command.kp)))
         self.sim.command(dict(zip(command.name, command.goal_position)),

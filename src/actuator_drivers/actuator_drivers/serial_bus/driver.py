@@ -29,11 +29,10 @@ from __future__ import annotations
 
 import atexit
 import logging
-import math
 import threading
 from typing import Callable, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple, Type, TypeVar, Union
 
-from actuator_models.bench import WallClock
+from actuator_models.bench import WallClock, goal_problem
 from actuator_drivers.common import DriverError, ErrorCounters, LimitError, LockstepClock
 from actuator_drivers.serial_bus.bus import SerialBus
 from actuator_drivers.serial_bus.servo import Flags, Goals, ServoConfig, ServoState
@@ -264,10 +263,9 @@ class SerialBusDriver:
                 goal = float(value)
             except (TypeError, ValueError):
                 raise ValueError(f"servo {servo_id}: goal {value!r} is not a number of radians") from None
-            low, high = self.limits[servo_id]
-            if not (math.isfinite(goal) and low <= goal <= high):
-                raise self.limit_error(f"servo {servo_id} ({self.configs[servo_id].joint}): goal {goal!r} rad is "
-                                      f"outside the joint limits [{low:.4f}, {high:.4f}] rad; nothing was sent")
+            problem = goal_problem(goal, *self.limits[servo_id])
+            if problem:
+                raise self.limit_error(f"servo {servo_id} ({self.configs[servo_id].joint}): {problem}")
             raws[servo_id] = self.tables[servo_id]["goal_position"].from_si(goal)
         enable = self._per_servo(torque_enable, "torque_enable") if torque_enable is not None else {}
 
