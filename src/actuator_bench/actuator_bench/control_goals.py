@@ -20,6 +20,7 @@ import numpy as np
 
 from .player import schedule
 
+
 def check_run_times(start_time: float, release_time: float, end_time: float) -> None:
     """The times of a run named on the control node (RunTrajectory ``start_time``, ROS time [s];
     ``release_time`` and ``end_time``, s after it; 0: none): ValueError naming the first one it
