@@ -23,7 +23,8 @@ from test_erob_driver import REASON
 
 def test_readme_play_on_the_emulated_dynamixel_writes_a_log_and_the_same_bag(tmp_path, capsys):
     argv = ["play", "--backend", "dynamixel_emulator", "--trajectory", "sin_sin", "--kp", "400", "--time-scale", "4",
-            "--out", str(tmp_path / "logs"), "--bag", str(tmp_path / "bags"), "--raw"]
+            "--command-timeout", "5", "--out", str(tmp_path / "logs"), "--bag", str(tmp_path / "bags"), "--raw"]
+    # (a 5 s command timeout: a busy host's stall of the loop must not release the torque)
     assert cli.main(argv) == 0, capsys.readouterr().err
     (path,) = (tmp_path / "logs").glob("*.json")
     log = read_log(path)

@@ -2,23 +2,57 @@
 
 from __future__ import annotations
 
+import pytest
+
 from actuator_models import read_logs
 
 from actuator_bench.cli import main
 from actuator_drivers.cli import build_parser
 from actuator_drivers.dynamixel_emulator.emulator import DynamixelEmulator
+from actuator_drivers.serial_bus_emulator.faults import Faults
 
 
 def test_record_command_writes_one_log(tmp_path, capsys):
-    # real time (a separate driver clock): generous receive timeouts, the command is what is tested
+    # real time (a separate driver clock): generous receive timeouts and command timeout (a busy
+    # host's stall), the command is what is tested
     with DynamixelEmulator.single("mx64", "mx64/m6", 1.0, 0.15, protocol=1, time_scale=6) as emu:
         status = main(["record", "--port", emu.port, "--protocol", "1", "--actuator", "mx64",
                        "--trajectory", "up_and_down", "--mass", "1.0", "--length", "0.15", "--kp", "16",
-                       "--logdir", str(tmp_path), "--time-scale", "6", "--retries", "10", "--latency-ms", "100"])
+                       "--logdir", str(tmp_path), "--time-scale", "6", "--retries", "10", "--latency-ms", "100",
+                       "--command-timeout", "5"])
     assert status == 0
     (log,) = read_logs(tmp_path)
     assert (log.trajectory, log.mass, log.kp, log.motor) == ("up_and_down", 1.0, 16, "mx64")
     assert "Hz achieved" in capsys.readouterr().err
+
+
+def test_the_command_timeout_is_the_drivers_watchdog(tmp_path, capsys):
+    """A servo silent for 4 s of bench time (its status packets held), 0.67 s of wall time at
+    --time-scale 6, stalls the loop: with the default 0.5 s command timeout (the serial driver's
+    watchdog counts wall-clock seconds) the watchdog releases the torque and the recording stops
+    (exit 1, the partial log kept); ``--command-timeout 5`` lets the same stall pass."""
+    def record(timeout):
+        with DynamixelEmulator.single("mx64", "mx64/m6", 1.0, 0.15, time_scale=6,
+                                      faults=Faults(stalls=((2.5, 4.0),))) as emu:
+            return main(["record", "--port", emu.port, "--actuator", "mx64", "--trajectory", "up_and_down",
+                         "--mass", "1.0", "--length", "0.15", "--kp", "16", "--logdir", str(tmp_path / timeout),
+                         "--time-scale", "6", "--retries", "30", "--latency-ms", "100", "--command-timeout", timeout])
+
+    assert record("0.5") == 1
+    err = capsys.readouterr().err
+    assert "the command watchdog released the torque" in err and list((tmp_path / "0.5" / "partial").glob("*.json"))
+    assert record("5") == 0, capsys.readouterr().err
+    (log,) = read_logs(tmp_path / "5")
+    assert log.torque_enable.all() or log.torque_enable[:-1].all()  # held through the stall
+
+
+def test_record_command_refuses_a_command_timeout_that_is_not_positive(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit:  # argparse's usage error
+        main(["record", "--port", "/dev/null", "--actuator", "mx64", "--trajectory", "sin_sin", "--mass", "1",
+              "--length", "0.15", "--kp", "32", "--logdir", str(tmp_path), "--command-timeout", "0"])
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert exit.value.code == 2 and "--command-timeout: '0' is not a positive number" in err, err
+    assert not list(tmp_path.iterdir())
 
 
 def test_record_all_command_with_in_process_emulator(tmp_path, capsys):

@@ -37,7 +37,7 @@ def test_interrupted_record_exits_130_keeps_the_partial_log_and_releases(tmp_pat
                             "--protocol", "2", "--time-scale", SCALE) as port:
         code, err = interrupted(["record", "--port", port, "--actuator", "mx64", "--protocol", "2",
                                  "--trajectory", "sin_sin", "--mass", "1.0", "--length", "0.15", "--kp", "32",
-                                 "--time-scale", SCALE, "--out", str(tmp_path)], cue, signum)
+                                 "--time-scale", SCALE, "--command-timeout", "5", "--out", str(tmp_path)], cue, signum)
         assert torque_enable(port) == 0
     assert code == 130, err
     assert "interrupted" in err and "release failed" not in err and "Traceback" not in err

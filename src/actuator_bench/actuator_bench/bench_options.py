@@ -33,6 +33,8 @@ def add_bench_options(p: argparse.ArgumentParser, registry: BackendRegistry) -> 
                    help="folder for the JSON logs (each file is named by bench and time: nothing is overwritten)")
     p.add_argument("--arm-mass", type=non_negative, default=0.0, help="mass of the arm itself, kg [0]")
     p.add_argument("--vin", type=positive, help="supply voltage for the log, V [measured]")
+    p.add_argument("--command-timeout", type=positive, default=0.5, metavar="S",
+                   help="the driver releases the torque when no command came for this long, s [0.5]")
     g = p.add_argument_group("bench settings (each backend reads its own; default: the backend's)")
     for name, (flags, kind, default, help) in _settings_options(registry).items():
         if kind is bool:
@@ -90,4 +92,4 @@ def bench_params(args: argparse.Namespace, backend: Backend, **common: Any) -> B
                          f"its settings: {' '.join(_flags(backend)) or 'none'}")
     return BenchParams(joints=(f"joint{args.id}",), actuators=(args.actuator,), ids=(args.id,),
                        min_position=(args.limits[0],), max_position=(args.limits[1],),
-                       settings=backend.settings_from(vars(args)), **common)
+                       command_timeout=args.command_timeout, settings=backend.settings_from(vars(args)), **common)

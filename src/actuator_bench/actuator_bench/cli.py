@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Callable, List, Optional, Tuple
 
-from actuator_drivers.cli import EMULATOR_COMMANDS, Command
+from actuator_drivers.cli import EMULATOR_COMMANDS, Command, positive
 from actuator_drivers.cli import main as run_commands
 
 from actuator_models.actuators import ACTUATORS
@@ -107,6 +107,8 @@ def _configure_play(registry: BackendRegistry) -> Callable[[argparse.ArgumentPar
         p.add_argument("--rate", type=float, default=100.0, help="control rate, Hz of bench time [100]")
         p.add_argument("--time-scale", type=float, default=1.0, help="emulator/simulation speed-up [1]")
         p.add_argument("--seed", type=int, default=0, help="emulator seed [0]")
+        p.add_argument("--command-timeout", type=positive, default=0.5, metavar="S",
+                       help="the bench releases the torque when no command came for this long, s [0.5]")
         p.add_argument("--out", type=Path, required=True, metavar="DIR", help="folder of the JSON logs (created)")
         p.add_argument("--force", action="store_true", help="overwrite logs of an earlier run (refused otherwise)")
         p.add_argument("--raw", action="store_true", help="raw logs (not resampled)")
@@ -120,7 +122,8 @@ def _run_play(registry: BackendRegistry) -> Callable[[argparse.Namespace], int]:
 
         settings = registry[args.backend].settings_from({"port": args.port} if args.port else {})
         params = BenchParams(actuators=(args.actuator,), models=(args.model,), mass=args.mass, length=args.length,
-                             time_scale=args.time_scale, seed=args.seed, settings=settings)
+                             time_scale=args.time_scale, seed=args.seed, command_timeout=args.command_timeout,
+                             settings=settings)
         bench = registry.open(args.backend, params)
         try:
             info = BenchInfo(args.actuator, mass=args.mass, length=args.length)

@@ -227,14 +227,14 @@ def test_emulate_and_record_pick_up_a_new_serial_family(tmp_path, clone_family):
 
     assert family_of("p1clone").name == "clone"
     command = [sys.executable, "-m", "actuator_drivers.cli", "emulate", "--actuator", "p1clone", "--params",
-               str(clone_family), "--mass", "0.3", "--length", "0.1"]  # real time: see the record below
+               str(clone_family), "--mass", "0.3", "--length", "0.1", "--time-scale", "4"]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         banner, port = process.stdout.readline(), process.stdout.readline().strip()
         assert banner.startswith("P1 clone emulator: P1 clone servo, ID 1, model ") and port.startswith("/dev/"), banner
         argv = ["record", "--port", port, "--actuator", "p1clone", "--trajectory", "lift_and_drop", "--mass", "0.3",
-                "--length", "0.1", "--kp", "32", "--retries", "10", "--latency-ms", "100",  # real time: a busy host's
-                # stall must exceed the watchdog's 0.5 s (at --time-scale 4 a CI run stalled past its 0.125 s of wall time)
+                "--length", "0.1", "--kp", "32", "--retries", "10", "--latency-ms", "100", "--time-scale", "4",
+                "--command-timeout", "5",  # a busy host's stall of the loop (a CI run: 0.54 s) keeps the torque
                 "--out", str(tmp_path / "logs")]
         assert cli.main(argv) == 0
         (path,) = (tmp_path / "logs").glob("*.json")

@@ -68,9 +68,11 @@ def test_record_and_play_the_toy_bus(tmp_path, toy_family):
     """``record`` opens the family's real backend (the wall-clock bus, with its own ``--toy-step``
     option), ``play`` any of its backends by name: the lifted pendulum drops when released."""
     record = ["record", "--actuator", "toyservo", "--trajectory", "lift_and_drop", "--mass", "0.3", "--length", "0.1",
-              "--kp", "32", "--time-scale", "5", "--toy-step", "0.0025", "--out", str(tmp_path / "record")]
+              "--kp", "32", "--time-scale", "5", "--toy-step", "0.0025", "--command-timeout", "5",
+              "--out", str(tmp_path / "record")]  # (a busy host's stall must not release the torque)
     play = ["play", "--backend", "toybus", "--actuator", "toyservo", "--model", str(toy_family), "--trajectory",
-            "lift_and_drop", "--kp", "32", "--mass", "0.3", "--length", "0.1", "--time-scale", "5", "--raw",
+            "lift_and_drop", "--kp", "32", "--mass", "0.3", "--length", "0.1", "--time-scale", "5", "--command-timeout", "5",
+            "--raw",
             "--out", str(tmp_path / "play")]
     for argv, folder in ((record, "record"), (play, "play")):
         assert cli.main(argv) == 0
