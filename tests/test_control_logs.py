@@ -91,6 +91,23 @@ def control_log(tmp_path, player_class=ControlPlayer):
     return one_log(tmp_path / bag if not bag.startswith("/") else bag)
 
 
+def path_speed() -> float:
+    """The trajectory's largest goal speed [rad/s]."""
+    path, duration = TRAJECTORIES[TRAJECTORY].goal, goal_plan(TRAJECTORY, ("pendulum",)).duration
+    return max(abs(path(x + 1e-3) - path(x)) / 1e-3 for x in np.arange(0.0, duration, 1e-3))
+
+
+#: How far the goal moves in one 10 ms controller cycle at its fastest [rad]
+CYCLE_MOTION = 0.01 * path_speed()
+
+
+def off_path(log, delays: np.ndarray) -> np.ndarray:
+    """Per sample of ``log``, its goal's distance [rad] to the nearest of the trajectory's goals
+    ``delays`` [s] before the sample's time (a negative delay: after it)."""
+    path = TRAJECTORIES[TRAJECTORY].goal
+    return np.min([np.abs(log.goal_position - [path(max(x - d, 0.0)) for x in log.timestamp]) for d in delays], axis=0)
+
+
 def one_log(bag):
     """The bag's one run of the trajectory, raw (each sample with the command in force then)."""
     from pathlib import Path
@@ -113,18 +130,15 @@ def test_a_trajectory_through_the_controllers_logs_as_the_bench_node_plays_it(tm
     # goals against the trajectory itself, on each raw log's own samples (t = 0: the run's first
     # command; a busy host's loop skips cycles, and a resampled log would interpolate across them)
     path = TRAJECTORIES[TRAJECTORY].goal
-    speed = max(abs(path(x + 1e-3) - path(x)) / 1e-3 for x in np.arange(0.0, duration, 1e-3))  # [rad/s]
     exact = np.abs(direct.goal_position - [path(x) for x in direct.timestamp])
     assert exact.max() < 1e-9, exact.max()  # the bench node plays the trajectory at each sample's t
     lag = np.abs(control.goal_position - [path(x) for x in control.timestamp])
-    assert np.median(lag) < 0.01 * speed, (np.median(lag), speed)  # typically within one controller cycle
+    assert np.median(lag) < CYCLE_MOTION, (np.median(lag), CYCLE_MOTION)  # typically within one controller cycle
     # every goal the controllers sent is one the trajectory had within the last 0.2 s (on a busy
     # host a late controller cycle holds a goal; it never sends one off the path): the largest
     # distance to the path over those delays stays within one cycle of goal motion
-    delays = np.arange(-0.02, 0.2 + 1e-9, 0.002)
-    off_path = np.min([np.abs(control.goal_position - [path(max(x - d, 0.0)) for x in control.timestamp])
-                       for d in delays], axis=0)
-    assert off_path.max() < 0.01 * speed, (off_path.max(), speed, control.timestamp[np.argmax(off_path)])
+    distance = off_path(control, np.arange(-0.02, 0.2 + 1e-9, 0.002))
+    assert distance.max() < CYCLE_MOTION, (distance.max(), CYCLE_MOTION, control.timestamp[np.argmax(distance)])
     direct, control = resample(direct, DT), resample(control, DT)
     n = min(len(direct), len(control))
     error = np.abs(control.position[:n] - direct.position[:n])
@@ -145,5 +159,9 @@ def test_a_run_through_the_controllers_ends_at_the_trajectory_s_end_however_late
     log = control_log(tmp_path, LateStop)
     duration = goal_plan(TRAJECTORY, ("pendulum",)).duration
     assert log.timestamp[-1] - log.timestamp[0] == pytest.approx(duration, abs=0.3), log.timestamp[-1]
-    path = TRAJECTORIES[TRAJECTORY].goal  # and it is the trajectory's run from its start
-    assert np.median(np.abs(log.goal_position - [path(x) for x in log.timestamp])) < 0.05
+    # and it is the trajectory's run from its start: its goals are the trajectory's within a delay
+    # that a loaded host gives them (a CI run: goals 0.1 s late for most of the run, and a first
+    # cycle 40 ms after the start, which shows as a lead); a log begun at the hold before the start
+    # (1 s at the first waypoint) or at the stop would be off the path for most of its samples
+    distance = off_path(log, np.arange(-0.15, 0.3 + 1e-9, 0.002))
+    assert np.mean(distance < CYCLE_MOTION) > 0.95, (np.mean(distance < CYCLE_MOTION), np.median(distance))
