@@ -47,7 +47,8 @@ def msg_file(name: str) -> list:
 def bag(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("bags") / "emulated"
     model = load_model("xl330/m6")
-    with emulated_dynamixel("xl330", model, BENCH.mass, BENCH.length, emulation=Emulation(time_scale=4.0)) as (emulator, driver):
+    emulation = Emulation(time_scale=4.0, command_timeout=5.0)  # a busy host's stall keeps the torque
+    with emulated_dynamixel("xl330", model, BENCH.mass, BENCH.length, emulation=emulation) as (emulator, driver):
         bench = DynamixelBench(driver, [model])
         recorder = Recorder(list(bench_topics("real").values()))
         recorder.start(path)

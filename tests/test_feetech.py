@@ -89,7 +89,8 @@ def test_sign_magnitude_registers_match_the_sdk_conversion(name, bit, value):
 
 
 def test_driver_reads_si_units_and_moves_with_the_sts_speed_limit():
-    with emulated_feetech("sts3215/m1", 0.3, 0.1) as (emulator, driver):
+    # (a 5 s command timeout: a busy host's stall of this loop must not release the torque)
+    with emulated_feetech("sts3215/m1", 0.3, 0.1, emulation=Emulation(command_timeout=5.0)) as (emulator, driver):
         driver.set_kp(32)
         assert emulator.servo(1).peek("p_coefficient") == 32 and emulator.servo(1).peek("d_coefficient") == 0
         positions = []
