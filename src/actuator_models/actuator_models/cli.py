@@ -18,7 +18,7 @@ from typing import Callable, List, Optional, Sequence
 import numpy as np
 
 from .actuator_file import ActuatorFileError
-from .addition_thermal import DivergentStep
+from .divergence import DivergentStep
 from .dahl_cli import add_dahl_command
 from .dahl_identification import DahlDataError
 from .evaluation import evaluate_model, evaluation_backends
