@@ -105,11 +105,13 @@ def suspects(parameters: Sequence[Parameter], values: Mapping[str, Any]) -> str:
     return "likely " + ", ".join(named)
 
 
-def refuse_divergent(model: Any, batch: Any, simulated: np.ndarray, sources: Sequence[str], clip: float) -> None:
+def refuse_divergent(model: Any, batch: Any, simulated: np.ndarray, sources: Sequence[str], clip: float,
+                     simulator: str = "") -> None:
     """Raise :class:`DivergentStep` when the rollout ``simulated`` [rad] of ``model`` (a
     :class:`~.model.Model`) on ``batch`` (a :class:`~.simulation.LogBatch` of the logs named
-    ``sources``) diverged (:func:`first_divergence`); the message names the log, the time and
-    record where, and the likely parameters."""
+    ``sources``, or anything with its ``position``, ``lengths`` and ``dt``) diverged
+    (:func:`first_divergence`); the message names the ``simulator`` (default: the model's
+    integrator's step), the log, the time and record where, and the likely parameters."""
     found = first_divergence(simulated, batch.position, batch.lengths, batch.dt, clip)
     if found is None:
         return
@@ -117,8 +119,8 @@ def refuse_divergent(model: Any, batch: Any, simulated: np.ndarray, sources: Seq
     where = f"{Path(sources[found.log]).name} diverged at t = {found.step * dt:.3f} s (record {found.step})"
     what = f"simulated position {found.simulated:.3g} rad against the logged {found.logged:.3g} rad"
     if math.isfinite(found.speed):
-        what += f", {found.speed:.3g} rad/s from the record before (the step clips its speed at {clip:g} rad/s)"
-    raise DivergentStep(f"{model.name}, {model.integrator} step: its simulation of {where}: {what}; the explicit "
+        what += f", {found.speed:.3g} rad/s from the record before (the reference step's speed clip: {clip:g} rad/s)"
+    raise DivergentStep(f"{model.name}, {simulator or model.integrator + ' step'}: its simulation of {where}: {what}; the explicit "
                         f"step cannot integrate these values; {suspects(model.parameters, model.values)}")
 
 
