@@ -216,6 +216,9 @@ class Identification:
         if best is None:
             raise KeyboardInterrupt("stopped before any trial completed")
         fitted = self._with_start(self.model.with_values(**best.params))
+        for logs in (self.dataset.train, self.dataset.validation):  # a result a user reads: not from nonsense
+            if logs:
+                Objective(fitted, logs).refuse_divergent(fitted)
         validation = per_log(fitted, self.dataset.validation)
         starts = self._starts(trials)
         train = per_log(fitted, self.dataset.train)
