@@ -59,8 +59,9 @@ def test_the_simulators_beside_refuse_a_rollout_that_diverged(tmp_path, xl330_pr
     assert "bam step" in refused(stick_slip, path) and not plot.exists()  # before the exact reference's 30 s
 
 
-def test_mujoco_s_own_replay_that_diverged_is_refused(tmp_path, xl330_processed):
+def test_mujoco_s_own_replay_that_diverged_is_refused(tmp_path, xl330_processed, monkeypatch):
     """MuJoCo does not clip the speed: its replay of kt = 1e6 ran to an MAE of 63677 rad."""
+    monkeypatch.chdir(tmp_path)  # MuJoCo's warning of the unstable run goes to MUJOCO_LOG.TXT in the cwd
     from actuator_models.logs import read_log
     from actuator_sim.replay import mujoco_positions
 
