@@ -75,11 +75,11 @@ def first_divergence(simulated: np.ndarray, logged: np.ndarray, lengths: np.ndar
     [rad] (a leading parameter-set axis: its first set that does) against ``logged`` ``(L, T)``,
     over each log's ``lengths`` ``(L,)`` records of step ``dt`` ``(L,)`` [s], for the step's
     velocity ``clip`` [rad/s]; None when none does."""
-    q = np.asarray(simulated, dtype=float).reshape((-1,) + np.shape(logged))
+    q = np.asarray(simulated, dtype=float).reshape((-1, *np.shape(logged)))
     real = np.arange(q.shape[-1])[None, :] < np.asarray(lengths)[:, None]
     with np.errstate(all="ignore"):
         speed = np.abs(np.diff(q, axis=-1)) / np.asarray(dt, dtype=float)[:, None]
-        speed = np.concatenate([np.full(q.shape[:-1] + (1,), np.nan), speed], axis=-1)
+        speed = np.concatenate([np.full((*q.shape[:-1], 1), np.nan), speed], axis=-1)
         bad = ~np.isfinite(q) | ~(np.abs(q - logged) <= DIVERGED_DISTANCE) | (speed >= CLIP_SHARE * clip)
     bad &= real
     if not bad.any():
