@@ -35,7 +35,7 @@ import math
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Optional, Sequence
+from typing import Any, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -89,16 +89,24 @@ def first_divergence(simulated: np.ndarray, logged: np.ndarray, lengths: np.ndar
     return Divergence(int(log), step, float(q[p, log, step]), float(logged[log, step]), float(speed[p, log, step]))
 
 
-def suspects(parameters: Sequence[Parameter], values: Mapping[str, Any]) -> str:
-    """The values most likely to blame: those outside their search bounds, farthest out
-    (in decades) first, with the bounds; or a sentence saying none is."""
+def out_of_bounds(parameters: Sequence[Parameter], values: Mapping[str, Any]) -> List[Tuple[Parameter, float]]:
+    """The parameters whose value (the first set's) lies outside their search bounds, with it."""
     out = []
     for p in parameters:
         value = float(np.ravel(np.asarray(values.get(p.name, p.default), dtype=float))[0])
         if not p.lower <= value <= p.upper:
-            edge = p.lower if value < p.lower else p.upper
-            far = abs(math.log10(abs(value) / abs(edge))) if value and edge else math.inf
-            out.append((far, f"{p.name} = {value:g} {p.unit} (searched within {p.lower:g}-{p.upper:g})"))
+            out.append((p, value))
+    return out
+
+
+def suspects(parameters: Sequence[Parameter], values: Mapping[str, Any]) -> str:
+    """The values most likely to blame: those outside their search bounds, farthest out
+    (in decades) first, with the bounds; or a sentence saying none is."""
+    out = []
+    for p, value in out_of_bounds(parameters, values):
+        edge = p.lower if value < p.lower else p.upper
+        far = abs(math.log10(abs(value) / abs(edge))) if value and edge else math.inf
+        out.append((far, f"{p.name} = {value:g} {p.unit} (searched within {p.lower:g}-{p.upper:g})"))
     if not out:
         return "no value is outside its search bounds: the step is too long for their combination"
     named = [text for _, text in sorted(out, key=lambda pair: -pair[0])[:SUSPECTS]]
