@@ -40,6 +40,7 @@ import numpy as np
 
 from .addition import Addition
 from .addition_heating import REFERENCE_TEMPERATURE, records_temperature_span
+from .divergence import DivergentStep  # raised by Thermal.initial (and kernel.run_thermal): step_problem
 from .parameters import Parameter, ParamValues, Value
 
 ALPHA = Parameter("thermal_alpha", 0.0039, 0.003, 0.008, "1/K",
@@ -83,11 +84,6 @@ def heat_step(state: Tuple[Value, Value], current: Value, p: ParamValues, dt: Va
     of :func:`heat_rate`)."""
     winding, case = heat_rate(state, current, p)
     return state[0] + dt * winding, state[1] + dt * case
-
-
-class DivergentStep(ValueError):
-    """Values whose thermal network the simulation's step cannot integrate (:func:`step_problem`);
-    the message names the parameters and the step."""
 
 
 def fastest_time_constant(p: ParamValues) -> Value:

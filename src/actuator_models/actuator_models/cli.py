@@ -18,7 +18,7 @@ from typing import Callable, List, Optional, Sequence
 import numpy as np
 
 from .actuator_file import ActuatorFileError
-from .addition_thermal import DivergentStep
+from .divergence import DivergentStep, params_named
 from .dahl_cli import add_dahl_command
 from .dahl_identification import DahlDataError
 from .evaluation import evaluate_model, evaluation_backends
@@ -148,7 +148,8 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     integrator = args.integrator or model.integrator
     from .simulation import simulate_logs  # local: keeps --help fast
 
-    positions = simulate_logs(model, [log], integrator)[0]
+    with params_named(args.params):
+        positions = simulate_logs(model, [log], integrator)[0]
     mae = float(np.mean(np.abs(positions - log.position)))
     print(f"{Path(args.log).name}: MAE {mae:.6f} rad ({model.name}, integrator {integrator})")
     if args.out:
@@ -168,7 +169,10 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     for name, model in models.items():
         check_motor(logs, model.actuator.name, f"params {name}", args.allow_mismatch)
     _print_notes(notes)
-    results = {name: evaluate_model(model, logs, args.integrator, args.backend) for name, model in models.items()}
+    results = {}
+    for name, model in models.items():
+        with params_named(name):
+            results[name] = evaluate_model(model, logs, args.integrator, args.backend)
     names = list(next(iter(results.values())).maes)
     width = max(len(n) for n in names)
     header = f"{'log':<{width}}  " + "  ".join(f"{p:>14}" for p in results)

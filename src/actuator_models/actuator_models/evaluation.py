@@ -8,6 +8,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Union
 
 import numpy as np
 
+from .divergence import check_maes
 from .plugins import entry_points
 from .logs import Log, read_logs
 from .model import Model, ParamsError, load_model
@@ -50,13 +51,16 @@ def _backend(name: str) -> Callable[[Model, Sequence[Log]], Sequence[float]]:
 def evaluate_model(model: Model, logs: Sequence[Log], integrator: Optional[str] = None,
                    backend: str = DEFAULT_BACKEND) -> Evaluation:
     """MAE of ``model`` on each processed log (the model's own integrator unless given; another
-    ``backend`` runs its own integrator and refuses ``integrator``)."""
+    ``backend`` runs its own integrator and refuses ``integrator``); a rollout that diverged is
+    refused (:class:`~.divergence.DivergentStep`: :mod:`.divergence`'s rule on the positions, on
+    the MAEs for another backend)."""
     if backend == DEFAULT_BACKEND:
         maes = log_maes(model, logs, integrator)
     elif integrator is not None:
         raise ParamsError(f"--integrator applies to the numpy backend; {backend!r} runs its own integrator")
     else:
         maes = np.asarray(_backend(backend)(model, logs), dtype=float)
+        check_maes(model, maes, [log.source for log in logs])  # MAEs only: the rule's MAE form
     return Evaluation(model, {Path(log.source).name: float(m) for log, m in zip(logs, maes)})
 
 

@@ -58,6 +58,7 @@ from .fit_data import (  # noqa: F401 (re-exported: the fit's data lives there)
     PhaseFigures, Progress, ProgressCallback, StartFigures, default_prior,
 )
 from .data_rule import shortfall
+from .divergence import check_maes, out_of_bounds
 from .splits import Dataset
 from .thermal_start import fitted_initial
 
@@ -83,6 +84,20 @@ def per_log(model: Model, logs: Sequence[Log]) -> Dict[str, float]:
     if not logs:
         return {}
     return {Path(log.source).name: float(m) for log, m in zip(logs, Objective(model, logs).of_model(model))}
+
+
+def refuse_divergent_result(model: Model, logs: Sequence[Log], maes: Dict[str, float]) -> None:
+    """Raise :class:`~.divergence.DivergentStep` when a fit's result diverged on ``logs`` (the
+    rule of :mod:`.divergence`): its MAEs [rad] ``maes`` (by file name, computed for the report
+    anyway) by the rule's MAE form; its positions (one more rollout) only where a value lies
+    outside its search bounds, which only ``--set`` or ``--bounds`` put there: within them, a
+    rollout that chatters at the step's speed clip (MAE ~0.4 rad) is never the best of a search
+    whose fits score ~0.03 rad, and the fit's time stays that of the search."""
+    if not logs:
+        return
+    check_maes(model, np.array(list(maes.values())), list(maes))
+    if out_of_bounds(model.parameters, model.values):
+        Objective(model, logs).refuse_divergent(model)
 
 
 class Identification:
@@ -219,6 +234,8 @@ class Identification:
         validation = per_log(fitted, self.dataset.validation)
         starts = self._starts(trials)
         train = per_log(fitted, self.dataset.train)
+        refuse_divergent_result(fitted, self.dataset.train, train)  # a result a user reads: not from nonsense
+        refuse_divergent_result(fitted, self.dataset.validation, validation)
         return FitResult(
             model=fitted,  # the cost is the training MAE, but with a prior: then its MAE alone
             train_mae=float(best.value) if self.prior_weight == 0 else float(np.mean(list(train.values()))),

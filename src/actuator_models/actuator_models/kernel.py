@@ -37,7 +37,8 @@ from typing import Any, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .addition_thermal import DivergentStep, step_problem
+from .addition_thermal import step_problem
+from .divergence import DivergentStep
 from .additions import ADDITIONS, REFERENCE_TEMPERATURE, carried
 from .actuators import (ARMATURE, ERROR_GAIN_RATIO, KT, Q_OFFSET, R, TARGET_SPEED_LIMIT, Actuator, CurrentControlled,
                         CurrentPD, SpeedLimitedVoltage, VoltageControlled)

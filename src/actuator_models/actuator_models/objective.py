@@ -22,7 +22,8 @@ from .logs import Log
 from .model import Model
 from .parameters import Parameter
 from .addition_thermal import TEMPERATURE_WEIGHT
-from .simulation import LogBatch, mean_absolute_errors, rollout_temperatures, temperature_errors
+from .divergence import refuse_divergent
+from .simulation import MAX_SPEED, LogBatch, mean_absolute_errors, rollout, rollout_temperatures, temperature_errors
 
 #: Cost given to a parameter set whose simulation is not finite [rad].
 FAILED_COST = 1e3
@@ -255,3 +256,16 @@ class Objective:
     def of_model(self, model: Model) -> np.ndarray:
         """MAE of one model's values on each log, shape ``(L,)``."""
         return self.per_log({name: np.array([v]) for name, v in model.values.items()})[0]
+
+    def refuse_divergent(self, model: Model) -> None:
+        """Raise :class:`~.divergence.DivergentStep` when ``model``'s rollout on these logs
+        diverged (the rule of :mod:`.divergence`, on its positions [rad]: one rollout, the cost of
+        one candidate). For what a user reads (a fit's result), never in the search: a candidate
+        that diverges scores its MAE (or :data:`FAILED_COST`) and the search goes on."""
+        values = {name: np.array([v]) for name, v in model.values.items()}
+        with np.errstate(all="ignore"):
+            if self.compiled:
+                _, simulated = kernel.run(model.actuator, model.friction, values, self.batch, model.integrator, True)
+            else:
+                simulated = rollout(model.actuator, model.friction, values, self.batch, model.integrator)
+        refuse_divergent(model, self.batch, simulated, [log.source for log in self.logs], MAX_SPEED)

@@ -35,7 +35,7 @@ carries the winding and case temperatures, started at the log's first ``temp`` r
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -47,6 +47,7 @@ from .logs import Log
 from .model import Model
 from .parameters import ParamValues, Value, clip
 from .addition_thermal import case_temperature
+from .divergence import refuse_divergent
 from .servo import Drive, Servo, ServoState, forces, heat, motor_torque, output, settle, setpoint, start
 
 GRAVITY = 9.80665  # m/s^2
@@ -76,16 +77,8 @@ class Pendulum:
         return -(self.mass + self.arm_mass / 2) * GRAVITY * self.length * np.sin(q)
 
 
-def step(
-    q: Value,
-    v: Value,
-    tm: Value,
-    te: Value,
-    budget: Value,
-    inertia: Value,
-    dt: Value,
-    integrator: str = "bam",
-) -> tuple:
+def step(q: Value, v: Value, tm: Value, te: Value, budget: Value, inertia: Value, dt: Value,
+         integrator: str = "bam") -> tuple:
     """One integration step from torques [N m]; returns ``(q, v)`` [rad, rad/s]."""
     stopping = inertia * v / dt + tm + te
     tf = applied_friction(stopping, budget)
@@ -280,16 +273,24 @@ def temperature_errors(temperatures: np.ndarray, batch: LogBatch) -> np.ndarray:
 
 
 def simulate_logs(model: Model, logs: Sequence[Log], integrator: Optional[str] = None) -> np.ndarray:
-    """Simulated positions ``(L, T)`` of a model on processed logs (the model's integrator by default)."""
-    batch = LogBatch.from_logs(logs, model.actuator.default_vin)
-    return rollout(model.actuator, model.friction, model.values, batch, integrator or model.integrator)
+    """Simulated positions ``(L, T)`` of a model on processed logs (the model's integrator by
+    default); a rollout that diverged is refused (:class:`~.divergence.DivergentStep`)."""
+    return _checked(model, logs, integrator)[1]
 
 
 def log_maes(model: Model, logs: Sequence[Log], integrator: Optional[str] = None) -> np.ndarray:
-    """MAE [rad] of a model on each processed log."""
+    """MAE [rad] of a model on each processed log (refused as :func:`simulate_logs` refuses)."""
+    batch, simulated = _checked(model, logs, integrator)
+    return mean_absolute_errors(simulated, batch)
+
+
+def _checked(model: Model, logs: Sequence[Log], integrator: Optional[str]) -> Tuple[LogBatch, np.ndarray]:
+    """The logs' batch and the model's rollout on it [rad], refused when it diverged."""
     batch = LogBatch.from_logs(logs, model.actuator.default_vin)
     simulated = rollout(model.actuator, model.friction, model.values, batch, integrator or model.integrator)
-    return mean_absolute_errors(simulated, batch)
+    refuse_divergent(replace(model, integrator=integrator or model.integrator), batch, simulated,
+                     [log.source for log in logs], MAX_SPEED)
+    return batch, simulated
 
 
 class PendulumSimulator:

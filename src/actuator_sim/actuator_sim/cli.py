@@ -14,6 +14,7 @@ from typing import Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
+from actuator_models.divergence import params_named
 from actuator_models.exit_codes import ArgumentParser, json_alone, run_command
 from actuator_models.logs import ALLOW_ODD_LOGS_HELP, read_log, read_logs
 from actuator_models.model import load_model
@@ -83,7 +84,8 @@ def _cmd_pendulum(args: argparse.Namespace) -> int:
     model, = load_params([args.params])
     log = read_log(args.log, args.allow_odd_logs)
     check_params_motor(log, [model], [args.params], args.allow_mismatch)
-    result = replay(model, log, args.viscous)
+    with params_named(args.params):
+        result = replay(model, log, args.viscous)
     print(f"{Path(args.log).name}: {model.name}, MuJoCo dt {log.dt} s, viscous part in {args.viscous}")
     print(f"  MAE MuJoCo vs log:                          {result.mae_log:.6f} rad")
     print(f"  MAE MuJoCo vs reference (semi-implicit):    {result.mae_reference:.6f} rad")
@@ -139,7 +141,8 @@ def _cmd_consistency(args: argparse.Namespace) -> int:
     table: Dict[str, Dict[str, float]] = {}
     for name in args.params:
         model = load_model(name)
-        results = replays(model, logs, args.viscous)
+        with params_named(name):
+            results = replays(model, logs, args.viscous)
         ref = np.array([r.mae_reference for r in results])
         row = {"mean_mae_reference": float(ref.mean()), "max_mae_reference": float(ref.max()),
                "mean_mae_log": float(np.mean([r.mae_log for r in results]))}

@@ -10,13 +10,15 @@ one MuJoCo's Euler integrator implements (``v += a dt; q += v dt``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import List, Sequence
 
 import numpy as np
 
 from actuator_models.logs import Log
 from actuator_models.model import Model
-from actuator_models.simulation import simulate_logs
+from actuator_models.divergence import refuse_divergent
+from actuator_models.simulation import MAX_SPEED, simulate_logs
 
 from .friction_split import ViscousMode
 from .joint_sim import JointSimulation, Servo
@@ -43,7 +45,9 @@ def pendulum_simulation(model: Model, log: Log, viscous: ViscousMode = "friction
 
 
 def mujoco_positions(model: Model, log: Log, viscous: ViscousMode = "frictionloss") -> np.ndarray:
-    """Simulated positions [rad], one per log entry, of the MuJoCo replay."""
+    """Simulated positions [rad], one per log entry, of the MuJoCo replay; one that diverged
+    (the rule of :mod:`actuator_models.divergence`, MuJoCo's explicit step at the log's ``dt``) is
+    refused with :class:`~actuator_models.divergence.DivergentStep`."""
     sim = pendulum_simulation(model, log, viscous)
     sim.reset(log.position[0], log.speed[0])
     out = np.empty(len(log))
@@ -55,6 +59,8 @@ def mujoco_positions(model: Model, log: Log, viscous: ViscousMode = "frictionlos
         sim.set_goal(log.goal_position[k])
         sim.set_torque_enable(bool(log.torque_enable[k]))
         sim.step()
+    steps = SimpleNamespace(position=log.position[None], lengths=np.array([len(log)]), dt=np.array([log.dt]))
+    refuse_divergent(model, steps, out[None], [log.source], MAX_SPEED, "MuJoCo")
     return out
 
 

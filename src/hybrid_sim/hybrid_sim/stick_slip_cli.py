@@ -7,6 +7,7 @@ import argparse
 import json
 from pathlib import Path
 
+from actuator_models.divergence import params_named
 from actuator_models.logs import ALLOW_ODD_LOGS_HELP, read_log
 from actuator_models.model import load_model
 
@@ -46,7 +47,8 @@ def _run(args: argparse.Namespace) -> int:
     log = read_log(args.log, args.allow_odd_logs)
     check_dts(args.dts, float(log.timestamp[-1] - log.timestamp[0]))
     check_outputs(args)
-    row = discretisation_errors(model, log, args.dts)
+    with params_named(args.params):
+        row = discretisation_errors(model, log, args.dts)
     print(f"{Path(args.log).name} ({log.trajectory}, kp {log.kp:g}), {model.name}: reference with "
           f"{row.transitions} transitions, {row.stick_time:.3f} s stuck; MAE reference vs log "
           f"{row.reference_vs_log * 1e3:.3f} mrad")

@@ -1,0 +1,119 @@
+"""A params file with nonsense but finite values (``kt = 1e6``) is one ``error:`` line naming the
+file, the log and where the rollout diverged, exit status 2, nothing written: never a confident
+number (``simulate`` printed MAE 24280134488.52 rad, ``evaluate`` 2.4e58 rad with ``kt = 1e30``,
+``actuator-sim pendulum`` a MuJoCo MAE of 63677 rad, all exit 0; ``hybrid-sim stick-slip`` spent
+30 s and ended in a traceback; ``fit --set kt=1e6`` wrote its params). The published models
+simulate exactly as before. Commands run in-process (:mod:`test_trustworthy_inputs`'s helpers)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from actuator_models.divergence import DIVERGED_DISTANCE, DivergentStep, first_divergence
+from actuator_models.logs import read_logs
+from actuator_models.model import library_names, load_model, save_model
+from actuator_models.objective import Objective
+from actuator_models.simulation import MAX_SPEED, LogBatch, log_maes, mean_absolute_errors, rollout
+from test_trustworthy_inputs import error_line, run
+
+
+def kt_file(tmp_path, kt=1e6):
+    """xl330/m6 with its torque constant set to ``kt`` [N m/A]."""
+    model = load_model("xl330/m6")
+    path = tmp_path / "kt.json"
+    save_model(replace(model, values={**model.values, "kt": kt}), path)
+    return path
+
+
+def first_log(xl330_processed):
+    return sorted(xl330_processed.glob("*.json"))[0]
+
+
+def refused(result, path):
+    line = error_line(result)
+    assert result.returncode == 2 and f"{path}: " in line and "diverged at t = " in line and "kt = 1e+06" in line, line
+    return line
+
+
+@pytest.mark.parametrize("integrator", ["bam", "semi-implicit"])
+def test_simulate_and_evaluate_refuse_a_rollout_that_diverged(tmp_path, xl330_processed, integrator):
+    """bam: the positions run away (2.4e10 rad); semi-implicit: the speed is pinned at the step's
+    100 rad/s clip, chattering around the goal (MAE 0.41 rad, which looked like a poor model)."""
+    path, log, out = kt_file(tmp_path), first_log(xl330_processed), tmp_path / "sim.json"
+    simulate = run("simulate", "--params", path, "--log", log, "--integrator", integrator, "--out", out)
+    assert f"its simulation of {log.name} diverged" in refused(simulate, path) and not out.exists()
+    evaluate = run("evaluate", "--params", "xl330/m6", path, "--logs", xl330_processed, "--integrator", integrator,
+                   "--json")
+    assert f"{integrator} step" in refused(evaluate, path) and evaluate.stdout == ""
+
+
+def test_the_simulators_beside_refuse_a_rollout_that_diverged(tmp_path, xl330_processed):
+    path, log = kt_file(tmp_path), first_log(xl330_processed)
+    refused(run("pendulum", "--params", path, "--log", log, "--json", tool="actuator_sim.cli"), path)
+    refused(run("consistency", "--params", path, "--logs", xl330_processed, tool="actuator_sim.cli"), path)
+    plot = tmp_path / "ref.png"
+    stick_slip = run("stick-slip", "--params", path, "--log", log, "--plot", plot, tool="hybrid_sim.cli")
+    assert "bam step" in refused(stick_slip, path) and not plot.exists()  # before the exact reference's 30 s
+
+
+def test_mujoco_s_own_replay_that_diverged_is_refused(tmp_path, xl330_processed, monkeypatch):
+    """MuJoCo does not clip the speed: its replay of kt = 1e6 ran to an MAE of 63677 rad."""
+    monkeypatch.chdir(tmp_path)  # MuJoCo's warning of the unstable run goes to MUJOCO_LOG.TXT in the cwd
+    from actuator_models.logs import read_log
+    from actuator_sim.replay import mujoco_positions
+
+    with pytest.raises(DivergentStep, match="MuJoCo: its simulation of .* diverged at t = 0.005 s"):
+        mujoco_positions(load_model(kt_file(tmp_path)), read_log(first_log(xl330_processed)))
+
+
+def test_a_fit_forced_to_nonsense_is_refused_and_writes_nothing(tmp_path, xl330_processed):
+    out = tmp_path / "fit"
+    result = run("fit", "--logs", xl330_processed, "--actuator", "xl330", "--model", "m1", "--trials", "16",
+                 "--quiet", "--set", "kt=1e6", "--out", out)
+    errors = [line for line in result.stderr.splitlines() if "error: " in line]  # after the budget's warnings
+    assert len(errors) == 1 and "Traceback" not in result.stderr, result.stderr
+    line = errors[0]
+    assert result.returncode == 2 and "xl330/m1, bam step" in line and "diverged" in line and "kt = 1e+06" in line
+    assert not out.exists()
+
+
+def test_the_search_scores_a_diverging_candidate_and_goes_on(xl330_processed):
+    """Only what a user reads is refused: a CMA-ES candidate that diverges is a bad cost."""
+    model = load_model("xl330/m6")
+    cost = Objective(model, read_logs(xl330_processed)[:2])({"kt": np.array([1e6, model.values["kt"]])})
+    assert cost[0] > 1.0 > cost[1] > 0.0
+
+
+def test_the_rule():
+    logged, lengths, dt = np.zeros((2, 5)), np.array([5, 3]), np.array([0.005, 0.005])
+    assert first_divergence(np.zeros((2, 5)), logged, lengths, dt, MAX_SPEED) is None
+    runaway = np.zeros((2, 5))
+    runaway[1, 3:] = np.nan  # past the log's 3 records: padding, not looked at
+    assert first_divergence(runaway, logged, lengths, dt, MAX_SPEED) is None
+    runaway[1, 2] = np.inf
+    found = first_divergence(runaway, logged, lengths, dt, MAX_SPEED)
+    assert (found.log, found.step) == (1, 2)
+    far = np.zeros((2, 5))
+    far[0, 1:] = DIVERGED_DISTANCE * 1.01  # far, and fast from the first record
+    far[0, 2:] = np.linspace(0.0, 0.01, 3)
+    found = first_divergence(far, logged, lengths, dt, MAX_SPEED)
+    assert (found.log, found.step, found.speed) == (0, 1, pytest.approx(1010 / 0.005))
+    clipped = np.cumsum(np.full((2, 5), MAX_SPEED * 0.005), axis=1)  # at the clip, within rounding
+    assert first_divergence(clipped, logged, lengths, dt, MAX_SPEED).step == 1
+    assert first_divergence(clipped * 0.9, logged, lengths, dt, MAX_SPEED) is None  # 90 rad/s: not diverged
+
+
+def test_the_published_models_simulate_exactly_as_before(xl330_processed):
+    logs = read_logs(xl330_processed)
+    for name in library_names():
+        model = load_model(name)
+        batch = LogBatch.from_logs(logs, model.actuator.default_vin)
+        unchecked = mean_absolute_errors(rollout(model.actuator, model.friction, model.values, batch), batch)
+        assert np.array_equal(log_maes(model, logs), unchecked), name
+    result = run("simulate", "--params", "xl330/m6", "--log", first_log(xl330_processed))
+    assert result.returncode == 0 and "MAE 0.030434 rad" in result.stdout
+    assert run("evaluate", "--params", "xl330/m6", "mx64/m6", "--logs", xl330_processed,
+               "--allow-mismatch").returncode == 0
