@@ -117,3 +117,37 @@ def test_the_published_models_simulate_exactly_as_before(xl330_processed):
     assert result.returncode == 0 and "MAE 0.030434 rad" in result.stdout
     assert run("evaluate", "--params", "xl330/m6", "mx64/m6", "--logs", xl330_processed,
                "--allow-mismatch").returncode == 0
+
+
+# ----------------------------------------------------------------------------- the simulated bench
+def test_a_simulated_bench_refuses_values_its_step_cannot_integrate(tmp_path, monkeypatch):
+    """``play --backend mujoco`` (the sim node's and the ros2_control twin's bench) on kt = 1e6
+    published positions of 1e10 rad and more: the bench's probe refuses it at open, one line
+    naming the file, exit 2, nothing written."""
+    monkeypatch.chdir(tmp_path)  # MuJoCo's warning of the unstable run goes to MUJOCO_LOG.TXT in the cwd
+    path, out = kt_file(tmp_path), tmp_path / "play"
+    result = run("play", "--backend", "mujoco", "--model", path, "--trajectory", "sin_sin", "--kp", "400",
+                 "--out", out, tool="actuator_bench.cli")
+    line = error_line(result)
+    assert result.returncode == 2 and f"{path}: joint 'pendulum' (xl330/m6) at kp 400: its MuJoCo simulation diverged" in line
+    assert "kt = 1e+06" in line and not out.exists(), line
+
+
+def test_a_running_simulated_bench_that_diverges_is_released_and_reset(tmp_path, monkeypatch):
+    """A simulation that diverges while it runs (built here without the open's probe) raises at
+    the advance that finds it, is released and reset, and its clock goes on: the next samples are
+    finite, never the diverged state."""
+    monkeypatch.chdir(tmp_path)
+    from actuator_models.bench import BenchParams, Command
+    from actuator_sim.bench import SimBench, mjcf_text
+    from actuator_sim.joint_sim import JointSimulation, Servo
+
+    model = load_model(kt_file(tmp_path))
+    bench = SimBench(JointSimulation.from_xml(mjcf_text(BenchParams(mass=0.49, length=0.1)),
+                                              [Servo("pendulum", model, 400.0)]))
+    bench.apply(Command(name=("pendulum",), goal_position=(0.3,), torque_enable=(True,)))
+    with pytest.raises(DivergentStep, match=r"joint 'pendulum' \(xl330/m6\) at kp 400: its MuJoCo simulation diverged"):
+        bench.advance(0.1)
+    sample = bench.advance(0.2)
+    assert sample.time >= 0.1 and not any(sample.torque_enable)
+    assert np.all(np.isfinite(sample.position)) and abs(sample.position[0]) < 1.0

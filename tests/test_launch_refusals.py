@@ -101,3 +101,22 @@ def test_a_misspelt_or_mistyped_bench_key_is_refused_in_one_line(tmp_path, line,
     status, output, left = launch(tmp_path, "bench.launch.py", f"config:={config}", "description:=false")
     assert status != 0 and not left, output
     assert named in output and "Traceback" not in output, output
+
+
+def test_a_simulated_bench_whose_step_cannot_integrate_its_model_stops_the_launch(tmp_path):
+    """A params file with kt = 1e6: the sim node published positions of 1e10 rad; now its bench
+    refuses at open (actuator_sim.stability.probe), one line naming the file, and the launch stops."""
+    from dataclasses import replace
+
+    from actuator_models.model import load_model, save_model
+
+    model = load_model("xl330/m6")
+    params = tmp_path / "kt.json"
+    save_model(replace(model, values={**model.values, "kt": 1e6}), params)
+    config = bench_yaml(tmp_path, "models: [xl330/m6]          # torque estimate (effort), emulated and simulated physics",
+                        f"models: ['{params}']")
+    status, output, left = launch(tmp_path, "sim.launch.py", f"config:={config}", "description:=false")
+    assert status != 0 and not left, output
+    assert f"cannot start: {params}: joint 'pendulum' (xl330/m6) at kp 400: its MuJoCo simulation diverged" in output
+    assert "likely kt = 1e+06" in output and "Traceback" not in output, output
+    assert "exited with status 2: stopping the whole launch" in output, output

@@ -90,14 +90,18 @@ class SimBench:
     def open(cls, params: BenchParams, realtime: bool = False) -> "SimBench":
         """The simulated bench of ``params`` (joints, models, kp, vin, mjcf, pendulum, timestep,
         command timeout); its clock is the wall clock times ``params.time_scale`` when
-        ``realtime``, else the simulated time."""
+        ``realtime``, else the simulated time. Values its step cannot integrate are refused
+        (:func:`actuator_sim.stability.probe`: DivergentStep, a ValueError)."""
         from actuator_sim.joint_sim import JointSimulation, Servo  # MuJoCo: only when a bench opens
+        from actuator_sim.stability import probe
 
         models = [load_model(m) for m in params.models]
         start = params.settings_as(SimSettings).temperature
         temperature = None if math.isnan(start) else start
         servos = [Servo(j, m, k, v or None, temperature) for j, m, k, v in zip(params.joints, models, params.kp, params.vin)]
-        sim = JointSimulation.from_xml(mjcf_text(params, models[0].values.get("q_offset", 0.0)), servos)
+        xml = mjcf_text(params, models[0].values.get("q_offset", 0.0))
+        probe(JointSimulation.from_xml(xml, servos), params.models)
+        sim = JointSimulation.from_xml(xml, servos)
         limits = {j: (low, high) for j, low, high in zip(params.joints, params.min_position, params.max_position)}
         return cls(sim, params.command_timeout, WallClock(params.time_scale or 1.0) if realtime else None, limits)
 
@@ -123,12 +127,25 @@ class SimBench:
         self._last_command = self.time
 
     def advance(self, until: float) -> JointSample:
-        """Step until simulated time ``until`` [s] (at most :data:`MAX_STEPS_PER_ADVANCE` steps)."""
-        steps = int(math.floor((until - self.time) / self.sim.timestep + 1e-9))
-        for _ in range(min(max(steps, 0), MAX_STEPS_PER_ADVANCE)):
+        """Step until simulated time ``until`` [s] (at most :data:`MAX_STEPS_PER_ADVANCE` steps).
+        A simulation that diverged (:func:`actuator_sim.stability.check`: a gain its step cannot
+        integrate) is released and reset to its start position (its time goes on), never
+        sampled: DivergentStep."""
+        from actuator_sim.stability import check, resets
+
+        steps = min(max(int(math.floor((until - self.time) / self.sim.timestep + 1e-9)), 0), MAX_STEPS_PER_ADVANCE)
+        before, end = resets(self.sim), self.time + steps * self.sim.timestep
+        for _ in range(steps):
             if self.time - self._last_command > self.command_timeout and self.sim.torque_enable.any():
                 self.sim.release()
             self.sim.step()
+        try:
+            check(self.sim, before)
+        except ValueError:
+            self.sim.reset()
+            self.sim.data.time = end  # the bench's clock goes on (MuJoCo's own reset zeroes it)
+            self.sim.release()
+            raise
         return self._state()
 
     def sample(self) -> JointSample:
