@@ -151,3 +151,33 @@ def test_a_running_simulated_bench_that_diverges_is_released_and_reset(tmp_path,
     sample = bench.advance(0.2)
     assert sample.time >= 0.1 and not any(sample.torque_enable)
     assert np.all(np.isfinite(sample.position)) and abs(sample.position[0]) < 1.0
+
+
+# ----------------------------------------------------------------------------- the emulated servo
+def test_an_emulated_servo_refuses_values_its_step_cannot_integrate(tmp_path):
+    """``emulate --params`` kt = 1e6 answered on its bus with positions of 1e3 rad and more; now
+    the servo's probe refuses it before the pty exists: one line naming the file, exit 2 (run as a
+    subprocess: without the probe the emulator would serve until the timeout)."""
+    import subprocess
+    import sys
+
+    path = kt_file(tmp_path)
+    done = subprocess.run([sys.executable, "-m", "actuator_drivers.cli", "emulate", "--actuator", "xl330", "--params",
+                           str(path), "--mass", "0.3", "--length", "0.1"], capture_output=True, text=True, timeout=120)
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and len(lines) == 1 and done.stdout == "", done.stderr
+    assert f"{path}: xl330/m6: its simulation diverged holding a 0.2 rad goal step" in lines[0]
+    assert "likely kt = 1e+06" in lines[0]
+
+
+def test_every_library_model_passes_the_servo_probe():
+    """No published model is refused by the emulated servo's probe, on light and heavy benches at
+    the gains the shared logs use and the Feetech/eRob ones."""
+    from actuator_models.divergence import probe_servo
+    from actuator_models.simulation import Pendulum
+
+    for name in library_names():
+        model = load_model(name)
+        for kp in (16.0, 32.0, 100.0, 400.0, 800.0):
+            for bench in (Pendulum(0.05, 0.05), Pendulum(1.0, 0.15), Pendulum(3.1, 0.5)):
+                probe_servo(model, bench, kp, 0.005)

@@ -25,10 +25,12 @@ EtherCAT cable of its emulator, :mod:`.erob_cli`).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from typing import Dict, List, Optional, Sequence
 
 from actuator_models.actuator_file import ActuatorFileError
+from actuator_models.divergence import params_named
 from actuator_models.exit_codes import ArgumentParser, run_command
 from actuator_models.logs import LogError
 from actuator_models.model import ParamsError, load_model
@@ -103,7 +105,8 @@ def _run_emulate(args: argparse.Namespace) -> int:
         actuator = load_model(args.model).actuator.name
     if actuator is None:
         raise UsageError("emulate: give --actuator or --params")
-    return family_of(actuator).emulate_command().run(args)
+    with params_named(args.model) if args.model else contextlib.nullcontext():  # a model its step cannot integrate
+        return family_of(actuator).emulate_command().run(args)
 
 
 EMULATOR_COMMANDS = (

@@ -154,3 +154,33 @@ def params_named(source: object) -> Iterator[None]:
         yield
     except DivergentStep as error:
         raise DivergentStep(f"{source}: {error}") from None
+
+
+#: Goal step a probe asks of a servo [rad], and for how long [s of simulated time]
+PROBE_STEP, PROBE_TIME = 0.2, 0.5
+
+
+def probe_servo(model: Any, bench: Any, kp: float, dt: float, vin: Optional[float] = None,
+                temperature: Optional[float] = None) -> None:
+    """Raise :class:`DivergentStep` when ``model`` (a :class:`~.model.Model`) on ``bench`` (a
+    :class:`~.simulation.Pendulum`), stepped by the scalar step (:class:`~.simulation.PendulumSimulator`)
+    over ``dt`` [s] at gain ``kp`` (actuator units), supply ``vin`` [V] and start ``temperature``
+    [degC], diverges (the module's rule, the goal for the logged position) holding a goal
+    :data:`PROBE_STEP` [rad] from rest for :data:`PROBE_TIME`: what an emulated servo checks
+    before it answers on its bus, so that nonsense values are refused, not emulated."""
+    from .simulation import MAX_SPEED, PendulumSimulator  # simulation imports this module
+
+    sim = PendulumSimulator(model, bench, vin=vin, temperature=temperature)
+    steps = max(1, round(PROBE_TIME / dt))
+    positions = np.zeros((1, steps + 1))  # from rest at 0 rad
+    with np.errstate(all="ignore"):
+        for k in range(1, steps + 1):
+            sim.step(PROBE_STEP, True, kp, dt)
+            positions[0, k] = sim.q
+    found = first_divergence(positions, np.full((1, steps + 1), PROBE_STEP), np.array([steps + 1]), np.array([dt]),
+                             MAX_SPEED)
+    if found is not None:
+        raise DivergentStep(f"{model.name}: its simulation diverged holding a {PROBE_STEP:g} rad goal step at kp {kp:g} "
+                            f"(at t = {found.step * dt:.3f} s: position {found.simulated:.3g} rad, speed "
+                            f"{found.speed:.3g} rad/s) with a {dt:g} s step: the explicit step cannot integrate these "
+                            f"values; {suspects(model.parameters, model.values)}")

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Optional, Tuple
 
 from actuator_models.addition_thermal import register_temperature
+from actuator_models.divergence import probe_servo
 from actuator_models.model import Model
 from actuator_models.simulation import BENCH_DT, Pendulum, PendulumSimulator
 
@@ -79,6 +80,8 @@ class SerialServo:
         self._registered: Optional[Tuple[int, bytes]] = None
         self._power_up(keep_eeprom=False)
         self.poke("id", servo_id)
+        # values the step cannot integrate are refused, not emulated (DivergentStep, a ValueError)
+        probe_servo(model, bench, self.peek(table.gain_register) * table.kp_per_lsb, physics_dt, vin, temperature)
 
     # ------------------------------------------------------------------ memory
     def peek(self, name: str) -> int:
