@@ -15,7 +15,8 @@ is unstable (:data:`UNSTABLE`: kt = 1e6 made its control huge at the first step,
 joint sat 5e4 rad away, its speed near zero at every other step).
 
 Two places: :func:`probe` when a bench opens (a throwaway copy of its simulation holds a goal
-:data:`PROBE_STEP` away for :data:`PROBE_TIME`, at the bench's gains and step: values it cannot
+:data:`~actuator_models.divergence.PROBE_STEP` away for
+:data:`~actuator_models.divergence.PROBE_TIME`, at the bench's gains and step: values it cannot
 integrate are refused before anything runs, one line, exit 2 in the commands and nodes), and
 :func:`check` after every advance of a running bench (a gain set later can diverge too).
 """
@@ -26,16 +27,11 @@ from typing import TYPE_CHECKING, Optional, Sequence
 
 import mujoco
 import numpy as np
-from actuator_models.divergence import CLIP_SHARE, DIVERGED_DISTANCE, DivergentStep, suspects
+from actuator_models.divergence import CLIP_SHARE, DIVERGED_DISTANCE, PROBE_STEP, PROBE_TIME, DivergentStep, suspects
 from actuator_models.simulation import MAX_SPEED
 
 if TYPE_CHECKING:
     from actuator_sim.joint_sim import JointSimulation
-
-#: Goal step the probe asks of every joint [rad]
-PROBE_STEP = 0.2
-#: How long the probe holds it [s of simulated time]
-PROBE_TIME = 0.5
 
 
 #: MuJoCo's warnings of an unstable simulation: a position, velocity or acceleration not finite or
@@ -78,7 +74,7 @@ def check(sim: "JointSimulation", resets_before: int, sources: Optional[Sequence
 def probe(sim: "JointSimulation", sources: Sequence[str]) -> None:
     """Raise :class:`~actuator_models.divergence.DivergentStep` (:func:`check`) when ``sim`` (a
     throwaway copy: it is stepped and left so) diverges holding every joint's goal
-    :data:`PROBE_STEP` [rad] from where it starts for :data:`PROBE_TIME` [s], torque on."""
+    ``PROBE_STEP`` [rad] from where it starts for ``PROBE_TIME`` [s] (:mod:`actuator_models.divergence`), torque on."""
     before = resets(sim)
     sim.command(sim.position + PROBE_STEP, True)
     for _ in range(max(1, round(PROBE_TIME / sim.timestep))):
