@@ -168,6 +168,12 @@ def test_an_emulated_servo_refuses_values_its_step_cannot_integrate(tmp_path):
     assert done.returncode == 2 and len(lines) == 1 and done.stdout == "", done.stderr
     assert f"{path}: xl330/m6: its simulation diverged holding a 0.2 rad goal step" in lines[0]
     assert "likely kt = 1e+06" in lines[0]
+    logs = tmp_path / "logs"  # record-all's in-process emulator, the same
+    result = run("record-all", "--emulate", path, "--actuator", "xl330", "--logdir", logs, "--masses", "0.2",
+                 "--lengths", "0.1", "--kps", "400", "--trajectories", "sin_sin", "--unattended", "--lockstep",
+                 tool="actuator_bench.cli")
+    line = error_line(result)
+    assert result.returncode == 2 and f"{path}: xl330/m6: its simulation diverged" in line and not logs.exists(), line
 
 
 def test_every_library_model_passes_the_servo_probe():

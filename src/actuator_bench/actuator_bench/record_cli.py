@@ -22,6 +22,7 @@ from typing import Any, Callable, Optional, Sequence, TextIO
 from actuator_drivers.cli import Command, positive
 from actuator_drivers.common import UsageError
 from actuator_models.bench import Bench, set_load
+from actuator_models.divergence import params_named
 from actuator_models.family import family_of
 from actuator_models.outputs import refuse_existing
 from actuator_models.trajectories import TRAJECTORIES
@@ -136,8 +137,9 @@ def _run_record_all(args: argparse.Namespace) -> int:
     if args.emulate:
         mass, length = grid.groups()[0]
         lockstep = args.lockstep or family_of(args.actuator).lockstep
-        bench = _open(args, True, models=(args.emulate,), mass=mass, length=length, arm_mass=args.arm_mass,
-                      vin=(args.vin or 0.0,), time_scale=None if lockstep else args.time_scale, seed=args.seed)
+        with params_named(args.emulate):  # a model the emulated servo's step cannot integrate
+            bench = _open(args, True, models=(args.emulate,), mass=mass, length=length, arm_mass=args.arm_mass,
+                          vin=(args.vin or 0.0,), time_scale=None if lockstep else args.time_scale, seed=args.seed)
 
         def change(m: float, l: float) -> bool:
             set_load(bench, m, l, args.arm_mass)
