@@ -67,6 +67,12 @@ EROB = ("erob80_100/m6", 3.1, 0.5, 48.0, 25.0)   # config/erob_bench.yaml
 #: replay, about 0.5 s of the 1.1 rad/s lift), the one failure mode no assertion should depend on.
 KEEP_RUN = 200_000
 
+#: How far [rad] a lifted joint must have moved by its release to count as moved: the goal's way
+#: there rests on the host's speed (the controllers' goals come late on a busy host: an emulated
+#: servo was at 0.52 rad of a 1.57 rad lift at its release in a CI run), what it moved does not;
+#: that it followed its commands is the tracking check's
+MOVED = 0.2
+
 
 def recording(qos: QoSProfile) -> QoSProfile:
     """``qos`` (a node's publisher profile: reliability kept, so that it matches) with a history
@@ -174,7 +180,8 @@ def follows(launch: Launch, robot: str, joints: tuple, bench: tuple) -> None:
         assert abs(goals.min() - plan.positions[:, index].min()) < 0.02  # the lift was sent (to its last cycles)
         times, measured, simulated = replay(bench, list(launch.samples), commands, joint)
         held = times <= stamp(releases[0])
-        assert held.sum() > 50 and measured[held].min() < plan.positions[:, index].min() / 2, joint  # it moved
+        moved = max(plan.positions[:, index].min() / 2, -MOVED)  # the gripper's range ends at -0.17
+        assert held.sum() > 50 and measured[held].min() < moved, joint  # it moved
         error = np.abs(measured - simulated)
         assert error[held].max() < 0.1 and np.median(error[held]) < 0.03, (joint, error[held].max())
         if plan.positions[:, index].min() < -0.6:  # lifted (not the SO-100's gripper, whose range ends at -0.17)
@@ -290,7 +297,7 @@ def test_so100_six_joints_on_mujoco_follow_the_goal(tmp_path):
         assert error.max() < 0.1 and np.median(error) < 0.03, error.max(axis=0)
         for index, link in enumerate(LINKS):
             reachable = max(plan.positions[:, index].min(), link.limits[0])
-            assert measured[held, index].min() < reachable / 2, link.joint  # it moved (to the goal or its limit)
+            assert measured[held, index].min() < max(reachable / 2, -MOVED), link.joint  # it moved (towards its goal)
         for joint in ("shoulder_lift", "elbow_flex", "wrist_flex"):
             index = SO100_JOINTS.index(joint)
             assert measured[~held, index].max() > measured[held, index].min() + 0.3, joint  # released: fell back
