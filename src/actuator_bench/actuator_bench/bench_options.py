@@ -33,8 +33,7 @@ def add_bench_options(p: argparse.ArgumentParser, registry: BackendRegistry) -> 
                    help="folder for the JSON logs (each file is named by bench and time: nothing is overwritten)")
     p.add_argument("--arm-mass", type=non_negative, default=0.0, help="mass of the arm itself, kg [0]")
     p.add_argument("--vin", type=positive, help="supply voltage for the log, V [measured]")
-    p.add_argument("--command-timeout", type=positive, default=0.5, metavar="S",
-                   help="the driver releases the torque when no command came for this long, s [0.5]")
+    add_command_timeout(p)
     g = p.add_argument_group("bench settings (each backend reads its own; default: the backend's)")
     for name, (flags, kind, default, help) in _settings_options(registry).items():
         if kind is bool:
@@ -43,6 +42,12 @@ def add_bench_options(p: argparse.ArgumentParser, registry: BackendRegistry) -> 
         else:
             g.add_argument(*flags, dest=name, action=_Setting, type=kind, default=argparse.SUPPRESS,
                            metavar=name.upper(), help=help)
+
+
+def add_command_timeout(p: argparse.ArgumentParser) -> None:
+    """``--command-timeout``: the bench's watchdog (``BenchParams.command_timeout``) [s]."""
+    p.add_argument("--command-timeout", type=positive, default=0.5, metavar="S",
+                   help="the bench releases the torque when no command came for this long, s [0.5]")
 
 
 class _Setting(argparse.Action):

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Callable, List, Optional, Tuple
 
-from actuator_drivers.cli import EMULATOR_COMMANDS, Command, positive
+from actuator_drivers.cli import EMULATOR_COMMANDS, Command
 from actuator_drivers.cli import main as run_commands
 
 from actuator_models.actuators import ACTUATORS
@@ -28,6 +28,7 @@ from actuator_models.bench import BenchParams
 from actuator_models.family import family_actuators
 
 from .backends import BackendRegistry, installed_backends
+from .bench_options import add_command_timeout
 from .bag2json import DEFAULT_DT, convert
 from .demo_outputs import clear_earlier_demo, recorded_outputs
 from .demo_settings import DEMO_MARKER, DEMO_OUTPUTS, demo_settings, interrupts_raise, kept
@@ -107,8 +108,7 @@ def _configure_play(registry: BackendRegistry) -> Callable[[argparse.ArgumentPar
         p.add_argument("--rate", type=float, default=100.0, help="control rate, Hz of bench time [100]")
         p.add_argument("--time-scale", type=float, default=1.0, help="emulator/simulation speed-up [1]")
         p.add_argument("--seed", type=int, default=0, help="emulator seed [0]")
-        p.add_argument("--command-timeout", type=positive, default=0.5, metavar="S",
-                       help="the bench releases the torque when no command came for this long, s [0.5]")
+        add_command_timeout(p)
         p.add_argument("--out", type=Path, required=True, metavar="DIR", help="folder of the JSON logs (created)")
         p.add_argument("--force", action="store_true", help="overwrite logs of an earlier run (refused otherwise)")
         p.add_argument("--raw", action="store_true", help="raw logs (not resampled)")

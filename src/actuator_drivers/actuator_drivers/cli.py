@@ -25,7 +25,6 @@ EtherCAT cable of its emulator, :mod:`.erob_cli`).
 from __future__ import annotations
 
 import argparse
-import contextlib
 import sys
 from typing import Dict, List, Optional, Sequence
 
@@ -105,7 +104,7 @@ def _run_emulate(args: argparse.Namespace) -> int:
         actuator = load_model(args.model).actuator.name
     if actuator is None:
         raise UsageError("emulate: give --actuator or --params")
-    with params_named(args.model) if args.model else contextlib.nullcontext():  # a model its step cannot integrate
+    with params_named(args.model):  # a model its step cannot integrate
         return family_of(actuator).emulate_command().run(args)
 
 

@@ -69,6 +69,15 @@ class Divergence:
     speed: float
 
 
+def breaks_rule(position: np.ndarray, reference: np.ndarray, speed: np.ndarray, clip: float) -> np.ndarray:
+    """Where the module's rule finds a simulation diverged, elementwise: a ``position`` [rad] that
+    is not finite or more than :data:`DIVERGED_DISTANCE` from ``reference`` [rad] (the logged
+    position, or a live simulation's goal), or a ``speed`` [rad/s] at :data:`CLIP_SHARE` of the
+    step's velocity ``clip`` or more (a NaN speed, one not known, breaks nothing)."""
+    with np.errstate(invalid="ignore"):
+        return ~(np.abs(position - reference) <= DIVERGED_DISTANCE) | (speed >= CLIP_SHARE * clip)
+
+
 def first_divergence(simulated: np.ndarray, logged: np.ndarray, lengths: np.ndarray, dt: np.ndarray,
                      clip: float) -> Optional[Divergence]:
     """The first record that breaks the module's rule in the simulated positions ``(L, T)``
@@ -79,9 +88,8 @@ def first_divergence(simulated: np.ndarray, logged: np.ndarray, lengths: np.ndar
     real = np.arange(q.shape[-1])[None, :] < np.asarray(lengths)[:, None]
     with np.errstate(all="ignore"):
         speed = np.abs(np.diff(q, axis=-1)) / np.asarray(dt, dtype=float)[:, None]
-        speed = np.concatenate([np.full((*q.shape[:-1], 1), np.nan), speed], axis=-1)
-        bad = ~np.isfinite(q) | ~(np.abs(q - logged) <= DIVERGED_DISTANCE) | (speed >= CLIP_SHARE * clip)
-    bad &= real
+    speed = np.concatenate([np.full((*q.shape[:-1], 1), np.nan), speed], axis=-1)
+    bad = breaks_rule(q, logged, speed, clip) & real
     if not bad.any():
         return None
     p, log = np.argwhere(bad.any(axis=-1))[0]
@@ -147,12 +155,14 @@ def check_maes(model: Any, maes: np.ndarray, sources: Sequence[str]) -> None:
 
 
 @contextmanager
-def params_named(source: object) -> Iterator[None]:
+def params_named(source: Optional[object]) -> Iterator[None]:
     """Prefix a :class:`DivergentStep` raised inside with the params ``source`` (a file or a
-    library name, as the user gave it): the refusal then names the file."""
+    library name, as the user gave it): the refusal then names the file (None: as it is)."""
     try:
         yield
     except DivergentStep as error:
+        if source is None:
+            raise
         raise DivergentStep(f"{source}: {error}") from None
 
 

@@ -92,6 +92,8 @@ class SimBench:
         command timeout); its clock is the wall clock times ``params.time_scale`` when
         ``realtime``, else the simulated time. Values its step cannot integrate are refused
         (:func:`actuator_sim.stability.probe`: DivergentStep, a ValueError)."""
+        import mujoco
+
         from actuator_sim.joint_sim import JointSimulation, Servo  # MuJoCo: only when a bench opens
         from actuator_sim.stability import probe
 
@@ -99,9 +101,9 @@ class SimBench:
         start = params.settings_as(SimSettings).temperature
         temperature = None if math.isnan(start) else start
         servos = [Servo(j, m, k, v or None, temperature) for j, m, k, v in zip(params.joints, models, params.kp, params.vin)]
-        xml = mjcf_text(params, models[0].values.get("q_offset", 0.0))
-        probe(JointSimulation.from_xml(xml, servos), params.models)
-        sim = JointSimulation.from_xml(xml, servos)
+        model = mujoco.MjModel.from_xml_string(mjcf_text(params, models[0].values.get("q_offset", 0.0)))
+        probe(JointSimulation(model, servos), params.models)  # each simulation works on its own copy
+        sim = JointSimulation(model, servos)
         limits = {j: (low, high) for j, low, high in zip(params.joints, params.min_position, params.max_position)}
         return cls(sim, params.command_timeout, WallClock(params.time_scale or 1.0) if realtime else None, limits)
 

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Optional, Sequence
 
 import mujoco
 import numpy as np
-from actuator_models.divergence import CLIP_SHARE, DIVERGED_DISTANCE, PROBE_STEP, PROBE_TIME, DivergentStep, suspects
+from actuator_models.divergence import PROBE_STEP, PROBE_TIME, DivergentStep, breaks_rule, suspects
 from actuator_models.simulation import MAX_SPEED
 
 if TYPE_CHECKING:
@@ -52,8 +52,7 @@ def check(sim: "JointSimulation", resets_before: int, sources: Optional[Sequence
     the user gave it where ``sources``, servo order, says: a params file or a library name), the
     time, the gain and step, and the values most likely to blame."""
     q, v = sim.position, sim.velocity
-    with np.errstate(invalid="ignore"):
-        bad = ~(np.abs(q - sim.goal_position) <= DIVERGED_DISTANCE) | ~(np.abs(v) < CLIP_SHARE * MAX_SPEED)
+    bad = breaks_rule(q, sim.goal_position, np.where(np.isnan(v), np.inf, np.abs(v)), MAX_SPEED)  # NaN: diverged
     if bad.any():
         i = int(np.argmax(bad))
         joints = [i]
