@@ -10,7 +10,9 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test test-fast test-ros lint install clean
 
-$(STAMP): Makefile $(wildcard src/*/setup.py) requirements-test.txt
+# the C servo kernel (src/actuator_models/actuator_models/servo_kernel.c) is compiled by pip here:
+# an edit of it reinstalls
+$(STAMP): Makefile $(wildcard src/*/setup.py) $(wildcard src/*/*/*.c) requirements-test.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet $(addprefix -e ,$(PACKAGES)) -e 'src/actuator_sim[warp]' -r requirements-test.txt

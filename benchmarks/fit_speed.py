@@ -4,9 +4,8 @@
     python benchmarks/fit_speed.py --other OTHER --pairs 10 -- --model m6 --trials 1500 --seed 0
 
 Runs this install's ``actuator-models fit`` (the one beside this interpreter) and ``--other``'s
-alternately, ``--pairs`` times each after one warm-up of each (numba's cache loaded, files in the
-page cache), every command a new process on the shared XL330 logs with the same arguments
-(default: ``--model m6 --trials 1500 --seed 0``; anything after ``--`` replaces them), and prints
+alternately, ``--pairs`` times each after one warm-up of each (files in the page cache), every
+command a new process on the shared XL330 logs with the same arguments (default: ``--model m6 --trials 1500 --seed 0``; anything after ``--`` replaces them), and prints
 per command the wall time and the CPU time (user + system of the process and its children) [s],
 then their medians and the ratios this / other, median and range over the pairs (each pair's
 two commands ran back to back, so a change of load between pairs cancels). Issue 30's target:

@@ -1,8 +1,8 @@
-"""Parity and throughput of the servo step across backends: numpy, numba kernel, MuJoCo CPU, MuJoCo Warp.
+"""Parity and throughput of the servo step across backends: numpy, compiled kernel, MuJoCo CPU, MuJoCo Warp.
 
 Parity: the same processed logs (default: the 12 XL330 logs, cut to ``--steps`` entries) through
 the numpy rollout (semi-implicit, float64: the reference; every backend runs the published models
-with the semi-implicit integrator, so the table shows the backends' arithmetic alone), the numba kernel, MuJoCo on the CPU
+with the semi-implicit integrator, so the table shows the backends' arithmetic alone), the compiled kernel, MuJoCo on the CPU
 (``JointSimulation``, one log at a time) and MuJoCo Warp (all logs as one batch of worlds, float32,
 Warp on the CPU unless a GPU is there); per model, the MAE [rad] of each backend against the
 reference and against the logs.
@@ -76,7 +76,7 @@ def parity(models: Dict[str, Model], logs: list) -> None:
             t = time.perf_counter()
             _, positions = kernel.run(model.actuator, model.friction, dict(model.values),
                                       batch, "semi-implicit", positions=True)
-            runs["numba kernel"] = (positions[0], time.perf_counter() - t)
+            runs["compiled kernel"] = (positions[0], time.perf_counter() - t)
         t = time.perf_counter()
         cpu = np.full(batch.position.shape, np.nan)
         for i, log in enumerate(logs):

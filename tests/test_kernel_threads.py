@@ -1,46 +1,31 @@
-"""The compiled kernel's OpenMP threads sleep when idle unless the environment says otherwise
-(kernel.compiled sets OMP_WAIT_POLICY before numba starts libgomp), and the policy changes no
-number. Each case runs in a fresh interpreter: libgomp reads the variable once, when loaded."""
+"""The compiled kernel's threads share out its (parameter sets, log) jobs from one counter: which
+thread runs which job changes from call to call, and no number may depend on it, nor on how many
+threads there are (servo_kernel.c's servo_batch)."""
 
-import json
-import os
-import subprocess
-import sys
-from typing import Optional
-
+import numpy as np
 import pytest
 
-SCRIPT = """
-import json, os, numpy as np
+from actuator_models import kernel
 from actuator_models.logs import read_logs
 from actuator_models.model import new_model
-from actuator_models.objective import Objective
-logs = read_logs({folder!r})[:2]
-model = new_model("xl330", "m6", "bam", ("thermal",))
-costs = Objective(model, logs)({{k: np.full(4, v) * np.linspace(0.9, 1.1, 4) for k, v in model.values.items()}})
-import numba
-loaded = "libgomp" in open("/proc/self/maps").read()
-print(json.dumps({{"policy": os.environ.get("OMP_WAIT_POLICY"), "gomp": loaded, "layer": numba.threading_layer(),
-                  "costs": costs.tolist()}}))
-"""
+from actuator_models.simulation import LogBatch
 
 
-def run(folder: str, policy: Optional[str]) -> dict:
-    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
-    if policy is not None:
-        env["OMP_WAIT_POLICY"] = policy
-    done = subprocess.run([sys.executable, "-c", SCRIPT.format(folder=folder)], env=env, capture_output=True,
-                          text=True, check=True)
-    return json.loads(done.stdout.strip().splitlines()[-1])
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/maps")
-def test_idle_threads_sleep_unless_told_otherwise(xl330_processed) -> None:
-    default = run(str(xl330_processed), None)
-    told = run(str(xl330_processed), "ACTIVE")
-    if default["layer"] == "omp":  # numba's OpenMP layer (GNU libgomp) ran the loop: the setting applies
-        assert default["gomp"] and told["gomp"]
-    assert default["policy"] == "PASSIVE"
-    assert told["policy"] == "ACTIVE"
-    assert default["costs"] == told["costs"]  # bit for bit (JSON floats round-trip exactly)
-    assert len(set(default["costs"])) == 4
+@pytest.mark.parametrize("positions", [False, True])
+def test_no_number_depends_on_the_thread_count(xl330_processed, positions) -> None:
+    logs = read_logs(xl330_processed)[:5]
+    model = new_model("xl330", "m6", "bam", ("thermal", "latency", "supply"))
+    batch = LogBatch.from_logs(logs, model.actuator.default_vin)
+    # 7 sets: three pairs and one set alone on every log (the kernel's two paths)
+    values = {k: np.full(7, v) * np.linspace(0.85, 1.15, 7) for k, v in model.values.items()}
+    runs = [kernel.run_thermal(model.actuator, model.friction, values, batch, model.integrator, positions, threads)
+            for threads in (1, 2, 3, 8, 100)]
+    maes, heat, simulated = runs[0]
+    assert maes.shape == heat.shape == (7, 5)
+    assert len(np.unique(maes)) == maes.size  # every set on every log its own number
+    assert np.all(heat > 0)
+    for other in runs[1:]:
+        for a, b in zip(runs[0], other):
+            np.testing.assert_array_equal(a, b)  # bit for bit
+    if positions:
+        assert simulated.shape == (7, 5, batch.steps)

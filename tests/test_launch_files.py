@@ -315,7 +315,7 @@ def test_make_test_runs_every_package_s_tests():
     as its ini; its ``package_tests`` filters only where colcon runs pytest (from the package)."""
     import subprocess
 
-    # one file of tests/ (collecting all of it imports numba, MuJoCo and Warp: minutes on 2 busy
+    # one file of tests/ (collecting all of it imports optuna, MuJoCo and Warp: minutes on 2 busy
     # cores) beside the package's folder: the same common root, so the same ini file decides
     result = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
                              "-k", "test_contact_start_has_zero_energy_and_zero_wrench", "tests/test_tire_model.py",

@@ -1,5 +1,5 @@
 """The Feetech STS firmware law (issue 22): target-speed limit before the P law, its two
-identified parameters, the published M1, the numba kernel and MuJoCo against the numpy
+identified parameters, the published M1, the compiled kernel and MuJoCo against the numpy
 reference, and the actuator-file path for other STS servos."""
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def test_the_speed_limit_shapes_the_published_trajectories(sts_logs):
 
 
 @pytest.mark.parametrize("name", ["m1", "m6"])
-def test_numba_kernel_matches_the_numpy_reference(sts_logs, name):
+def test_compiled_kernel_matches_the_numpy_reference(sts_logs, name):
     model = new_model("sts3215", name)
     rng = np.random.default_rng(0)
     values = {p.name: rng.uniform(p.lower, p.upper, 4) for p in model.parameters}

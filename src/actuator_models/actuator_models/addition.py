@@ -16,7 +16,7 @@ bias, everything the simulators, the compiled kernel and the fit need to know ab
   :meth:`output` / :meth:`on_output` (what the encoder reads, and its state after a step);
 - :meth:`settings`: values it fixes from the training logs instead of searching them (e.g. the
   ambient temperature), written to params files with the rest;
-- ``kernel_columns``: the parameters its compiled twin in :mod:`.kernel_numba` reads (empty: no
+- ``kernel_columns``: the parameters its compiled twin in ``servo_kernel.c`` reads (empty: no
   twin; :mod:`.kernel` then refuses a model carrying it, naming it, and the fit runs the numpy
   step and says so);
 - ``prior_weight``: a hint for the fit's default prior weight (None: no opinion);

@@ -13,7 +13,7 @@ its supply (``control / vin``, what :func:`.servo.motor_torque` gives the motor 
 :data:`DUTY`); where a motor's values are asked without a control (a thermal addition's copper
 losses, :func:`.servo.heat`), they are the winding's alone. For the voltage-controlled laws only:
 a current law's control is in A, not a duty, and it gets no duty (the addition changes nothing).
-Its compiled twin is the column ``supply_resistance`` in :func:`.kernel_numba.motor` (no switch: 0
+Its compiled twin is the column ``supply_resistance`` in ``motor`` of the compiled step (``servo_kernel.c``) (no switch: 0
 when not carried); its Warp twin the same column in ``actuator_sim.warp_kernels._motor_torque``.
 
 On the shared XL330 logs the ``input_volts`` register reads ``7.33 - 0.24 d^2`` V (8 training logs

@@ -137,8 +137,9 @@ def whole_process(main: Callable[[], int]) -> int:
     garbage collector kept off the objects that live until the exit: those of the modules
     imported before ``main`` (frozen first, so that the collections the command triggers do not
     scan them again and again) and, once ``main`` returns, all of them: the interpreter's exit
-    otherwise runs full collections over every object of numba, optuna and matplotlib before
-    the process ends anyway (about 0.3 s of a 1.5 s ``actuator-models fit --trials 1500``).
+    otherwise runs full collections over every object of optuna, scipy and the rest before
+    the process ends anyway (about 0.3 s of a 1.5 s ``actuator-models fit --trials 1500``, measured
+    when numba was imported too).
     Objects still die by reference counting and ``atexit`` handlers run; only cyclic garbage
     left at the exit is not finalised (the commands close their files themselves). Not for
     ``main`` called inside a longer-lived process (tests call ``main`` itself)."""

@@ -1,7 +1,7 @@
 """Figures drawn by a child process while the parent computes.
 
 Importing matplotlib takes about 0.3 s of CPU and drawing the fit report's figure about 0.1 s;
-``actuator-models fit`` spends its first half second loading numba on one core. A
+``actuator-models fit`` spends its first part importing optuna and reading the logs on one core. A
 :class:`FigureProcess` started before that (forked: the child inherits numpy and the parsed
 arguments, nothing is imported twice) imports :mod:`.plots` on the other core meanwhile, then
 draws what it is sent (plain data and a path) and hands back the path written or the exception

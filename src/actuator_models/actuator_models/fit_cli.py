@@ -221,7 +221,7 @@ def run_fit(args: argparse.Namespace) -> int:
         print(f"warning: {warning}", file=sys.stderr)
     prepared = replace(prepared, spec=replace(spec, outputs=outputs))
     stop = threading.Event()
-    try:  # the report's figure is drawn by a child process that imports matplotlib while numba loads here
+    try:  # the report's figure is drawn by a child process that imports matplotlib while the fit runs here
         with stop_on_sigint(stop), start_figure_process() or contextlib.nullcontext() as figures:
             report = fit(prepared, stop=stop, progress=None if args.quiet else ProgressPrinter(args.actuator),
                          figures=figures)

@@ -1,6 +1,6 @@
 """What a fit is asked to do: a :class:`FitSpec`, the one input of :func:`.fitting.fit`.
 
-Light on purpose (no optuna, no numba): the command line builds one before anything heavy loads.
+Light on purpose (no optuna, no scipy): the command line builds one before anything heavy loads.
 Runtime hooks (a stop event, a progress callback, a warning sink, a figure process) are not part
 of the spec; they are :func:`.fitting.fit`'s keyword arguments, as ``callback`` is scipy's.
 """

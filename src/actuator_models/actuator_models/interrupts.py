@@ -1,11 +1,8 @@
 """Deferring Ctrl-C and SIGTERM while an operation that must not be cut short runs.
 
 A ``KeyboardInterrupt`` raised in the middle of some operations leaves them half done: between
-a bus transaction's send and its receive (:mod:`actuator_drivers.safe_stop`), or inside numba's
-compiler, whose object-code callback (a ctypes callback) drops the exception and leaves the
-compiled library without its object code, so that saving it to the cache fails later with
-"no compiled object yet" (:mod:`actuator_models.kernel`). :class:`InterruptShield` defers the
-signals inside a ``with`` block and delivers them when it ends:
+a bus transaction's send and its receive (:mod:`actuator_drivers.safe_stop`), for one.
+:class:`InterruptShield` defers the signals inside a ``with`` block and delivers them when it ends:
 
     shield = InterruptShield()
     with shield:           # reentrant; a no-op outside the main thread (signals go to the main thread)

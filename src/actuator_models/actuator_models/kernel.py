@@ -1,36 +1,33 @@
-"""Compiled batched rollout (numba): the step of :mod:`.simulation` for many parameter sets x logs.
+"""Compiled batched rollout: the step of :mod:`.simulation` for many parameter sets x logs.
 
 :func:`~actuator_models.simulation.rollout` stays the readable reference and the oracle of the
-tests; this module runs the same arithmetic, in the same order, as scalar code compiled by
-numba, one log and two parameter sets per iteration of a parallel loop (``prange``) spread over
-the machine's cores (the two sets stepped side by side, each with its own arithmetic: their
-chains of dependent operations overlap in the processor; 5-8 % less time per step on this
-machine's AMD EPYC, every number the same to the bit; ``benchmarks/fit_speed.py``). Compiled code is cached on disk (``cache=True``: the first call of a fresh
-install compiles, about ten seconds; later processes load it).
+tests; this module runs the same arithmetic, in the same order, as scalar C code
+(``servo_kernel.c``, built into ``_servo_kernel`` when the package is installed and loaded with
+:mod:`ctypes`), one log and two parameter sets per job, the jobs shared out over POSIX threads,
+one per core the process may use (the two sets stepped side by side, each with its own
+arithmetic: their chains of dependent operations overlap in the processor, every number the same
+to the bit). A process's first call takes about a millisecond; numba, which ran this kernel
+before, took 0.8-1.2 s of every command's first call to import itself and load its cached code
+(measured side by side; ``benchmarks/fit_speed.py`` times whole fits).
 
-Supported (the compiled twins of :mod:`.kernel_numba`): the control laws of :mod:`.actuators`
+Supported (the compiled twins in ``servo_kernel.c``): the control laws of :mod:`.actuators`
 (:class:`~.actuators.VoltageControlled`, :class:`~.actuators.CurrentPD`,
 :class:`~.actuators.CurrentControlled`, :class:`~.actuators.SpeedLimitedVoltage`, exact classes),
 the friction models M1-M6, both integrators and the additions of :data:`ADDITION_TWINS` (each on
 only when the parameter values carry it, so that without them the arithmetic is the published
-step's; ``supply`` has no switch: its column is 0 without it and ``R + 0 d^2`` is ``R`` exactly). The parameter matrix's columns are named (:data:`COLUMNS`, from the parts' declared
-parameters: the actuators', M1-M6's and the twinned additions' ``kernel_columns``) and the
-compiled code reads them by those names. :func:`unsupported` names what a model carries that the
-kernel has no twin of; :func:`run` refuses such a model with :class:`KernelError` naming it (the
-caller decides to run the numpy step instead, and says so: :class:`~.objective.Objective`).
-
-numba is imported on first use (:func:`compiled`), so importing this module is cheap. A model
-carrying ``thermal`` and one without it run two specialisations of the kernel (the readings or
-None, :func:`~.kernel_numba.simulate`), each compiled (or loaded from the cache) on its first
-call in a process. Every call runs inside an :class:`~.interrupts.InterruptShield` (about 30 us,
-against milliseconds for the call): a Ctrl-C landing in numba's object-code callback while it
-compiles would be dropped there and leave the compiled library without its object code ("no
-compiled object yet" when numba saves it to the cache); shielded, it is raised once the call
-returns.
+step's; ``supply`` has no switch: its column is 0 without it and ``R + 0 d^2`` is ``R`` exactly).
+The parameter matrix's columns are named (:data:`COLUMNS`, from the parts' declared parameters:
+the actuators', M1-M6's and the twinned additions' ``kernel_columns``); the compiled code is
+handed, for each name it reads (:data:`SLOTS`), that name's column. :func:`unsupported` names what
+a model carries that the kernel has no twin of; :func:`run` refuses such a model with
+:class:`KernelError` naming it (the caller decides to run the numpy step instead, and says so:
+:class:`~.objective.Objective`).
 """
 
 from __future__ import annotations
 
+import ctypes
+import importlib.util
 import os
 from functools import lru_cache
 from typing import Any, Optional, Sequence, Tuple
@@ -43,13 +40,12 @@ from .additions import ADDITIONS, REFERENCE_TEMPERATURE, carried
 from .actuators import (ARMATURE, ERROR_GAIN_RATIO, KT, Q_OFFSET, R, TARGET_SPEED_LIMIT, Actuator, CurrentControlled,
                         CurrentPD, SpeedLimitedVoltage, VoltageControlled)
 from .friction import FRICTION_MODELS, FrictionModel
-from .interrupts import InterruptShield
 from .parameters import ParamValues
 
 _LAWS = {VoltageControlled: 0, CurrentPD: 1, CurrentControlled: 2, SpeedLimitedVoltage: 3}
 _FRICTIONS = {"m1": 1, "m2": 2, "m3": 3, "m4": 4, "m5": 5, "m6": 6}
 _INTEGRATORS = {"bam": 0, "semi-implicit": 1}
-#: The additions with a compiled twin in :mod:`.kernel_numba`, in the order of its switches.
+#: The additions with a compiled twin in ``servo_kernel.c``, in the order of its switches.
 ADDITION_TWINS: Tuple[str, ...] = ("latency", "backlash", "heating", "thermal", "supply")
 #: Columns of the parameter matrix handed to the kernel, by name, from the declarations: the
 #: actuators' parameters, M1-M6's, then each twinned addition's ``kernel_columns`` (absent ones are
@@ -109,32 +105,72 @@ def parameter_matrix(values: ParamValues) -> np.ndarray:
     return out
 
 
+#: The parameters the compiled step reads, in the order of ``servo_kernel.c``'s ``enum Column``.
+SLOTS: Tuple[str, ...] = (
+    "kt", "R", "armature", "q_offset", "error_gain_ratio", "target_speed_limit",
+    "friction_base", "friction_viscous", "friction_stribeck", "dtheta_stribeck", "alpha",
+    "load_friction_base", "load_friction_stribeck", "load_friction_motor", "load_friction_external",
+    "load_friction_motor_stribeck", "load_friction_external_stribeck", "load_friction_motor_quad",
+    "load_friction_external_quad", "latency", "backlash", "heating", "supply_resistance",
+    "thermal_alpha", "thermal_winding_resistance", "thermal_winding_capacity", "thermal_case_resistance",
+    "thermal_case_capacity", "thermal_ambient", "thermal_initial",
+)
+
+#: Each slot's column in the parameter matrix (a name the declarations lack fails on import).
+SLOT_COLUMNS = np.array([COLUMNS.index(name) for name in SLOTS], dtype=np.int64)
+SLOT_COLUMNS.setflags(write=False)
+_DOUBLES = ctypes.POINTER(ctypes.c_double)
+_INTS = ctypes.POINTER(ctypes.c_int64)
+
+
+class Batch(ctypes.Structure):
+    """``servo_kernel.c``'s ``Batch``: one call's switches, sizes and arrays (see there)."""
+
+    _fields_ = [
+        *((name, ctypes.c_int64) for name in ("law", "kind", "semi", "delayed", "played", "heated", "write",
+                                              "threads", "sets", "logs", "steps", "width")),
+        ("columns", _INTS), ("consts", _DOUBLES), ("params", _DOUBLES), ("goal", _DOUBLES),
+        ("enable", ctypes.POINTER(ctypes.c_uint8)), ("warming", _DOUBLES), ("reading", _DOUBLES),
+        ("position", _DOUBLES), ("speed", _DOUBLES), ("lengths", _INTS),
+        *((name, _DOUBLES) for name in ("mass", "length", "arm_mass", "kp", "vin", "dt", "out", "maes",
+                                        "heat_maes")),
+    ]
+
+
 @lru_cache(maxsize=1)
 def compiled() -> Any:
-    """The compiled batch function (compiled, or loaded from numba's cache, on first call).
+    """``servo_batch`` of the library built from ``servo_kernel.c`` (``ctypes``; the call releases
+    the GIL). A :class:`KernelError` says how to build it where the install did not."""
+    spec = importlib.util.find_spec(f"{__package__}._servo_kernel")
+    if spec is None or not spec.origin:
+        raise KernelError(f"the compiled servo step (_servo_kernel, from servo_kernel.c) is not built: reinstall "
+                          f"{__package__} (pip install -e src/{__package__}, or make install; needs gcc)")
+    library = ctypes.CDLL(spec.origin)
+    if library.servo_columns() != len(SLOTS):
+        raise KernelError(f"{spec.origin} reads {library.servo_columns()} parameters, this kernel.py hands it "
+                          f"{len(SLOTS)}: rebuild it (make install)")
+    function = library.servo_batch
+    function.argtypes = [ctypes.POINTER(Batch)]
+    function.restype = ctypes.c_int
+    return function
 
-    Unless the environment says otherwise, the OpenMP threads of the parallel loop sleep when
-    idle (``OMP_WAIT_POLICY=PASSIVE``, read by libgomp when numba starts its threads, on the
-    first call): by default each spins up to ~300000 times after every call, burning CPU while
-    the caller runs Python between calls (a fit's CMA-ES step, the report). Where each
-    (parameter set, log) pair runs changes no number, only who waits how."""
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-    from .kernel_numba import batch
 
-    return batch
+def _pointer(array: Optional[np.ndarray], kind: Any = _DOUBLES) -> Any:
+    return None if array is None else array.ctypes.data_as(kind)
 
 
 def run(actuator: Actuator, friction: FrictionModel, values: ParamValues, batch: Any, integrator: str,
-        positions: bool = False) -> Tuple[np.ndarray, np.ndarray]:
+        positions: bool = False, threads: Optional[int] = None) -> Tuple[np.ndarray, np.ndarray]:
     """MAE ``(P, L)`` [rad] of each parameter set on each log of a
     :class:`~actuator_models.simulation.LogBatch` and, with ``positions``, the simulated
-    positions ``(P, L, T)`` [rad] (else an empty array)."""
-    maes, _, out = run_thermal(actuator, friction, values, batch, integrator, positions)
+    positions ``(P, L, T)`` [rad] (else an empty array). ``threads``: how many threads share the
+    work (default: one per core this process may run on); no number depends on it."""
+    maes, _, out = run_thermal(actuator, friction, values, batch, integrator, positions, threads)
     return maes, out
 
 
 def run_thermal(actuator: Actuator, friction: FrictionModel, values: ParamValues, batch: Any, integrator: str,
-                positions: bool = False) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+                positions: bool = False, threads: Optional[int] = None) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`run`'s ``(maes, positions)`` with, between them, the MAE ``(P, L)`` [K] of the
     case temperature against each log's ``temp`` readings (0 for a log without one, or a model
     not carrying ``thermal``)."""
@@ -142,33 +178,42 @@ def run_thermal(actuator: Actuator, friction: FrictionModel, values: ParamValues
     problem = unsupported(actuator, friction, additions)
     if problem:
         raise KernelError(f"the compiled rollout cannot run {actuator.name}/{friction.name}: {problem}")
-    on = [name in additions for name in ADDITION_TWINS]
+    on = {name: name in additions for name in ADDITION_TWINS}
     law, consts = law_constants(actuator)
     params = parameter_matrix(values)
-    out = np.empty((params.shape[0], batch.goal_position.shape[0], batch.steps) if positions else (1, 1, 1))
+    sets, logs, steps = params.shape[0], batch.goal_position.shape[0], batch.steps
+    out = np.empty((sets, logs, steps)) if positions else None
     bench = batch.bench
-    L = batch.kp.shape[0]
 
     def per_log(x: Any) -> np.ndarray:
-        return np.ascontiguousarray(np.broadcast_to(np.asarray(x, dtype=float), (L,)))
+        return np.ascontiguousarray(np.broadcast_to(np.asarray(x, dtype=float), (logs,)))
 
-    heat = np.zeros((params.shape[0], L))
-    on.pop(ADDITION_TWINS.index("supply"))  # no switch: its column, 0 when not carried, changes nothing
-    thermal = on.pop(ADDITION_TWINS.index("thermal"))  # the kernel's switch for it: the readings, or None
-    reading = np.where(batch.measured[:, None], batch.temperature, np.nan) if thermal else None
-    problem = step_problem(values, float(np.max(batch.dt))) if thermal else None
+    maes, heat = np.empty((sets, logs)), np.zeros((sets, logs))
+    # supply has no switch (its column, 0 when not carried, changes nothing); thermal's is the
+    # readings (NaN where a log has none), or none at all
+    reading = np.where(batch.measured[:, None], batch.temperature, np.nan) if on["thermal"] else None
+    problem = step_problem(values, float(np.max(batch.dt))) if on["thermal"] else None
     if problem:
         raise DivergentStep(problem)
-    kernel = compiled()
-    with InterruptShield():  # a call may compile (module docstring)
-        maes = kernel(
-            law, consts, _FRICTIONS[friction.name], _INTEGRATORS[integrator] == 1, params,
-            *on,
-            np.ascontiguousarray(batch.goal_position), np.ascontiguousarray(batch.torque_enable),
-            np.ascontiguousarray(batch.temperature - REFERENCE_TEMPERATURE),
-            None if reading is None else np.ascontiguousarray(reading),
-            np.ascontiguousarray(batch.position), np.ascontiguousarray(batch.speed),
-            batch.lengths.astype(np.int64), per_log(bench.mass), per_log(bench.length), per_log(bench.arm_mass),
-            per_log(batch.kp), per_log(batch.vin), per_log(batch.dt), out, positions, heat,
-        )
-    return maes, heat, (out if positions else np.empty(0))
+    arrays = {  # kept referenced until the call returns
+        "columns": SLOT_COLUMNS, "consts": consts, "params": np.ascontiguousarray(params), "goal": np.ascontiguousarray(batch.goal_position, dtype=float),
+        "enable": np.ascontiguousarray(batch.torque_enable, dtype=np.uint8),
+        "warming": np.ascontiguousarray(batch.temperature - REFERENCE_TEMPERATURE, dtype=float),
+        "reading": None if reading is None else np.ascontiguousarray(reading, dtype=float),
+        "position": np.ascontiguousarray(batch.position, dtype=float),
+        "speed": np.ascontiguousarray(batch.speed, dtype=float),
+        "lengths": np.ascontiguousarray(batch.lengths, dtype=np.int64),
+        **{name: per_log(x) for name, x in (("mass", bench.mass), ("length", bench.length),
+                                              ("arm_mass", bench.arm_mass), ("kp", batch.kp), ("vin", batch.vin),
+                                              ("dt", batch.dt))},
+        "out": out, "maes": maes, "heat_maes": heat,
+    }
+    kinds = {"columns": _INTS, "lengths": _INTS, "enable": ctypes.POINTER(ctypes.c_uint8)}
+    call = Batch(
+        law=law, kind=_FRICTIONS[friction.name], semi=_INTEGRATORS[integrator] == 1, delayed=on["latency"],
+        played=on["backlash"], heated=on["heating"], write=positions, threads=threads or len(os.sched_getaffinity(0)),
+        sets=sets, logs=logs, steps=steps, width=params.shape[1],
+        **{name: _pointer(array, kinds.get(name, _DOUBLES)) for name, array in arrays.items()},
+    )
+    compiled()(ctypes.byref(call))
+    return maes, heat, (out if out is not None else np.empty(0))

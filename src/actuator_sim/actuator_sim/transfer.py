@@ -64,7 +64,7 @@ class Identified:
 def identify(logs: Sequence[Log], actuator: str, friction: str, integrator: str, trials: int,
              seed: int = 0) -> Identified:
     """Fit ``friction`` (m1..m6) of ``actuator`` on ``logs`` with the given integrator."""
-    from actuator_models.fit_data import FitSettings  # imported when used: the fit loads optuna and numba
+    from actuator_models.fit_data import FitSettings  # imported when used: the fit loads optuna
     from actuator_models.fit_spec import FitSpec
     from actuator_models.fitting import fit
 
