@@ -1,7 +1,7 @@
 """Deferring Ctrl-C and SIGTERM while an operation that must not be cut short runs.
 
 A ``KeyboardInterrupt`` raised in the middle of some operations leaves them half done: between
-a bus transaction's send and its receive (:mod:`actuator_drivers.safe_stop`), for one.
+a bus transaction's send and its receive (:mod:`actuator_drivers.safe_stop`), for example.
 :class:`InterruptShield` defers the signals inside a ``with`` block and delivers them when it ends:
 
     shield = InterruptShield()
