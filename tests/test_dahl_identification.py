@@ -168,7 +168,15 @@ def test_shipped_records_are_the_documented_simulation_and_identify(tmp_path, ca
     shipped = Path(__file__).resolve().parents[1] / "data" / "dahl"
     assert main(["dahl", "simulate", "--out-dir", str(tmp_path), "--x-noise", "1e-5"]) == 0
     for name in ("constant_velocity.csv", "periodic.csv"):
-        assert (tmp_path / name).read_bytes() == (shipped / name).read_bytes()
+        written, kept = (tmp_path / name).read_text(), (shipped / name).read_text()
+        assert written.splitlines()[0] == kept.splitlines()[0] == "t,x,F"
+        new, old = (np.loadtxt(text.splitlines(), delimiter=",", skiprows=1) for text in (written, kept))
+        assert new.shape == old.shape and new.shape[0] > 2900
+        np.testing.assert_array_equal(new[:, :2], old[:, :2])  # t, and x with its seeded noise
+        # F to 12 digits as printed, but for the last one: numpy's exp (dahl.dahl_update) is its own
+        # SIMD code, whose last bit moves with numpy's version and the processor (2026-11-27:
+        # numpy 2.4.6 on an AMD EPYC wrote 5 of periodic.csv's 3770 forces one unit off in the 12th digit)
+        np.testing.assert_allclose(new[:, 2], old[:, 2], rtol=1e-11, atol=1e-16)
     assert main(["dahl", "simulate", "--out-dir", str(tmp_path)]) == 2  # no overwrite without --force
     assert "already exist" in capsys.readouterr().err
     assert main(["dahl", "identify", "--constant-velocity", str(shipped / "constant_velocity.csv"),
