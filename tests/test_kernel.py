@@ -1,5 +1,6 @@
 """The compiled rollout kernel against the numpy rollout (the oracle) and the published figures."""
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -95,3 +96,20 @@ def test_a_fresh_process_runs_the_built_kernel_without_numba(tmp_path, xl330_pro
     assert difference < 1e-12
     assert not numba_loaded
     assert loaded == 1  # the compiled kernel ran, not the numpy step
+
+
+def test_a_kernel_not_built_is_one_error_saying_how_to_build_it(monkeypatch):
+    """A source tree run without its install has no ``_servo_kernel``: the fit stops with one line
+    saying how to build it. (The missing file is simulated at the import system's lookup: deleting
+    the real one would pull it from under the other test workers sharing this tree.)"""
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name.endswith("._servo_kernel") else real(name, *a))
+    kernel.compiled.cache_clear()
+    try:
+        with pytest.raises(kernel.KernelError, match=r"not built: reinstall actuator_models .*make install; needs gcc"):
+            kernel.compiled()
+    finally:
+        monkeypatch.undo()
+        kernel.compiled.cache_clear()
+    assert kernel.compiled() is not None
