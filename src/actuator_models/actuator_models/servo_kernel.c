@@ -32,14 +32,14 @@ typedef struct {
     int64_t sets, logs, steps, width;   /* P, L, T and K (the parameter matrix's columns) */
     const int64_t *columns;             /* (N_COLUMNS,) index of each enum slot in a params row */
     const double *consts;               /* (3,) the control law's constants */
-    const double *params;
-    const double *goal;
+    const double *params;               /* (P, K) in the units the parameters declare */
+    const double *goal;                 /* (L, T) [rad], as position; speed [rad/s] */
     const uint8_t *enable;              /* (L, T) bool */
     const double *warming;              /* (L, T) [K] logged temperature above the reference */
     const double *reading;              /* (L, T) [degC] or NULL: thermal off */
     const double *position, *speed;
     const int64_t *lengths;             /* (L,) steps of each log */
-    const double *mass, *length, *arm_mass, *kp, *vin, *dt;
+    const double *mass, *length, *arm_mass, *kp, *vin, *dt;  /* (L,) [kg], [m], [kg], the law's gain, [V], [s] */
     double *out;                        /* (P, L, T) positions, with write */
     double *maes, *heat_maes;           /* (P, L) */
 } Batch;
