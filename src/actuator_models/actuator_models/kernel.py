@@ -197,7 +197,7 @@ def run_thermal(actuator: Actuator, friction: FrictionModel, values: ParamValues
         raise DivergentStep(problem)
     arrays = {  # kept referenced until the call returns
         "columns": SLOT_COLUMNS, "consts": consts, "params": np.ascontiguousarray(params), "goal": np.ascontiguousarray(batch.goal_position, dtype=float),
-        "enable": np.ascontiguousarray(batch.torque_enable, dtype=np.uint8),
+        "enable": np.ascontiguousarray(batch.torque_enable, dtype=bool).view(np.uint8),  # bytes, no copy
         "warming": np.ascontiguousarray(batch.temperature - REFERENCE_TEMPERATURE, dtype=float),
         "reading": None if reading is None else np.ascontiguousarray(reading, dtype=float),
         "position": np.ascontiguousarray(batch.position, dtype=float),

@@ -56,7 +56,7 @@ typedef struct { double y, q, v, target, tw, tc, error, heat_error; } State;
 typedef struct {  /* one log's inputs */
     const double *goal, *warming, *reading, *position;
     const uint8_t *enable;
-    double mass, length, arm_mass, kp, vin, dt;
+    double mass, length, arm_mass, kp, vin, dt, speed0;  /* speed0: the logged speed at step 0 [rad/s] */
     int64_t scored;
 } Log;
 
@@ -115,7 +115,9 @@ static inline double motor(const Batch *b, const double *p, const Log *log, doub
     return kt * clamp(current, low, high) * on;
 }
 
-static inline Constants lane(const double *p, const Log *log, State *state, double q, double v) {
+/* One set's constants on one log, and its start state (the log's first position and speed). */
+static inline Constants lane(const double *p, const Log *log, State *state) {
+    double q = log->position[0], v = log->speed0;
     Constants k;
     double l2 = log->length * log->length;
     k.inertia = log->mass * l2 + log->arm_mass * l2 / 3 + p[C_ARMATURE];
@@ -185,7 +187,7 @@ static Log log_of(const Batch *b, int64_t j) {
     int64_t at = j * b->steps;
     return (Log){b->goal + at, b->warming + at, b->reading ? b->reading + at : NULL, b->position + at,
                  b->enable + at, b->mass[j], b->length[j], b->arm_mass[j], b->kp[j], b->vin[j], b->dt[j],
-                 b->lengths[j]};
+                 b->speed[at], b->lengths[j]};
 }
 
 static Params row(const Batch *b, int64_t i) {
@@ -195,9 +197,9 @@ static Params row(const Batch *b, int64_t i) {
 }
 
 /* One set on log j for `steps` steps; with `out`, q before each step stored there. */
-static State simulate(const Batch *b, const double *p, const Log *log, int64_t j, int64_t steps, double *out) {
+static State simulate(const Batch *b, const double *p, const Log *log, int64_t steps, double *out) {
     State s;
-    Constants kc = lane(p, log, &s, log->position[0], b->speed[j * b->steps]);
+    Constants kc = lane(p, log, &s);
     for (int64_t k = 0; k < steps; k++) {
         if (out) out[k] = s.y;
         step(b, p, log, &kc, k, &s);
@@ -208,10 +210,10 @@ static State simulate(const Batch *b, const double *p, const Log *log, int64_t j
 /* Two sets on the same log, stepped side by side: each set's arithmetic is simulate's, in its order
  * (the same numbers to the bit), but the two independent chains of dependent operations overlap in
  * the processor. */
-static void simulate_pair(const Batch *b, const double *p, const double *p2, const Log *log, int64_t j,
-                          State *s, State *s2) {
-    Constants kc = lane(p, log, s, log->position[0], b->speed[j * b->steps]);
-    Constants kc2 = lane(p2, log, s2, log->position[0], b->speed[j * b->steps]);
+static void simulate_pair(const Batch *b, const double *p, const double *p2, const Log *log, State *s,
+                          State *s2) {
+    Constants kc = lane(p, log, s);
+    Constants kc2 = lane(p2, log, s2);
     for (int64_t k = 0; k < log->scored; k++) {
         step(b, p, log, &kc, k, s);
         step(b, p2, log, &kc2, k, s2);
@@ -228,11 +230,11 @@ static void run_job(const Batch *b, int64_t job) {
         if (i + 1 < b->sets) {
             Params p2 = row(b, i + 1);
             State s2;
-            simulate_pair(b, p.v, p2.v, &log, j, &s, &s2);
+            simulate_pair(b, p.v, p2.v, &log, &s, &s2);
             b->maes[(i + 1) * b->logs + j] = s2.error / n;
             b->heat_maes[(i + 1) * b->logs + j] = s2.heat_error / n;
         } else {
-            s = simulate(b, p.v, &log, j, log.scored, NULL);
+            s = simulate(b, p.v, &log, log.scored, NULL);
         }
         b->maes[i * b->logs + j] = s.error / n;
         b->heat_maes[i * b->logs + j] = s.heat_error / n;
@@ -243,7 +245,7 @@ static void run_job(const Batch *b, int64_t job) {
     double n = (double)log.scored;
     Params p = row(b, i);
     double *out = b->out + (i * b->logs + j) * b->steps;
-    State s = simulate(b, p.v, &log, j, b->steps, out);
+    State s = simulate(b, p.v, &log, b->steps, out);
     b->heat_maes[i * b->logs + j] = s.heat_error / n;
     double total = 0.0;  /* the padded tail is not part of the error */
     for (int64_t k = 0; k < log.scored; k++) total += fabs(out[k] - log.position[k]);
