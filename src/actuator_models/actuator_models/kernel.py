@@ -17,8 +17,8 @@ the friction models M1-M6, both integrators and the additions of :data:`ADDITION
 only when the parameter values carry it, so that without them the arithmetic is the published
 step's; ``supply`` has no switch: its column is 0 without it and ``R + 0 d^2`` is ``R`` exactly).
 The parameter matrix's columns are named (:data:`COLUMNS`, from the parts' declared parameters:
-the actuators', M1-M6's and the twinned additions' ``kernel_columns``); the compiled code is
-handed, for each name it reads (:data:`SLOTS`), that name's column. :func:`unsupported` names what
+the actuators', M1-M6's and the twinned additions' ``kernel_columns``); the compiled code names
+the parameters it reads (``servo_slot``) and is handed each one's column (:func:`compiled`). :func:`unsupported` names what
 a model carries that the kernel has no twin of; :func:`run` refuses such a model with
 :class:`KernelError` naming it (the caller decides to run the numpy step instead, and says so:
 :class:`~.objective.Objective`).
@@ -30,7 +30,7 @@ import ctypes
 import importlib.util
 import os
 from functools import lru_cache
-from typing import Any, Optional, Sequence, Tuple
+from typing import Any, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -105,20 +105,6 @@ def parameter_matrix(values: ParamValues) -> np.ndarray:
     return out
 
 
-#: The parameters the compiled step reads, in the order of ``servo_kernel.c``'s ``enum Column``.
-SLOTS: Tuple[str, ...] = (
-    "kt", "R", "armature", "q_offset", "error_gain_ratio", "target_speed_limit",
-    "friction_base", "friction_viscous", "friction_stribeck", "dtheta_stribeck", "alpha",
-    "load_friction_base", "load_friction_stribeck", "load_friction_motor", "load_friction_external",
-    "load_friction_motor_stribeck", "load_friction_external_stribeck", "load_friction_motor_quad",
-    "load_friction_external_quad", "latency", "backlash", "heating", "supply_resistance",
-    "thermal_alpha", "thermal_winding_resistance", "thermal_winding_capacity", "thermal_case_resistance",
-    "thermal_case_capacity", "thermal_ambient", "thermal_initial",
-)
-
-#: Each slot's column in the parameter matrix (a name the declarations lack fails on import).
-SLOT_COLUMNS = np.array([COLUMNS.index(name) for name in SLOTS], dtype=np.int64)
-SLOT_COLUMNS.setflags(write=False)
 _DOUBLES = ctypes.POINTER(ctypes.c_double)
 _INTS = ctypes.POINTER(ctypes.c_int64)
 
@@ -137,22 +123,37 @@ class Batch(ctypes.Structure):
     ]
 
 
+class Kernel(NamedTuple):
+    """The loaded library: its ``servo_batch`` and, for each parameter it reads (its ``SLOTS``, in
+    order), that parameter's column in :data:`COLUMNS`."""
+
+    batch: Any
+    columns: np.ndarray
+
+
 @lru_cache(maxsize=1)
-def compiled() -> Any:
-    """``servo_batch`` of the library built from ``servo_kernel.c`` (``ctypes``; the call releases
-    the GIL). A :class:`KernelError` says how to build it where the install did not."""
+def compiled() -> Kernel:
+    """The library built from ``servo_kernel.c`` (``ctypes``; a call releases the GIL), with the
+    columns of the parameters it reads, by the names it gives for them. A :class:`KernelError`
+    says how to build it where the install did not, or names a parameter no part declares."""
     spec = importlib.util.find_spec(f"{__package__}._servo_kernel")
     if spec is None or not spec.origin:
         raise KernelError(f"the compiled servo step (_servo_kernel, from servo_kernel.c) is not built: reinstall "
                           f"{__package__} (pip install -e src/{__package__}, or make install; needs gcc)")
     library = ctypes.CDLL(spec.origin)
-    if library.servo_columns() != len(SLOTS):
-        raise KernelError(f"{spec.origin} reads {library.servo_columns()} parameters, this kernel.py hands it "
-                          f"{len(SLOTS)}: rebuild it (make install)")
+    library.servo_slot.argtypes = [ctypes.c_int64]
+    library.servo_slot.restype = ctypes.c_char_p
+    names = [library.servo_slot(i).decode() for i in range(library.servo_columns())]
+    strange = [name for name in names if name not in COLUMNS]
+    if strange:
+        raise KernelError(f"{spec.origin} reads parameter(s) {', '.join(map(repr, strange))}, which no declared "
+                          f"part has: rebuild it (make install)")
     function = library.servo_batch
     function.argtypes = [ctypes.POINTER(Batch)]
     function.restype = ctypes.c_int
-    return function
+    columns = np.array([COLUMNS.index(name) for name in names], dtype=np.int64)
+    columns.setflags(write=False)
+    return Kernel(function, columns)
 
 
 def _pointer(array: Optional[np.ndarray], kind: Any = _DOUBLES) -> Any:
@@ -195,8 +196,9 @@ def run_thermal(actuator: Actuator, friction: FrictionModel, values: ParamValues
     problem = step_problem(values, float(np.max(batch.dt))) if on["thermal"] else None
     if problem:
         raise DivergentStep(problem)
+    kernel = compiled()
     arrays = {  # kept referenced until the call returns
-        "columns": SLOT_COLUMNS, "consts": consts, "params": np.ascontiguousarray(params), "goal": np.ascontiguousarray(batch.goal_position, dtype=float),
+        "columns": kernel.columns, "consts": consts, "params": np.ascontiguousarray(params), "goal": np.ascontiguousarray(batch.goal_position, dtype=float),
         "enable": np.ascontiguousarray(batch.torque_enable, dtype=bool).view(np.uint8),  # bytes, no copy
         "warming": np.ascontiguousarray(batch.temperature - REFERENCE_TEMPERATURE, dtype=float),
         "reading": None if reading is None else np.ascontiguousarray(reading, dtype=float),
@@ -215,5 +217,5 @@ def run_thermal(actuator: Actuator, friction: FrictionModel, values: ParamValues
         sets=sets, logs=logs, steps=steps, width=params.shape[1],
         **{name: _pointer(array, kinds.get(name, _DOUBLES)) for name, array in arrays.items()},
     )
-    compiled()(ctypes.byref(call))
+    kernel.batch(ctypes.byref(call))
     return maes, heat, (out if out is not None else np.empty(0))

@@ -8,7 +8,8 @@
  * greater/smaller: NaN handling included).
  *
  * Columns of the parameter matrix are found by name in Python (kernel.COLUMNS, from the parts'
- * declarations) and handed in as indices (Batch.columns); the enum below only names their slots.
+ * declarations) and handed in as indices (Batch.columns), one per slot of SLOTS below, whose
+ * declared names kernel.py reads from this library (servo_slot).
  * The work is spread over Batch.threads POSIX threads, each taking the next (pair of sets, log)
  * job from a shared counter. No global state; nothing here calls Python. */
 
@@ -17,12 +18,31 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+/* The parameters the step reads: its slot name here, the parameter's declared name (kernel.py hands
+ * in, for each, that name's column of the parameter matrix: servo_slot). */
+#define SLOTS(X) \
+    X(KT, "kt") X(R, "R") X(ARMATURE, "armature") X(Q_OFFSET, "q_offset") \
+    X(ERROR_GAIN_RATIO, "error_gain_ratio") X(TARGET_SPEED_LIMIT, "target_speed_limit") \
+    X(KC, "friction_base") X(KV, "friction_viscous") X(KCS, "friction_stribeck") X(VS, "dtheta_stribeck") \
+    X(ALPHA, "alpha") X(KL, "load_friction_base") X(KLS, "load_friction_stribeck") \
+    X(KM, "load_friction_motor") X(KE, "load_friction_external") X(KMS, "load_friction_motor_stribeck") \
+    X(KES, "load_friction_external_stribeck") X(KMQ, "load_friction_motor_quad") \
+    X(KEQ, "load_friction_external_quad") X(LATENCY, "latency") X(BACKLASH, "backlash") X(HEATING, "heating") \
+    X(SUPPLY, "supply_resistance") X(THERMAL_ALPHA, "thermal_alpha") X(RW, "thermal_winding_resistance") \
+    X(CW, "thermal_winding_capacity") X(RC, "thermal_case_resistance") X(CC, "thermal_case_capacity") \
+    X(AMBIENT, "thermal_ambient") X(INITIAL, "thermal_initial")
+
 enum Column {
-    C_KT, C_R, C_ARMATURE, C_Q_OFFSET, C_ERROR_GAIN_RATIO, C_TARGET_SPEED_LIMIT,
-    C_KC, C_KV, C_KCS, C_VS, C_ALPHA, C_KL, C_KLS, C_KM, C_KE, C_KMS, C_KES, C_KMQ, C_KEQ,
-    C_LATENCY, C_BACKLASH, C_HEATING, C_SUPPLY,
-    C_THERMAL_ALPHA, C_RW, C_CW, C_RC, C_CC, C_AMBIENT, C_INITIAL,
+#define AS_ENUM(slot, name) C_##slot,
+    SLOTS(AS_ENUM)
+#undef AS_ENUM
     N_COLUMNS
+};
+
+static const char *const SLOT_NAMES[N_COLUMNS] = {
+#define AS_NAME(slot, name) name,
+    SLOTS(AS_NAME)
+#undef AS_NAME
 };
 
 /* One call's inputs and outputs (kernel.py's ctypes.Structure of the same name and order). Arrays
@@ -285,4 +305,6 @@ int servo_batch(const Batch *b) {
     return 0;
 }
 
+/* How many parameters the step reads, and the declared name of the i-th (NULL past the last). */
 int servo_columns(void) { return N_COLUMNS; }
+const char *servo_slot(int64_t i) { return i >= 0 && i < N_COLUMNS ? SLOT_NAMES[i] : NULL; }
