@@ -63,12 +63,14 @@ def torque_enable(port: str, actuator: str = "mx64", protocol: int = 2, servo_id
 
 
 def interrupted(command: Sequence[str], cue: "bytes | re.Pattern[bytes]", signum: int = signal.SIGINT,
-                after: float = 0.0, timeout: float = 300.0) -> Tuple[int, str]:
+                after: float = 0.0, timeout: float = 300.0, group: bool = False) -> Tuple[int, str]:
     """Run an ``actuator-bench`` command; send it ``signum`` ``after`` seconds after ``cue`` (bytes,
     or a pattern: a progress line can skip any one value on a busy machine) first shows on its
-    stderr (never, if the command ended first); ``(exit status, stderr)``."""
+    stderr (never, if the command ended first); ``(exit status, stderr)``. ``group``: the command
+    leads a process group of its own and the signal goes to the whole group, as a Ctrl-C typed at
+    a terminal reaches the command and every child it started."""
     process = subprocess.Popen([str(BIN / "actuator-bench"), *command], stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE, env=ENV)
+                               stderr=subprocess.PIPE, env=ENV, start_new_session=group)
     deadline = time.monotonic() + timeout
     cued: Optional[float] = None
     sent = False
@@ -84,7 +86,10 @@ def interrupted(command: Sequence[str], cue: "bytes | re.Pattern[bytes]", signum
         if cued is None and (cue.search(seen) if isinstance(cue, re.Pattern) else cue in seen):
             cued = time.monotonic()
         if not sent and cued is not None and time.monotonic() >= cued + after:
-            process.send_signal(signum)
+            if group:
+                os.killpg(process.pid, signum)
+            else:
+                process.send_signal(signum)
             sent = True
         if time.monotonic() > deadline:
             process.kill()

@@ -88,3 +88,18 @@ def test_interrupted_erob_record_exits_130_and_releases(cable, tmp_path, signum)
     (partial,) = (tmp_path / "partial").glob("*.json")
     assert 0 < len(json.loads(partial.read_text())["entries"]) < 1200
     assert parse_op_exit(emulated) == {1: "switched on"}  # torque off before the line went down
+
+
+def test_ctrl_c_at_the_terminal_during_an_emulated_grid_releases_through_the_emulator(tmp_path):
+    """``record-all --emulate`` starts the emulator as a child; a Ctrl-C typed at the terminal
+    reaches the whole process group. The emulator is in a session of its own, so it still answers
+    while the master releases the torque, then stops and is read back: the drive had left
+    "operation enabled" (had it died with the Ctrl-C, every release frame would have timed out)."""
+    code, err = interrupted(["record-all", "--emulate", "erob80_100/m6", "--actuator", "erob80_100", "--masses", "8.2",
+                             "--kps", "25", "--trajectories", "sin_sin,up_and_down", "--unattended", "--cycle-time",
+                             "0.002", "--rate", "100", "--out", str(tmp_path)],
+                            re.compile(rb"up_and_down +\[[# ]+\] +1\.\d\d/"), group=True)
+    assert code == 130, err
+    assert "emulated drive when the line left OP: switched on" in err, err
+    assert "release" not in err and "Traceback" not in err, err  # no "releasing the torque failed"
+    assert len(list(tmp_path.glob("*.json"))) == 1 and len(list((tmp_path / "partial").glob("*.json"))) == 1

@@ -155,8 +155,11 @@ def _run_record_all(args: argparse.Namespace) -> int:
     try:
         done = record_all(bench, grid, args.actuator, args.logdir, change, arm_mass=args.arm_mass, vin=args.vin,
                           settings=RecordSettings(rate=args.rate), progress=line, on_recording=line.done)
-    finally:
+    finally:  # the driver releases the torque, then an emulator stops (also after Ctrl-C) and is read back
         bench.close()
+        state = getattr(bench, "emulated_state", lambda: None)()
+        if state:
+            print(state, file=sys.stderr)
     _report_done(done, args.logdir)
     return 0
 

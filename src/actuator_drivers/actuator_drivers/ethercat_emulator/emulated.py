@@ -89,8 +89,11 @@ class EmulatorProcess:
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         priority = self.fifo_priority
         preexec = (lambda: os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(priority))) if priority else None
+        # its own session: a Ctrl-C at the terminal reaches the master, which releases the torque
+        # through the emulator and then stops it; in the terminal's process group the emulator would
+        # die first and every release frame would time out
         process = subprocess.Popen(self.command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                   env=env, preexec_fn=preexec)
+                                   env=env, preexec_fn=preexec, start_new_session=True)
         self._process = process
         assert process.stdout is not None and process.stderr is not None  # both piped
         reader = threading.Thread(target=self._drain_stderr, args=(process.stderr,), daemon=True)
