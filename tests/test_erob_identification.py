@@ -32,7 +32,8 @@ def test_m6_fitted_on_emulated_erob_recordings_matches_the_true_model(tmp_path):
         done = record_all(ErobBench.of(driver, "erob80_100"), grid, "erob80_100", tmp_path / "raw",
                           lambda m, l: set_bench(driver, 1, m, l) is None,
                           settings=RecordSettings(rate=200, prepare_time=0.5, settle_time=0.3, return_time=0.5))
-    assert len(done) == 16 and all(r.complete and r.errors.errors == 0 for r in done)
+    troubled = [(r.path.name if r.path else None, r.complete, r.errors) for r in done if not r.complete or r.errors.errors]
+    assert len(done) == 16 and not troubled, troubled
     assert {(r.log.mass, r.log.kp) for r in done} == {(3.1, 25), (3.1, 100), (14.6, 25), (14.6, 100)}
     logs = process([r.path for r in done], tmp_path / "processed")
     true_mae = true_validation_mae(load_model("erob80_100/m6"), logs)

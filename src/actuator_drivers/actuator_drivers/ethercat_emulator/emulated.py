@@ -30,9 +30,13 @@ from actuator_drivers.erob.pacing import Stepped
 from actuator_drivers.ethercat_emulator.veth import veth_pair
 
 
-#: receive timeout [s] against an emulator sharing a loaded host: a frame later than this would be
-#: a lost cycle, and the recording would depend on the host's load
-EMULATOR_RECEIVE_TIMEOUT = 0.5
+#: receive timeout [s] against an emulator sharing a loaded host. On a veth pair a frame is never
+#: lost unless the emulator is told to lose it, only late: a starved host can leave the emulator
+#: process unscheduled for a long time (CI on a busy 2-core machine once lost a cycle at 0.5 s,
+#: earlier at 0.1 s), and a frame later than this would be a lost cycle, making the recording
+#: depend on the host's load. A dead emulator is noticed after ``max_lost + 1`` such waits
+#: (42 s at the driver's default of 20).
+EMULATOR_RECEIVE_TIMEOUT = 2.0
 
 
 @dataclass(frozen=True)
@@ -171,7 +175,7 @@ def emulated_erob(
     """Veth pair + emulator process + stepped driver; all closed on exit.
 
     ``timing`` and ``driver_options`` go to :class:`ErobDriver` (``max_lost``, ``pacing``, ...);
-    the receive timeout defaults to 500 ms (the emulator shares a loaded host). A driver paced
+    the receive timeout defaults to :data:`EMULATOR_RECEIVE_TIMEOUT` (the emulator shares a loaded host). A driver paced
     otherwise than :class:`Stepped` (``Realtime``) gets an emulator whose drive cycles run on the
     wall clock (``--realtime``), as its bench time does.
     """
