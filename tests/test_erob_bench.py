@@ -8,8 +8,10 @@ import pytest
 
 from actuator_bench.backends import installed_backends
 from actuator_drivers.erob.pacing import Realtime
+from actuator_drivers.erob.settings import EmulatedErobSettings
 from actuator_drivers.ethercat_emulator import veth
 from actuator_drivers.ethercat_emulator.bench import open_emulated
+from actuator_drivers.ethercat_emulator.emulated import EMULATOR_RECEIVE_TIMEOUT, LOSSY_EMULATOR_RECEIVE_TIMEOUT
 from actuator_models.bench import Bench, BenchParams, Command
 from actuator_models.model import load_model
 
@@ -57,5 +59,24 @@ def test_erob_emulator_backend_opens_a_wall_clock_bench():
         later = bench.sample()
         assert later.time > first.time  # the cycle thread runs on its own
         assert np.isfinite(later.position[0])
+    finally:
+        bench.close()
+
+
+@pytest.mark.parametrize("drop", [0.0, 0.05])
+def test_a_stepped_emulated_bench_waits_long_for_late_frames_and_briefly_on_a_lossy_link(drop):
+    """Lockstep: a late reply from a starved emulator must not be a lost cycle, so a receive waits
+    long; with injected drops the losses are wanted and each would cost that whole wait."""
+    params = BenchParams(joints=("joint1",), actuators=("erob80_100",), mass=3.1, length=0.5, time_scale=None,
+                         settings=EmulatedErobSettings(drop=drop, stepped=True, max_lost=1000))
+    bench = open_emulated(params)
+    try:
+        before = bench.counters.timeouts
+        for _ in range(100):
+            bench.apply(Command(("joint1",), (0.1,), (True,), (25.0,)))
+            bench.clock.sleep_until(bench.clock.now() + 0.01)  # 10 cycles of 1 ms
+        lost = bench.counters.timeouts - before
+        assert bench.driver.line.receive_timeout == (LOSSY_EMULATOR_RECEIVE_TIMEOUT if drop else EMULATOR_RECEIVE_TIMEOUT)
+        assert (lost > 10) if drop else (lost == 0), lost  # about 50 of the 1000 cycles dropped
     finally:
         bench.close()

@@ -16,7 +16,8 @@ from actuator_models.bench import Backend, BenchParams
 
 from actuator_drivers.erob.bench import ErobBench
 from actuator_drivers.erob.settings import EmulatedErobSettings
-from actuator_drivers.ethercat_emulator.emulated import EMULATOR_RECEIVE_TIMEOUT, EmulatedJoint, EmulatorProcess, set_bench
+from actuator_drivers.ethercat_emulator.emulated import (EMULATOR_RECEIVE_TIMEOUT, LOSSY_EMULATOR_RECEIVE_TIMEOUT,
+                                                         EmulatedJoint, EmulatorProcess, set_bench)
 from actuator_drivers.ethercat_emulator.veth import veth_pair
 
 
@@ -39,7 +40,9 @@ def open_emulated(params: BenchParams) -> ErobBench:
         emulator = stack.enter_context(EmulatorProcess(slave_end, [
             EmulatedJoint(m, params.mass, params.length, params.arm_mass) for m in params.models],
             _emulator_options(params, settings)))
-        bench = ErobBench.open(replace(params, settings=settings), master_end, EMULATOR_RECEIVE_TIMEOUT)
+        lossy = settings.drop > 0 or settings.corrupt > 0
+        bench = ErobBench.open(replace(params, settings=settings), master_end,
+                               LOSSY_EMULATOR_RECEIVE_TIMEOUT if lossy else EMULATOR_RECEIVE_TIMEOUT)
     except BaseException:
         stack.close()
         raise

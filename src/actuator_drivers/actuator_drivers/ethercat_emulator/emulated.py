@@ -38,6 +38,10 @@ from actuator_drivers.ethercat_emulator.veth import veth_pair
 #: (42 s at the driver's default of 20).
 EMULATOR_RECEIVE_TIMEOUT = 2.0
 
+#: receive timeout [s] against an emulator told to drop or corrupt frames (a lossy link): the
+#: losses are the point, and each would cost the whole wait (at 1 % of 1 kHz cycles, 20 s a second)
+LOSSY_EMULATOR_RECEIVE_TIMEOUT = 0.02
+
 
 @dataclass(frozen=True)
 class EmulatedJoint:
