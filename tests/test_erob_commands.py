@@ -101,5 +101,5 @@ def test_ctrl_c_at_the_terminal_during_an_emulated_grid_releases_through_the_emu
                             re.compile(rb"up_and_down +\[[# ]+\] +1\.\d\d/"), group=True)
     assert code == 130, err
     assert "emulated drive when the line left OP: switched on" in err, err
-    assert "release" not in err and "Traceback" not in err, err  # no "releasing the torque failed"
+    assert "releasing the torque failed" not in err and "Traceback" not in err, err
     assert len(list(tmp_path.glob("*.json"))) == 1 and len(list((tmp_path / "partial").glob("*.json"))) == 1
