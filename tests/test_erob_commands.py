@@ -10,6 +10,9 @@ import json
 import re
 import signal
 import subprocess
+import time
+from pathlib import Path
+from typing import List
 
 import pytest
 
@@ -103,3 +106,57 @@ def test_ctrl_c_at_the_terminal_during_an_emulated_grid_releases_through_the_emu
     assert "emulated drive when the line left OP: switched on" in err, err
     assert "releasing the torque failed" not in err and "Traceback" not in err, err
     assert len(list(tmp_path.glob("*.json"))) == 1 and len(list((tmp_path / "partial").glob("*.json"))) == 1
+
+
+def _children(pid: int) -> List[int]:
+    """Processes whose parent is ``pid`` (from /proc)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` exists and is not a zombie (an orphan's exit may wait for a reaper)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def test_an_emulator_whose_master_is_killed_stops(tmp_path):
+    """The emulator a bench starts is in a session of its own (the test above), so a SIGKILL of
+    the master, which runs no cleanup, would leave it serving forever: it is told its parent's pid
+    and stops once that parent is gone. The master is killed mid-recording, the emulator serving.
+    (The veth pair stays, as after any SIGKILL; removed here.)"""
+    process = subprocess.Popen([str(BIN / "actuator-bench"), "record-all", "--emulate", "erob80_100/m6", "--actuator",
+                                "erob80_100", "--masses", "8.2", "--unattended", "--cycle-time", "0.002",
+                                "--out", str(tmp_path)],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=ENV, start_new_session=True)
+    iface = None
+    try:
+        seen = b""
+        while re.search(rb"\] +1\.\d\d/", seen) is None:  # a trajectory under way: the emulator serves
+            chunk = process.stderr.read1(65536)
+            assert chunk, seen.decode(errors="replace")
+            seen += chunk
+        (emulator,) = [p for p in _children(process.pid) if b"--ethercat" in Path(f"/proc/{p}/cmdline").read_bytes()]
+        args = Path(f"/proc/{emulator}/cmdline").read_bytes().split(b"\0")
+        iface = args[args.index(b"--ethercat") + 1].decode()
+        assert args[args.index(b"--parent") + 1] == str(process.pid).encode()
+        process.kill()
+        process.wait()
+        deadline = time.monotonic() + 60  # it looks every 0.2 s; the margin is for a busy host
+        while _running(emulator) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _running(emulator), "the emulator outlived its killed master"
+    finally:
+        if process.poll() is None:
+            process.kill()
+        if iface is not None and veth.exists(iface):
+            veth.remove(iface)

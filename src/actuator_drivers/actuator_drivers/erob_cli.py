@@ -14,9 +14,11 @@
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 import threading
+import time
 from typing import List, Optional
 
 from actuator_models.family import EmulateCommand
@@ -66,6 +68,8 @@ def add_emulate_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--fault-slave", type=int, default=1, help="which drive (1-based) gets --al-error-at/--drive-fault-at [1]")
     g.add_argument("--reject-dc", action="store_true", help="refuse SAFE-OP while DC SYNC0 is configured (AL 0x0030)")
     g.add_argument("--cut-at", type=int, metavar="FRAMES", help="stop answering after this many process-data frames")
+    g.add_argument("--parent", type=int, metavar="PID", help="stop once process PID is no longer this emulator's parent "
+                   "(it died): what a bench that starts its own emulator passes")
 
 
 def _chain_joints(args: argparse.Namespace) -> List[EmulatedJoint]:
@@ -106,6 +110,8 @@ def run_emulate(args: argparse.Namespace) -> int:
     with server:
         if threading.current_thread() is threading.main_thread():  # before the interface is announced:
             signal.signal(signal.SIGTERM, lambda *_: server.stop())  # a client may SIGTERM it from then
+        if args.parent is not None:
+            _stop_when_orphaned(server, args.parent)
         for i, j in enumerate(joints):
             print(f"EtherCAT emulator: slave {i + 1} eRob {j.actuator} (model {j.model}), pendulum {j.mass:g} kg "
                   f"at {j.length:g} m", file=sys.stderr)
@@ -122,6 +128,19 @@ def run_emulate(args: argparse.Namespace) -> int:
         print(f"counters: frames={c.frames} process_frames={c.process_frames} dropped={c.dropped} "
               f"corrupted={c.corrupted} wrong_wkc={c.wrong_wkc} malformed={c.malformed}", file=sys.stderr, flush=True)
     return 0
+
+
+def _stop_when_orphaned(server: EthercatServer, parent: int, poll: float = 0.2) -> None:
+    """Stop ``server`` once ``parent`` [pid] is no longer this process's parent (checked every
+    ``poll`` seconds). A bench starts its emulator in a session of its own, so that a Ctrl-C at the
+    terminal leaves it answering while the master releases the torque; a master killed without
+    cleanup (SIGKILL) then leaves no one else to stop it."""
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(poll)
+        server.stop()
+
+    threading.Thread(target=watch, name="parent watch", daemon=True).start()
 
 
 #: The eRob family's ``emulate`` (``Family.emulate``).

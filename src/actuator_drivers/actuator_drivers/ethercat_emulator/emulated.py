@@ -90,7 +90,8 @@ class EmulatorProcess:
 
     @property
     def command(self) -> List[str]:
-        cmd = [sys.executable, "-m", "actuator_drivers.cli", "emulate", "--ethercat", self.iface, "--chain"]
+        cmd = [sys.executable, "-m", "actuator_drivers.cli", "emulate", "--ethercat", self.iface, "--parent", str(os.getpid()),
+               "--chain"]
         return cmd + [j.spec for j in self.joints] + self.options
 
     def start(self) -> "EmulatorProcess":
@@ -99,7 +100,7 @@ class EmulatorProcess:
         preexec = (lambda: os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(priority))) if priority else None
         # its own session: a Ctrl-C at the terminal reaches the master, which releases the torque
         # through the emulator and then stops it; in the terminal's process group the emulator would
-        # die first and every release frame would time out
+        # die first and every release frame would time out (--parent: it stops if the master is killed)
         process = subprocess.Popen(self.command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                    env=env, preexec_fn=preexec, start_new_session=True)
         self._process = process
