@@ -159,3 +159,20 @@ def test_cli_prints_the_walk_summary_with_its_events_and_writes_the_plot(tmp_pat
     first = out["events"][0]
     assert set(first) == {"t", "event", "chart", "chart_number"} and first["event"].startswith("touchdown")
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_cli_run_of_zero_seconds_records_the_standing_start_as_slip_does(tmp_path, capsys):
+    """``--final-time 0`` (found by tests/test_fuzz_cli.py: it ended on an AssertionError): one
+    record, the first record of any run (the standing start at t = 0), and the plot."""
+    from hybrid_sim.cli import main
+
+    def records(base: str) -> list:
+        return [line for line in (tmp_path / f"{base}.data").read_text().splitlines() if not line.startswith("#")]
+
+    png = tmp_path / "hexapod.png"
+    assert main(["hexapod", "--final-time", "0", "--out", str(tmp_path / "still"), "--plot", str(png)]) == 0
+    assert "reached final time; 0 transitions" in capsys.readouterr().out
+    assert main(["hexapod", "--final-time", "0.05", "--out", str(tmp_path / "walk")]) == 0
+    (still,), walk = records("still"), records("walk")
+    assert len(walk) > 1 and still == walk[0] and float(still.split()[0]) == 0.0
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

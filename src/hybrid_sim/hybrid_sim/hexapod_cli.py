@@ -144,7 +144,7 @@ def run_schedule(params: HexapodParameters, settings: RunSettings, changes: List
     x, t, result = model.standing_state(), 0.0, None
     for when, values in changes + [(settings.final_time, {})]:
         end = min(when, settings.final_time)
-        if end > t:
+        if end > t or (result is None and end == settings.final_time):  # a run of 0 s still records its start
             part = simulate(model, x, replace(settings, final_time=end), t0=t, progress=progress)
             result = part if result is None else joined(result, part)
             if not part.success or part.t[-1] < end:
