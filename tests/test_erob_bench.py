@@ -63,20 +63,22 @@ def test_erob_emulator_backend_opens_a_wall_clock_bench():
         bench.close()
 
 
-@pytest.mark.parametrize("drop", [0.0, 0.05])
+@pytest.mark.parametrize("drop", [0.0, 0.01])
 def test_a_stepped_emulated_bench_waits_long_for_late_frames_and_briefly_on_a_lossy_link(drop):
     """Lockstep: a late reply from a starved emulator must not be a lost cycle, so a receive waits
-    long; with injected drops the losses are wanted and each would cost that whole wait."""
+    long; with injected drops the losses are wanted and each would cost that whole wait. (The drop
+    rate and seed of test_erob_driver's link-fault test: the bring-up's frames are dropped too, and
+    at 5 % a CI run here failed the bring-up.)"""
     params = BenchParams(joints=("joint1",), actuators=("erob80_100",), mass=3.1, length=0.5, time_scale=None,
-                         settings=EmulatedErobSettings(drop=drop, stepped=True, max_lost=1000))
+                         seed=3, settings=EmulatedErobSettings(drop=drop, stepped=True, max_lost=1000))
     bench = open_emulated(params)
     try:
         before = bench.counters.timeouts
-        for _ in range(100):
+        for _ in range(300):
             bench.apply(Command(("joint1",), (0.1,), (True,), (25.0,)))
             bench.clock.sleep_until(bench.clock.now() + 0.01)  # 10 cycles of 1 ms
         lost = bench.counters.timeouts - before
         assert bench.driver.line.receive_timeout == (LOSSY_EMULATOR_RECEIVE_TIMEOUT if drop else EMULATOR_RECEIVE_TIMEOUT)
-        assert (lost > 10) if drop else (lost == 0), lost  # about 50 of the 1000 cycles dropped
+        assert (lost >= 10) if drop else (lost == 0), lost  # about 30 of the 3000 cycles dropped
     finally:
         bench.close()
