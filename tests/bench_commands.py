@@ -96,3 +96,24 @@ def interrupted(command: Sequence[str], cue: "bytes | re.Pattern[bytes]", signum
             break
     code = process.wait()
     return code, b"".join(chunks).decode(errors="replace")
+
+
+def children(pid: int) -> List[int]:
+    """The live processes whose parent is ``pid`` (from /proc)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            state, parent = stat.read_text().rsplit(")", 1)[1].split()[:2]
+        except (OSError, IndexError):
+            continue
+        if int(parent) == pid and state != "Z":
+            found.append(int(stat.parent.name))
+    return found
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie, dead but not reaped by an init that reaps none, does not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False

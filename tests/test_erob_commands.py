@@ -12,14 +12,13 @@ import signal
 import subprocess
 import time
 from pathlib import Path
-from typing import List
 
 import pytest
 
 from actuator_drivers.ethercat_emulator import veth
 from actuator_drivers.ethercat_emulator.emulated import parse_op_exit
 
-from bench_commands import BIN, ENV, ctrl_c_raises, interrupted
+from bench_commands import BIN, ENV, alive, children, ctrl_c_raises, interrupted
 from test_erob_driver import REASON
 
 pytestmark = pytest.mark.skipif(REASON is not None, reason=REASON or "")
@@ -108,27 +107,6 @@ def test_ctrl_c_at_the_terminal_during_an_emulated_grid_releases_through_the_emu
     assert len(list(tmp_path.glob("*.json"))) == 1 and len(list((tmp_path / "partial").glob("*.json"))) == 1
 
 
-def _children(pid: int) -> List[int]:
-    """Processes whose parent is ``pid`` (from /proc)."""
-    found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if int(fields[1]) == pid:
-            found.append(int(stat.parent.name))
-    return found
-
-
-def _running(pid: int) -> bool:
-    """Whether ``pid`` exists and is not a zombie (an orphan's exit may wait for a reaper)."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return False
-
-
 def test_an_emulator_whose_master_is_killed_stops(tmp_path):
     """The emulator a bench starts is in a session of its own (the test above), so a SIGKILL of
     the master, which runs no cleanup, would leave it serving forever: it is told its parent's pid
@@ -145,16 +123,16 @@ def test_an_emulator_whose_master_is_killed_stops(tmp_path):
             chunk = process.stderr.read1(65536)
             assert chunk, seen.decode(errors="replace")
             seen += chunk
-        (emulator,) = [p for p in _children(process.pid) if b"--ethercat" in Path(f"/proc/{p}/cmdline").read_bytes()]
+        (emulator,) = [p for p in children(process.pid) if b"--ethercat" in Path(f"/proc/{p}/cmdline").read_bytes()]
         args = Path(f"/proc/{emulator}/cmdline").read_bytes().split(b"\0")
         iface = args[args.index(b"--ethercat") + 1].decode()
         assert args[args.index(b"--parent") + 1] == str(process.pid).encode()
         process.kill()
         process.wait()
         deadline = time.monotonic() + 60  # it looks every 0.2 s; the margin is for a busy host
-        while _running(emulator) and time.monotonic() < deadline:
+        while alive(emulator) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert not _running(emulator), "the emulator outlived its killed master"
+        assert not alive(emulator), "the emulator outlived its killed master"
     finally:
         if process.poll() is None:
             process.kill()

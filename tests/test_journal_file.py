@@ -8,7 +8,6 @@ import json
 import os
 import signal
 import time
-from pathlib import Path
 
 import optuna
 from optuna.storages.journal import JournalFileBackend, JournalStorage
@@ -16,6 +15,7 @@ from optuna.storages.journal import JournalFileBackend, JournalStorage
 from actuator_models import studies
 from actuator_models.journal_file import BatchedJournalFile
 
+from bench_commands import alive, children
 from test_interrupts import interrupt_when, start
 
 
@@ -96,26 +96,6 @@ def wait_for(condition, what):
     while not condition():
         assert time.monotonic() < deadline, f"gave up waiting for {what}"
         time.sleep(0.2)
-
-
-def children(pid):
-    """The live processes whose parent is ``pid`` (from /proc)."""
-    found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            state, parent = stat.read_text().rsplit(")", 1)[1].split()[:2]
-        except (OSError, IndexError):
-            continue
-        if int(parent) == pid and state != "Z":
-            found.append(int(stat.parent.name))
-    return found
-
-
-def alive(pid):
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def test_a_two_worker_fit_killed_with_sigkill_takes_its_helper_along_and_resumes(tmp_path, xl330_processed):
