@@ -127,6 +127,19 @@ def test_the_times_of_a_run_named_on_the_control_node_are_checked(times, expecte
     check_run_times(0.0, 0.0, 0.0)  # named now, ended by start=false
 
 
+def test_a_run_named_after_its_start_is_refused():
+    """The control node named a run whose start_time had passed (a busy host: the control
+    player's service call came late): its bench_info and its release came late against the goal."""
+    from actuator_bench.control_goals import check_run_times
+
+    with pytest.raises(ValueError, match=r"start_time 100\.0: 0\.250 s past when the run was named"):
+        check_run_times(100.0, 2.0, 6.0, now=100.25)
+    with pytest.raises(ValueError, match=r"start_time 100\.0: 0\.000 s past"):
+        check_run_times(100.0, 2.0, 6.0, now=100.0)
+    check_run_times(100.0, 2.0, 6.0, now=99.99)
+    check_run_times(0.0, 0.0, 0.0, now=100.0)  # no start_time: named now
+
+
 def test_arm_paths_follow_the_end_effector_path():
     from actuator_sim.arm import ARMS, link_lengths, workspace
     from actuator_sim.kinematics import forward

@@ -232,7 +232,7 @@ def test_the_sim_node_publishes_the_temperature_a_thermal_model_simulates(tmp_pa
 @pytest.mark.skipif(not os.environ.get("ROS_DISTRO"), reason="ROS_DISTRO is not set: not a ROS 2 environment")
 def test_the_control_node_refuses_a_run_it_cannot_name_and_keeps_the_one_named():
     """announce_run answered success to an unknown trajectory (bench_info named it, recordings
-    carried it), to an end_time of NaN, -1 or inf, and a refused request cleared the schedule of the
+    carried it), to an end_time of NaN, -1 or inf, to a start_time already past, and a refused request cleared the schedule of the
     run already named; start with no trajectory announced 'idle' instead of the trajectory parameter."""
     from actuator_bench.nodes.control_node import ControlNode
 
@@ -255,6 +255,7 @@ def test_the_control_node_refuses_a_run_it_cannot_name_and_keeps_the_one_named()
         assert announce(trajectory="up_and_down", start_time=start, end_time=6.0).success
         named = (node.pending, node.end_at)
         for fields, expected in ((dict(trajectory="zigzag"), "unknown trajectory 'zigzag'"),
+                                 (dict(trajectory="up_and_down", start_time=start - 200.0), "s past when the run was named"),
                                  *((dict(trajectory="up_and_down", start_time=start, end_time=bad), f"end_time {bad}")
                                    for bad in (math.nan, -1.0, math.inf))):
             answer = announce(**fields)

@@ -21,17 +21,22 @@ import numpy as np
 from .player import schedule
 
 
-def check_run_times(start_time: float, release_time: float, end_time: float) -> None:
-    """The times of a run named on the control node (RunTrajectory ``start_time``, ROS time [s];
-    ``release_time`` and ``end_time``, s after it; 0: none): ValueError naming the first one it
-    could not keep. Each is a finite number >= 0 (a NaN or negative one was taken as none, an
-    infinite one kept the run waiting for ever), and a release or an end counts from a start_time."""
+def check_run_times(start_time: float, release_time: float, end_time: float, now: float = 0.0) -> None:
+    """The times of a run named on the control node at ROS time ``now`` [s] (RunTrajectory
+    ``start_time``, ROS time [s]; ``release_time`` and ``end_time``, s after it; 0: none):
+    ValueError naming the first one it could not keep. Each is a finite number >= 0 (a NaN or
+    negative one was taken as none, an infinite one kept the run waiting for ever), a release or an
+    end counts from a start_time, and a start_time is after ``now`` (a run named after its start
+    began late, with its goal's first commands already gone: the control player names it again)."""
     for name, value in (("start_time", start_time), ("release_time", release_time), ("end_time", end_time)):
         if not 0 <= value < math.inf:
             raise ValueError(f"{name} {value!r}: must be a finite number of seconds >= 0 (0: none)")
     for name, value in (("release_time", release_time), ("end_time", end_time)):
         if value > 0 and not start_time > 0:
             raise ValueError(f"{name} {value!r}: counts from start_time, which is 0 (give the run's start_time)")
+    if 0 < start_time <= now:
+        raise ValueError(f"start_time {start_time!r}: {now - start_time:.3f} s past when the run was named "
+                         f"(name a run before its start)")
 
 
 #: Waypoint spacing [s]: the controller manager's period at 100 Hz.

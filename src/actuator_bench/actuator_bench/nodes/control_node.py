@@ -12,7 +12,7 @@ through the controllers and sets its gain in bench_info, as recordings need; wit
 ``start_time`` (the ROS time at which the controller starts the goal: a goal stamped so) the
 run's bench_info is published at the first cycle at or after that instant, so that the run's
 first command, its t = 0 for bag2json and the comparison node, is the trajectory's start and
-not the hold before it; with a ``release_time`` the node releases the torque itself at the first
+not the hold before it (a start_time already past is refused: the run would begin late); with a ``release_time`` the node releases the torque itself at the first
 cycle that long after ``start_time``, on its own clock, so that every graph playing the goal
 releases at the same run time; with an ``end_time`` (the trajectory's duration) the run ends at the
 first cycle after that long: bench_info goes idle there, stamped as that cycle, as the bench node's
@@ -80,10 +80,11 @@ class ControlNode(Node):
 
     def on_announce(self, request, response):
         player = self.core.loop.player
+        ros_now = self.get_clock().now().nanoseconds * 1e-9
         try:
             if request.start:  # checked first: a refused request leaves the run as it was
                 trajectory = known_trajectory(request.trajectory or self.core.trajectory)
-                check_run_times(request.start_time, request.release_time, request.end_time)
+                check_run_times(request.start_time, request.release_time, request.end_time, ros_now)
                 kp = request.kp or self.core.run_kp
                 self.hardware.set_gain(kp)
             self.pending = self.release_at = self.end_at = None

@@ -6,12 +6,14 @@
 For each trajectory (the four identification trajectories, or the 2R paths with ``robot:=arm2r``;
 clipped into the robot's joint ranges) it moves the joints slowly to the trajectory's start and holds them there (2 s + 1 s, not part
 of the run: a run starts at rest at its first waypoint, as in the published logs, the
-``record`` command's recordings and the bench node's runs), names the run on the
-control node (``/hardware/announce_run``: bench_info carries the trajectory and gain, as
-recordings need; with the trajectory's release instant, ``lift_and_drop``: 2 s, at which the
-control node releases the torque on its own clock), arms the torque, sends the trajectory as a
-``FollowJointTrajectory`` goal to ``/joint_trajectory_controller`` (the control node ends the run
-at the trajectory's duration, on its own clock) and, once the goal is done, releases the torque. With
+``record`` command's recordings and the bench node's runs), arms the torque, sends the
+trajectory as a ``FollowJointTrajectory`` goal to ``/joint_trajectory_controller``, stamped to
+start 0.5 s later, names the run on the control node (``/hardware/announce_run``: bench_info
+carries the trajectory and gain, as recordings need; with the trajectory's release instant,
+``lift_and_drop``: 2 s, at which the control node releases the torque on its own clock; the
+control node ends the run at the trajectory's duration, on its own clock) and, once the goal is
+done, releases the torque. Where the goal or the name arrived after the start (a busy host), the
+goal is cancelled and all is done again with a longer delay. With
 ``record:=true`` the control node's recorder records all runs into one bag
 (``actuator-bench bag2json`` turns it into logs that ``actuator-models fit`` accepts). Ctrl-C or
 SIGTERM cancels the goal and releases the torque. ``namespaces:="[real, sim]"`` plays every
@@ -34,6 +36,7 @@ from builtin_interfaces.msg import Duration, Time
 from control_msgs.action import FollowJointTrajectory
 from controller_manager_msgs.srv import ListControllers
 from rclpy.action import ActionClient
+from rclpy.action.client import ClientGoalHandle
 from rclpy.executors import Executor, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.signals import SignalHandlerOptions
@@ -50,9 +53,11 @@ from ..player import RUN_PREPARE
 #: node's runs).
 PREPARE_MOVE = RUN_PREPARE.move
 PREPARE_HOLD = RUN_PREPARE.hold
-#: A run's goal starts this long after it is named [s] (the goal's stamp; the control node names
-#: the run from that instant: its logs start with the trajectory, two graphs' runs align).
-START_DELAY = 0.5
+#: A run's goal starts this long after it is sent [s] (the goal's stamp; the control node names
+#: the run from that instant: its logs start with the trajectory, two graphs' runs align). The
+#: goal and the run's name must reach the controllers before then; where they did not, the goal is
+#: tried again with the next delay, up to the last.
+START_DELAYS = (0.5, 1.0, 2.0, 4.0, 8.0)
 #: Pause between two questions to the controller manager while waiting for a controller [s]: each
 #: is a service round trip through the manager's executor, busy with the update loop.
 ACTIVE_POLL = 0.2
@@ -74,13 +79,15 @@ def trajectory_msg(plan: GoalPlan) -> JointTrajectory:
 class Played:
     """What a goal gave: the action's ``error_code`` (0 success; None: not accepted or not done),
     ``message``, its feedback (the controller's desired and actual states each cycle) and
-    ``start``, the goal's start on the ROS clock [s] (the goal's stamp, :data:`START_DELAY`
-    after the run is named: the controller leaves the feedback's ``time_from_start`` at zero)."""
+    ``start``, the goal's start on the ROS clock [s] (the goal's stamp, a delay of
+    :data:`START_DELAYS` after it was sent: the controller leaves the feedback's
+    ``time_from_start`` at zero), and ``tries``, how many times the goal was sent."""
 
     error_code: Optional[int] = None
     message: str = ""
     feedback: List[FollowJointTrajectory.Feedback] = field(default_factory=list)
     start: Optional[float] = None
+    tries: int = 0
 
 
 class ControlPlayer:
@@ -171,38 +178,29 @@ class ControlPlayer:
         return self.wait(result.done, PREPARE_MOVE + PREPARE_HOLD + 30.0, stop)
 
     def play(self, plan: GoalPlan, kp: float, stop: Optional[threading.Event] = None) -> Played:
-        """Move to the start and hold (:meth:`prepare`), name the run (the control node releases
-        the torque at the plan's release instant), play ``plan`` at gain ``kp`` (0: the bench's
-        default), end the run (torque off) whatever happened."""
+        """Move to the start and hold (:meth:`prepare`), send ``plan`` as a goal stamped to start
+        a delay later (:data:`START_DELAYS`), name the run at gain ``kp`` (0: the bench's default;
+        the control node releases the torque at the plan's release instant), wait for the goal,
+        end the run (torque off) whatever happened. A goal the controller accepted only after its
+        start (it skips the trajectory's beginning) or a run the control node would have named only
+        then (it refuses a start already past) is cancelled, and the whole is done again, from the
+        move to the start, with the next delay: on a busy host the service calls and the goal took
+        longer than 0.5 s (a CI run: 2 s, and the release came before the lift)."""
         played = Played()
-        if not self.prepare(plan, stop):
-            played.message = "the move to the start did not complete"
-            return played
-        start = self.node.get_clock().now().nanoseconds * 1e-9 + START_DELAY
-        played.start = start
-        answer = self.call(self.announce, RunTrajectory.Request(start=True, trajectory=plan.name, kp=float(kp),
-                                                                start_time=start, release_time=plan.release or 0.0,
-                                                                end_time=plan.duration))
-        if not answer.success:
-            raise ValueError(answer.message)
         try:
-            self.call(self.torque, SetBool.Request(data=True))
-            trajectory = trajectory_msg(plan)
-            trajectory.header.stamp = Time(sec=int(start), nanosec=int(round((start - int(start)) * 1e9)) % 1_000_000_000)
-            sent = self.action.send_goal_async(FollowJointTrajectory.Goal(trajectory=trajectory),
-                                               feedback_callback=lambda message: played.feedback.append(message.feedback))
-            if not self.wait(sent.done, 30.0, stop) or not sent.result().accepted:
-                played.message = "goal not accepted"
-                return played
-            handle = sent.result()
-            result = handle.get_result_async()
-            self.wait(result.done, plan.duration + 60.0, stop)
-            if not result.done():
-                handle.cancel_goal_async()
-                played.message = "interrupted" if stop and stop.is_set() else "goal not done in time"
-                return played
-            played.error_code = result.result().result.error_code
-            played.message = result.result().result.error_string
+            for delay in START_DELAYS:
+                if not self.prepare(plan, stop):
+                    played.message = "the move to the start did not complete"
+                    return played
+                played.tries += 1
+                handle = self.begin(plan, kp, delay, played, stop)
+                if handle is not None:
+                    return self.finish(handle, plan, played, stop)
+                if played.message:
+                    return played
+            played.message = (f"the goal or the run's name reached the controllers after the goal's start "
+                              f"{played.tries} times, the last {START_DELAYS[-1]:g} s after it was sent: "
+                              f"the host is too busy")
             return played
         finally:
             try:  # stopped: the graph may be going down (its control node releases the torque itself)
@@ -210,6 +208,49 @@ class ControlPlayer:
             except RuntimeError:
                 if not (stop and stop.is_set()):
                     raise
+
+    def begin(self, plan: GoalPlan, kp: float, delay: float, played: Played,
+              stop: Optional[threading.Event]) -> Optional[ClientGoalHandle]:
+        """Send ``plan`` stamped to start ``delay`` [s] from now, then name the run; the goal's
+        handle, or None: too late (the goal cancelled, nothing named) or failed
+        (``played.message`` says why)."""
+        self.call(self.torque, SetBool.Request(data=True))
+        start = self.now() + delay
+        trajectory = trajectory_msg(plan)
+        trajectory.header.stamp = Time(sec=int(start), nanosec=int(round((start - int(start)) * 1e9)) % 1_000_000_000)
+        sent = self.action.send_goal_async(FollowJointTrajectory.Goal(trajectory=trajectory),
+                                           feedback_callback=lambda message: played.feedback.append(message.feedback))
+        if not self.wait(sent.done, 30.0, stop) or not sent.result().accepted:
+            played.message = "goal not accepted"
+            return None
+        handle = sent.result()
+        name = RunTrajectory.Request(start=True, trajectory=plan.name, kp=float(kp), start_time=start,
+                                     release_time=plan.release or 0.0, end_time=plan.duration)
+        answer = self.call(self.announce, name) if self.now() < start else None
+        if answer is not None and answer.success:
+            played.start = start
+            return handle
+        refused = answer.message if answer is not None and self.now() < start else ""  # in time: not for lateness
+        self.wait(handle.cancel_goal_async().done, 30.0, stop)
+        if refused:
+            raise ValueError(refused)
+        return None
+
+    def finish(self, handle: ClientGoalHandle, plan: GoalPlan, played: Played, stop: Optional[threading.Event]) -> Played:
+        """Wait for the goal of ``handle`` (``plan``): its error code and message in ``played``."""
+        result = handle.get_result_async()
+        self.wait(result.done, plan.duration + 60.0, stop)
+        if not result.done():
+            handle.cancel_goal_async()
+            played.message = "interrupted" if stop and stop.is_set() else "goal not done in time"
+            return played
+        played.error_code = result.result().result.error_code
+        played.message = result.result().result.error_string
+        return played
+
+    def now(self) -> float:
+        """The node's ROS time [s]."""
+        return self.node.get_clock().now().nanoseconds * 1e-9
 
 
 def main(args=None) -> int:
