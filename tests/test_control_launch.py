@@ -18,7 +18,9 @@ import os
 import random
 import subprocess
 import threading
+from time import monotonic
 from pathlib import Path
+from typing import Callable, Sequence
 
 import numpy as np
 import pytest
@@ -36,8 +38,9 @@ from sensor_msgs.msg import JointState  # noqa: E402
 
 from actuator_bench.control_description import SO100_JOINTS, joint_limits  # noqa: E402
 from actuator_bench.control_goals import goal_plan  # noqa: E402
-from actuator_bench.nodes.common import COMMAND_QOS, SENSOR_QOS  # noqa: E402
-from actuator_interfaces.msg import ActuatorCommand  # noqa: E402
+from actuator_bench.nodes.common import COMMAND_QOS, LATCHED_QOS, SENSOR_QOS  # noqa: E402
+from actuator_interfaces.msg import ActuatorCommand, BenchInfo  # noqa: E402
+from actuator_bench.nodes import control_player  # noqa: E402
 from actuator_bench.nodes.control_player import ControlPlayer  # noqa: E402
 from actuator_bench.process_group import interrupt_group  # noqa: E402
 
@@ -73,6 +76,12 @@ KEEP_RUN = 200_000
 #: that it followed its commands is the tracking check's
 MOVED = 0.2
 
+#: Spins in a row that take no recorded message before the readers count as empty: rclpy's
+#: executor runs the ready callbacks of one wait in turn, one per spin, so a reader with a backlog
+#: is taken within one turn of every entity of the test's nodes (fewer than 30: subscriptions,
+#: service and action clients)
+QUIET_SPINS = 50
+
 
 def recording(qos: QoSProfile) -> QoSProfile:
     """``qos`` (a node's publisher profile: reliability kept, so that it matches) with a history
@@ -103,16 +112,24 @@ class Launch:
         self.node.create_subscription(JointState, "/hardware/joint_states", self.samples.append, recording(SENSOR_QOS))
         self.node.create_subscription(ActuatorCommand, "/hardware/commands", self.commands.append,
                                       recording(COMMAND_QOS))
+        self.infos: list = []      # /hardware/bench_info (the runs named and ended, bench time)
+        self.node.create_subscription(BenchInfo, "/hardware/bench_info", self.infos.append, recording(LATCHED_QOS))
         self.player = ControlPlayer(self.node, self.executor)
 
-    def take(self) -> None:
-        """Take the messages already delivered but not yet handed to the lists (a busy host's
-        backlog: the run's last commands, its release): spin until a spin takes nothing."""
-        while True:
-            taken = len(self.states) + len(self.samples) + len(self.commands)
-            self.executor.spin_once(timeout_sec=0.0)
-            if len(self.states) + len(self.samples) + len(self.commands) == taken:
-                return
+    def take(self, trajectory: str) -> None:
+        """Take what the graph published about the run ``trajectory`` (a busy host's backlog:
+        the test process may be seconds behind the graph): spin until the run ended on the
+        bench and the samples passed its end (:func:`run_taken`) and /joint_states passed this
+        call (stamped by the ROS clock), then until the readers are empty (:func:`drain`)."""
+        now = self.node.get_clock().now().nanoseconds * 1e-9
+
+        def done() -> bool:
+            return run_taken(self.infos, self.samples, trajectory) and bool(self.states) and stamp(self.states[-1]) >= now
+
+        drain(self.executor, self.count, done)
+
+    def count(self) -> int:
+        return len(self.states) + len(self.samples) + len(self.commands) + len(self.infos)
 
     def ctrl_c(self, timeout: float = 60.0) -> int:
         """SIGINT to the whole process group, as a terminal's Ctrl-C; the launch's exit status."""
@@ -132,6 +149,36 @@ class Launch:
 
 def stamp(msg) -> float:
     return msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
+
+
+def run_taken(infos: Sequence, samples: Sequence, trajectory: str) -> bool:
+    """Whether a control node's recorded ``infos`` (bench_info) and ``samples`` (joint states)
+    cover the run ``trajectory`` to its end: the bench_info that ended it (the next one, idle)
+    and a sample at or after that end. Each topic is taken in the order it was published, so
+    the samples before that one were all taken."""
+    names = [m.trajectory for m in infos]
+    if trajectory not in names:
+        return False
+    named = len(names) - 1 - names[::-1].index(trajectory)
+    ends = [stamp(m) for m in infos[named + 1:] if m.trajectory != trajectory]
+    return bool(ends) and bool(samples) and stamp(samples[-1]) >= ends[0]
+
+
+def drain(executor, count: Callable[[], int], done: Callable[[], bool], timeout: float = 120.0) -> None:
+    """Spin ``executor`` until ``done()`` (or ``timeout`` [s]), then until the messages already
+    delivered are taken: until :data:`QUIET_SPINS` spins in a row take none that ``count()``
+    counts (or 10 s more). A spin runs one ready callback, and an action's feedback or a
+    service's answer is one too: a loop that stopped at the first spin that took no message left
+    a busy host's backlog untaken (a CI run: every recorded topic of both graphs ended 0.3 s into
+    a 6 s run, so the joint seemed never to lift)."""
+    deadline = monotonic() + timeout
+    while not done() and monotonic() < deadline:
+        executor.spin_once(timeout_sec=0.05)
+    deadline, quiet = monotonic() + 10.0, 0
+    while quiet < QUIET_SPINS and monotonic() < deadline:
+        before = count()
+        executor.spin_once(timeout_sec=0.0)
+        quiet = 0 if count() != before else quiet + 1
 
 
 def replay(bench: tuple, samples: list, commands: list, joint: str) -> tuple:
@@ -168,7 +215,7 @@ def follows(launch: Launch, robot: str, joints: tuple, bench: tuple) -> None:
     plan = goal_plan("lift_and_drop", joints, limits=joint_limits(robot))
     played = launch.player.play(plan, 0.0)
     assert played.error_code == 0, (played.message, launch.output)
-    launch.take()
+    launch.take(plan.name)
     commands = [c for c in list(launch.commands) if any(c.torque_enable) or c.goal_position]
     on = [c for c in commands if all(c.torque_enable)]
     assert on, launch.output
@@ -177,7 +224,10 @@ def follows(launch: Launch, robot: str, joints: tuple, bench: tuple) -> None:
     for joint in joints:
         index = joints.index(joint)
         goals = np.array([c.goal_position[index] for c in on])
-        assert abs(goals.min() - plan.positions[:, index].min()) < 0.02  # the lift was sent (to its last cycles)
+        # the lift was sent: at least half of it before the release (the goal starts on the instant the
+        # run does, and the controllers' commands reach the control node late on a busy host: 0.76 s
+        # with two test workers here)
+        assert goals.min() < plan.positions[:, index].min() / 2, (joint, goals.min())
         times, measured, simulated = replay(bench, list(launch.samples), commands, joint)
         held = times <= stamp(releases[0])
         moved = max(plan.positions[:, index].min() / 2, -MOVED)  # the gripper's range ends at -0.17
@@ -285,7 +335,7 @@ def test_so100_six_joints_on_mujoco_follow_the_goal(tmp_path):
         plan = goal_plan("lift_and_drop", SO100_JOINTS, limits=joint_limits("so100"))
         played = launch.player.play(plan, 0.0)
         assert played.error_code == 0, (played.message, launch.output)
-        launch.take()
+        launch.take(plan.name)
         commands = [c for c in list(launch.commands) if any(c.torque_enable) or c.goal_position]
         releases = [c for c in commands if not any(c.torque_enable)]
         assert releases, launch.output
@@ -307,13 +357,17 @@ def test_so100_six_joints_on_mujoco_follow_the_goal(tmp_path):
         launch.close()
 
 
-def test_arm2r_on_mujoco_follows_a_circle_goal(tmp_path):
+def test_arm2r_on_mujoco_follows_a_circle_goal(tmp_path, monkeypatch):
     """The 2R arm (MX-106 shoulder, MX-64 elbow; config/arm_mx.yaml) behind the controllers: a
     FollowJointTrajectory goal of the ``circle`` path (inverse kinematics of the arm) completes,
     the coupled arm follows the commands the control node sent as the arm's model does, both
-    joints move, and /joint_states carries the same positions."""
+    joints move, and /joint_states carries the same positions. The first goal is stamped to start
+    1 s before it is sent, as a goal that reached the controller late on a busy host: the
+    controller starts it in the middle of the path, and the player cancels it, moves back to the
+    start and sends it again (before, the run was named and played from the middle)."""
     from actuator_sim.joint_sim import Servo
 
+    monkeypatch.setattr(control_player, "START_DELAYS", (-1.0, *control_player.START_DELAYS))
     joints = ("shoulder", "elbow")
     launch = Launch(tmp_path, "robot:=arm2r", "backend:=mujoco", "recorder:=false")
     try:
@@ -321,7 +375,10 @@ def test_arm2r_on_mujoco_follows_a_circle_goal(tmp_path):
         plan = goal_plan("circle", joints, limits=joint_limits("arm2r"))
         played = launch.player.play(plan, 0.0)
         assert played.error_code == 0, (played.message, launch.output)
-        launch.take()
+        assert played.tries >= 2, played.tries  # the late goal was not played
+        launch.take(plan.name)
+        named = [m for m in launch.infos if m.trajectory == plan.name]
+        assert len(named) == 1, [m.trajectory for m in launch.infos]  # nor named: one run
         commands = [c for c in list(launch.commands) if all(c.torque_enable)]
         assert commands, launch.output
         goals = np.array([c.goal_position for c in commands])  # the move to the start, then the path
@@ -331,14 +388,18 @@ def test_arm2r_on_mujoco_follows_a_circle_goal(tmp_path):
         assert nearest.max() < 0.1 and np.median(nearest) < 0.01, (nearest.max(), np.median(nearest))
         servos = [Servo("shoulder", load_model("mx106/m6"), 4.0, 15.0), Servo("elbow", load_model("mx64/m6"), 4.0, 15.0)]
         times, measured, simulated = replay_arm(list(launch.samples), commands, joints, "arm_mx.xml", servos)
-        error = np.abs(measured - simulated)
+        releases = [stamp(c) for c in launch.commands if not any(c.torque_enable)]
+        held = times <= min((t for t in releases if t > stamp(commands[-1])), default=np.inf)
+        error = np.abs(measured - simulated)[held]  # up to the run's end: then the arm falls freely, a double pendulum
         assert error.max() < 0.1 and np.median(error) < 0.03, error.max(axis=0)
         span = plan.positions.max(axis=0) - plan.positions.min(axis=0)
-        moved = measured.max(axis=0) - measured.min(axis=0)
+        moved = measured[held].max(axis=0) - measured[held].min(axis=0)
         assert np.all(span > 0.2) and np.all(moved > span / 2), (span, moved)  # both joints swept the path
+        # /joint_states carried the positions of the path (its stamps are the ROS clock's: the run's
+        # end, on bench time, does not cut them, and the fall after it may reach further)
         broadcast = np.array([[m.position[list(m.name).index(j)] for j in joints] for m in list(launch.states)])
-        np.testing.assert_allclose(broadcast.min(axis=0), measured.min(axis=0), atol=0.02)  # /joint_states
-        np.testing.assert_allclose(broadcast.max(axis=0), measured.max(axis=0), atol=0.02)
+        assert np.all(broadcast.min(axis=0) < measured[held].min(axis=0) + 0.02), (broadcast.min(axis=0), measured[held].min(axis=0))
+        assert np.all(broadcast.max(axis=0) > measured[held].max(axis=0) - 0.02), (broadcast.max(axis=0), measured[held].max(axis=0))
     finally:
         launch.close()
 
@@ -361,19 +422,24 @@ def test_ctrl_c_with_a_trajectory_playing_leaves_the_servo_torque_off(tmp_path):
             thread = threading.Thread(target=lambda: played.append(launch.player.play(plan, 0.0, stop)), daemon=True)
             thread.start()
 
-            def moving() -> bool:  # the goal is playing (sin_sin swings the pendulum out), the spawners are done
-                return (any(abs(m.position[0]) > 0.3 for m in list(launch.states))  # (a spawner stopped while it
-                        and launch.output.count("[spawner-") and "spawner-4]: process has finished" in launch.output
-                        and "spawner-3]: process has finished" in launch.output)  # still works dies of the SIGINT)
+            def playing() -> bool:  # the run's goal accepted (after the move to the start's), the spawners
+                output = launch.output  # done (a spawner stopped while it still works dies of the SIGINT). Read
+                return (output.count("Accepted new action goal") >= 2  # in the launch's output: this process
+                        and "spawner-4]: process has finished" in output  # takes its messages only while the
+                        and "spawner-3]: process has finished" in output)  # player spins, seconds late if busy
 
             deadline = 60.0
-            while deadline > 0 and not moving():
+            while deadline > 0 and not playing():
                 threading.Event().wait(0.1)
                 deadline -= 0.1
-            assert moving() and any(all(c.torque_enable) for c in list(launch.commands))  # playing, torque on
+            assert playing(), launch.output
+            threading.Event().wait(2.0)  # into the goal (its start 0.5 s after it was sent; 6 s long)
             status = launch.ctrl_c()
             stop.set()
             thread.join(timeout=30)  # the player stops spinning before the client's context goes
+            drain(launch.executor, launch.count, lambda: True)
+            assert any(abs(m.position[0]) > 0.3 for m in list(launch.states))  # it was playing: swung out,
+            assert any(all(c.torque_enable) for c in list(launch.commands))  # torque on
             output = launch.output
             assert status == 0, output
             assert torque_enable(port, "xl330") == 0, output  # read back from the servo
