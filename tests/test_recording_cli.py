@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import threading
+import time
+
 import pytest
 
 from actuator_models import read_logs
 
 from actuator_bench.cli import main
+from actuator_bench.recording import RecordSettings
 from actuator_drivers.cli import build_parser
 from actuator_drivers.dynamixel_emulator.emulator import DynamixelEmulator
-from actuator_drivers.serial_bus_emulator.faults import Faults
 
 
 def test_record_command_writes_one_log(tmp_path, capsys):
@@ -26,17 +29,36 @@ def test_record_command_writes_one_log(tmp_path, capsys):
     assert "Hz achieved" in capsys.readouterr().err
 
 
+def stall_in_the_run(emulator: DynamixelEmulator, duration: float) -> threading.Thread:
+    """Hold the servo's status packets for ``duration`` [s of bench time] from 1 s into the
+    recorded trajectory: the recording arms the torque, moves to the start and holds there
+    (:class:`RecordSettings`), then plays it. The window is placed once the torque is on, on the
+    emulator's clock, which starts before the driver's bring-up: a window fixed on that clock
+    (2.5 s) fell in the bring-up, with no watchdog armed yet, when a busy host made it longer."""
+    prepared = RecordSettings().prepare_time + RecordSettings().settle_time
+
+    def place() -> None:
+        servo, deadline = emulator.servo(1), time.monotonic() + 60.0
+        while servo.peek("torque_enable") == 0 and time.monotonic() < deadline:
+            time.sleep(0.001)
+        emulator.set_faults(stalls=((emulator.clock.now() + prepared + 1.0, duration),))
+
+    thread = threading.Thread(target=place, daemon=True)
+    thread.start()
+    return thread
+
+
 def test_the_command_timeout_is_the_drivers_watchdog(tmp_path, capsys):
-    """A servo silent for 4 s of bench time (its status packets held), 0.67 s of wall time at
-    --time-scale 6, stalls the loop: with the default 0.5 s command timeout (the serial driver's
+    """A servo silent for 4 s of bench time in the run (its status packets held), 1 s of wall time
+    at --time-scale 4, stalls the loop: with the default 0.5 s command timeout (the serial driver's
     watchdog counts wall-clock seconds) the watchdog releases the torque and the recording stops
     (exit 1, the partial log kept); ``--command-timeout 5`` lets the same stall pass."""
     def record(timeout):
-        with DynamixelEmulator.single("mx64", "mx64/m6", 1.0, 0.15, time_scale=6,
-                                      faults=Faults(stalls=((2.5, 4.0),))) as emu:
+        with DynamixelEmulator.single("mx64", "mx64/m6", 1.0, 0.15, time_scale=4) as emu:
+            stall_in_the_run(emu, 4.0)
             return main(["record", "--port", emu.port, "--actuator", "mx64", "--trajectory", "up_and_down",
                          "--mass", "1.0", "--length", "0.15", "--kp", "16", "--logdir", str(tmp_path / timeout),
-                         "--time-scale", "6", "--retries", "30", "--latency-ms", "100", "--command-timeout", timeout])
+                         "--time-scale", "4", "--retries", "30", "--latency-ms", "100", "--command-timeout", timeout])
 
     assert record("0.5") == 1
     err = capsys.readouterr().err
