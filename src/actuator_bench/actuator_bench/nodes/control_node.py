@@ -11,14 +11,15 @@ then publishes the bench topics (``joint_states`` stamped with the sample's benc
 through the controllers and sets its gain in bench_info, as recordings need; with a
 ``start_time`` (the ROS time at which the controller starts the goal: a goal stamped so) the
 run's bench_info is published at the first cycle at or after that instant, so that the run's
-first command, its t = 0 for bag2json and the comparison node, is the trajectory's start and
-not the hold before it (a start_time already past is refused: the run would begin late); with a ``release_time`` the node releases the torque itself at the first
-cycle that long after ``start_time``, on its own clock, so that every graph playing the goal
-releases at the same run time; with an ``end_time`` (the trajectory's duration) the run ends at the
-first cycle after that long: bench_info goes idle there, stamped as that cycle, as the bench node's
-own runs end, however late the goal's result and start=false come on a busy host; start=false ends
-the run if still named and releases the torque). Shutdown, Ctrl-C, SIGTERM and a command timeout
-release the torque.
+first command, its t = 0 for bag2json and the comparison node, is the trajectory's start and not
+the hold before it (a start_time already past is refused: the run would begin late); with a
+``release_time`` the node releases the torque itself at the first cycle that long after
+``start_time``, on its own clock, so that every graph playing the goal releases at the same run
+time; with an ``end_time`` (the trajectory's duration) the run ends at the first cycle after
+that long: bench_info goes idle there, stamped as that cycle, as the bench node's own runs end,
+however late the goal's result and start=false come on a busy host; start=false ends the run if
+still named and releases the torque). Shutdown, Ctrl-C, SIGTERM and a command timeout release
+the torque.
 """
 
 from __future__ import annotations
