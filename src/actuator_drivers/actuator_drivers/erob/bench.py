@@ -25,9 +25,11 @@ from actuator_drivers.erob.pacing import Realtime, Stepped
 from actuator_drivers.erob.settings import ErobSettings
 from actuator_drivers.erob.units import ErobUnits
 
-#: Receive timeout [s] of a line paced in real time (hardware); a stepped line (an emulator
-#: sharing the host's CPUs) waits longer.
+#: Receive timeout [s] of a line paced in real time (hardware: a frame later than this is lost)
 REALTIME_RECEIVE_TIMEOUT = 0.002
+
+#: Receive timeout [s] of a stepped line (emulators only)
+STEPPED_RECEIVE_TIMEOUT = 0.5
 
 
 class ErobBench(OneDriverBench):
@@ -50,18 +52,22 @@ class ErobBench(OneDriverBench):
         return state.current
 
     @classmethod
-    def open(cls, params: BenchParams, iface: Optional[str] = None, stepped_timeout: float = 0.5) -> "ErobBench":
+    def open(cls, params: BenchParams, iface: Optional[str] = None,
+             receive_timeout: Optional[float] = None) -> "ErobBench":
         """Open the line of ``params`` (joints in line order, actuators, limits, models, command
         timeout; its :class:`~actuator_drivers.erob.settings.ErobSettings`) on ``iface`` (default
         the settings' port, a network interface), paced in real time unless the settings say
-        ``stepped`` (then each receive waits up to ``stepped_timeout`` [s])."""
+        ``stepped``. Each receive waits up to ``receive_timeout`` [s] (default: the pacing's,
+        :data:`REALTIME_RECEIVE_TIMEOUT` or :data:`STEPPED_RECEIVE_TIMEOUT`); an emulator sharing
+        the host's CPUs gives its own, whatever the pacing."""
         settings = params.settings_as(ErobSettings)
         units = ErobUnits(rated_current=settings.rated_current) if settings.rated_current else None
         models = [load_model(m) for m in params.models]
         joints = [ErobJoint(name, a, lo, hi, units=units) for name, a, lo, hi in
                   zip(params.joints, params.actuators, params.min_position, params.max_position)]
-        timing = LineTiming(settings.cycle_time, settings.dc,
-                            stepped_timeout if settings.stepped else REALTIME_RECEIVE_TIMEOUT)
+        if receive_timeout is None:
+            receive_timeout = STEPPED_RECEIVE_TIMEOUT if settings.stepped else REALTIME_RECEIVE_TIMEOUT
+        timing = LineTiming(settings.cycle_time, settings.dc, receive_timeout)
         driver = ErobDriver(iface or settings.port, joints, timing=timing, command_timeout=params.command_timeout,
                             pacing=Stepped() if settings.stepped else Realtime(), max_lost=settings.max_lost)
         driver.open()
