@@ -269,6 +269,59 @@ def test_the_control_node_refuses_a_run_it_cannot_name_and_keeps_the_one_named()
         rclpy.try_shutdown()
 
 
+@pytest.mark.skipif(not os.environ.get("ROS_DISTRO"), reason="ROS_DISTRO is not set: not a ROS 2 environment")
+def test_the_control_node_keeps_the_torque_on_through_a_stall_of_its_own():
+    """The control node (MuJoCo, command timeout 0.5 s) does not run for 0.8 s while a
+    controller goes on commanding from another thread: rclpy's executor then runs the node's due
+    timer before its subscription. That cycle released the torque (no command taken for 0.8 s);
+    the commands waiting in the queue now keep it on. Commands that really stop still release it."""
+    from rclpy.executors import SingleThreadedExecutor
+
+    from actuator_bench.nodes.common import COMMAND_QOS
+    from actuator_bench.nodes.control_node import ControlNode
+
+    rclpy.init()
+    stop = threading.Event()
+    try:
+        node = ControlNode(namespace="stalled", parameter_overrides=[Parameter("backend", value="mujoco")])
+        commander = rclpy.create_node("commander")
+        publisher = commander.create_publisher(JointState, "/stalled/joint_commands", COMMAND_QOS)
+        joint = node.core.params.joints[0]
+
+        def command() -> None:
+            while not stop.is_set():
+                publisher.publish(JointState(name=[joint], position=[0.3]))
+                time.sleep(0.01)
+
+        thread = threading.Thread(target=command, daemon=True)
+        thread.start()
+        executor = SingleThreadedExecutor()
+        executor.add_node(node)
+
+        def spin(seconds: float) -> None:
+            deadline = time.monotonic() + seconds
+            while time.monotonic() < deadline:
+                executor.spin_once(timeout_sec=0.01)
+
+        spin(1.0)
+        assert node.hardware.driving and node.hardware.timeouts == 0
+        time.sleep(0.8)  # the stall: no callback of the node runs
+        spin(0.5)
+        assert node.hardware.driving and node.hardware.timeouts == 0
+        assert bool(node.hardware.bench.sim.torque_enable[0])
+        stop.set()
+        thread.join(timeout=10)
+        spin(1.5)
+        assert node.hardware.timeouts == 1 and not node.hardware.driving
+        assert not bool(node.hardware.bench.sim.torque_enable[0])
+        executor.shutdown()
+        node.destroy_node()
+        commander.destroy_node()
+    finally:
+        stop.set()
+        rclpy.try_shutdown()
+
+
 #: the bench parameters of each backend compared (the rest: the node's defaults); the Feetech
 #: emulator needs an STS bench (config/sts3215_bench.yaml's values)
 BACKEND_PARAMETERS = {

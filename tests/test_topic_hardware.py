@@ -123,6 +123,26 @@ def test_commands_drive_the_servo_and_a_timeout_releases_it(rig):
     assert not rig.torque()
 
 
+def test_a_stall_of_the_node_itself_is_no_command_timeout(rig):
+    """The node did not run for 0.6 s (a busy host) while the controller went on: its commands
+    wait in the node's queue, and rclpy runs the due timer first. That first cycle drives the last
+    goal; the commands then taken keep the torque on. A controller that had stopped before the
+    stall is noticed at the cycle after."""
+    hardware = hardware_of(rig)
+    clock = hardware.bench.clock
+    run(hardware, 0.5, GOAL)
+    clock.sleep_until(clock.now() + 0.6)  # no cycle, no command taken: the node stalled
+    first = hardware.tick()
+    assert first.command is not None and first.command.torque_enable == (True,)
+    cycles = run(hardware, 0.3, GOAL)  # the waiting commands, then the controller's next ones
+    assert rig.torque() and hardware.timeouts == 0 and all(c.command.torque_enable == (True,) for c in cycles)
+
+    clock.sleep_until(clock.now() + 0.6)  # the controller stopped, and the node stalled
+    assert hardware.tick().command.torque_enable == (True,)  # the last goal: no sign yet that none came
+    assert hardware.tick().command.torque_enable == (False,) and hardware.timeouts == 1 and not rig.torque()
+    hardware.close()
+
+
 def test_set_torque_off_releases_while_commands_go_on_and_close_releases(rig):
     hardware = hardware_of(rig, timeout=1.0)
     run(hardware, 1.0, GOAL)

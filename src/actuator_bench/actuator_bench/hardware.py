@@ -15,9 +15,14 @@ Fail-safe: when no command came for ``command_timeout`` seconds of bench time (t
 manager died, the topic-based system stopped publishing) the torque is released, and it stays
 released until :meth:`~TopicHardware.set_torque` re-arms it (a controller that comes back does
 not move the servo by itself); :meth:`~TopicHardware.close` releases the torque and closes the
-bench. Identification needs the torque off in the middle of a goal (``lift_and_drop`` drops the
-pendulum after 2 s): :meth:`~TopicHardware.set_torque` does that too (the controllers only send
-positions).
+bench. The silence is judged up to the previous cycle, the last time the node could have taken a
+command: a node that did not run for a while (a busy host) has the commands that came meanwhile
+waiting in its queue, and rclpy's executor runs a due timer before the subscriptions, so the
+first cycle after such a stall comes before them; judged up to its own time, that cycle would
+release the torque after any stall of the node longer than the timeout. A controller that really
+stopped is so noticed one cycle later. Identification needs the torque off in the middle of a
+goal (``lift_and_drop`` drops the pendulum after 2 s): :meth:`~TopicHardware.set_torque` does
+that too (the controllers only send positions).
 """
 
 from __future__ import annotations
@@ -68,6 +73,7 @@ class TopicHardware:
         self.goals: Dict[str, float] = {}
         self.applied: Dict[str, float] = {}  # the goals the bench last took
         self.received = -math.inf   # bench time [s] of the last command
+        self.ticked: Optional[float] = None  # bench time [s] of the previous cycle
         self.armed = True           # torque may be on (False after a timeout or set_torque(False))
         self.driving = False        # the last cycle sent goals with the torque on
         self.timeouts = 0           # times the command timeout released the torque
@@ -108,11 +114,14 @@ class TopicHardware:
 
     def tick(self) -> Cycle:
         """One cycle: read every joint, then write the latest goals (torque on), or release the
-        torque when disarmed (:meth:`disarm`) or when the commands stopped for the command
-        timeout. ValueError when the bench refuses a goal (nothing sent): the goals the bench
-        last took stay, so one bad command costs one cycle, not every cycle until the next."""
+        torque when disarmed (:meth:`disarm`) or when, at the previous cycle, no command had come
+        for the command timeout. ValueError when the bench refuses a goal (nothing sent): the
+        goals the bench last took stay, so one bad command costs one cycle, not every cycle
+        until the next."""
         sample = self.bench.sample()
-        fresh = self.bench.clock.now() - self.received <= self.settings.command_timeout
+        now = self.bench.clock.now()
+        looked, self.ticked = (now if self.ticked is None else self.ticked), now
+        fresh = looked - self.received <= self.settings.command_timeout
         if self.driving and not self.armed:
             return Cycle(sample.time, sample, self._release())
         if self.armed and fresh and self.goals:
