@@ -28,7 +28,7 @@ import threading
 import numpy as np
 import pytest
 
-from test_control_launch import MOVED, XL330, Launch, drain, rclpy, recording, replay, run_taken, stamp
+from test_control_launch import MOVED, XL330, Launch, drain, rclpy, recording, replay, run_taken, save, stamp
 
 from actuator_bench.control_goals import goal_plan  # noqa: E402
 from actuator_bench.nodes.common import COMMAND_QOS, LATCHED_QOS, SENSOR_QOS  # noqa: E402
@@ -158,6 +158,8 @@ def test_compare_reports_sim_minus_real_for_a_goal_played_on_both_graphs(tmp_pat
         assert held.sum() > 10, held.sum()  # the comparison covered the hold
         assert np.abs(error[held]).max() > 1e-4  # and the error there is not zero: two simulators
     finally:
+        save(tmp_path / "graphs.json", errors=errors, **{f"{ns}_{topic}": getattr(g, topic) for ns, g in graphs.items()
+                                                          for topic in ("samples", "commands", "infos")})
         executor.shutdown()
         node.destroy_node()
         launch.close()

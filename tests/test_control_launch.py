@@ -15,6 +15,7 @@ carried the same positions. The test waits for events with generous timeouts.
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import subprocess
@@ -139,6 +140,8 @@ class Launch:
     def close(self) -> None:
         if self.process.poll() is None:
             self.ctrl_c()
+        save(self.log.with_name("recorded.json"), states=self.states, samples=self.samples, commands=self.commands,
+             infos=self.infos)
         self.executor.shutdown()
         self.node.destroy_node()
         rclpy.try_shutdown()
@@ -146,6 +149,15 @@ class Launch:
     @property
     def output(self) -> str:
         return self.log.read_text()
+
+
+def save(path: Path, **topics: Sequence) -> None:
+    """The messages a test took, by topic, as JSON beside its launch log: what a failed run in CI
+    leaves to read (its tmp dir stays)."""
+    from rosidl_runtime_py import message_to_ordereddict
+
+    path.write_text(json.dumps({topic: [message_to_ordereddict(m) for m in messages]
+                                for topic, messages in topics.items()}))
 
 
 def stamp(msg) -> float:

@@ -202,7 +202,11 @@ def test_sim_bench_starts_released_and_holds_commands(sim):
         sim.apply(Command(("pendulum",), (0.5,)))
         sample = sim.advance(sim.time + 0.1)
     assert sample.torque_enable == (True,) and 0.3 < sample.position[0] <= 0.5  # sags under gravity
-    assert sim.advance(sim.time + 0.5).torque_enable == (False,)  # watchdog: no command for 0.2 s
+    # the watchdog (0.2 s) is judged as each advance starts: one advance of 0.5 s holds the last
+    # command throughout (a host that stalled), the next one finds the silence and lets go
+    held = sim.advance(sim.time + 0.5)
+    assert held.torque_enable == (True,) and 0.3 < held.position[0] <= 0.5
+    assert sim.advance(sim.time + 0.01).torque_enable == (False,)
     with pytest.raises(ValueError, match="unknown joint"):
         sim.apply(Command(("elbow",), (0.0,)))
 
@@ -271,8 +275,8 @@ def test_sim_bench_of_the_arm():
                                     kp=(32.0, 32.0), vin=(0.0, 0.0), settings=SimSettings(mjcf="arm_mx.xml")))
     clock = SimClock(arm)
     arm.apply(Command(("elbow",), (0.3,), (True,)))
-    clock.sleep_until(0.5)
-    assert clock.now() == pytest.approx(0.5)
+    clock.sleep_until(0.4)  # within the command timeout (0.5 s)
+    assert clock.now() == pytest.approx(0.4)
     assert arm.sample().torque_enable == (False, True)
 
 

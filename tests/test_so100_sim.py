@@ -49,6 +49,7 @@ def test_the_config_opens_the_six_servo_arm_which_holds_goals_and_lets_go_on_tim
     assert abs(gravity[lift]) > 0.05  # loaded: the arm is out of its hanging pose
     # (measured 2026-11-26: motor -0.174, gravity -0.185 N m; the rest is static friction)
     np.testing.assert_allclose(held.motor_torque[lift], gravity[lift], atol=0.03)
-    released = bench.advance(2.0)  # no command for 1.1 s: the watchdog let go
+    assert all(bench.advance(1.5).torque_enable)  # the watchdog is judged as each advance starts
+    released = bench.advance(2.6)  # no command for 1.05 s when it starts: the watchdog let go
     assert not any(released.torque_enable)
     assert released.position[lift] > held.position[lift] + 0.3  # the shoulder fell back towards hanging
