@@ -8,10 +8,10 @@ looks (each :meth:`SimBench.advance` starts with it), not between; physics stepp
 (a simulation paced by the wall clock catching up after a stall of its host) hold the last
 command, as a servo does while its host does not run (judged at each step: in a run here of the
 CI's ROS tests on a busy host, a MuJoCo control node stalled 1.2 s in the middle of a lift, and
-its simulated servo let go 0.5 s into the stall). Its clock is either the wall clock times ``time_scale`` (``realtime``: each
-:meth:`SimBench.sample` first steps the physics up to the clock, like a servo that moved while
-nobody looked) or the simulated time itself (:class:`SimClock`: sleeping steps the physics, as
-fast as the host allows, for runs without ROS).
+its simulated servo let go 0.5 s into the stall). Its clock is either the wall clock times
+``time_scale`` (``realtime``: each :meth:`SimBench.sample` first steps the physics up to the
+clock, like a servo that moved while nobody looked) or the simulated time itself
+(:class:`SimClock`: sleeping steps the physics, as fast as the host allows, for runs without ROS).
 """
 
 from __future__ import annotations
@@ -74,9 +74,9 @@ class SimBench:
 
     Args:
         sim: the simulation. command_timeout: watchdog [s of simulated time], judged as each
-            :meth:`advance` starts. clock: the time
-            base; None: simulated time (:class:`SimClock`). limits: (min, max) goal [rad] of each
-            joint, refused outside as the servo drivers do (None: any finite goal).
+            :meth:`advance` starts. clock: the time base; None: simulated time
+            (:class:`SimClock`). limits: (min, max) goal [rad] of each joint, refused outside as
+            the servo drivers do (None: any finite goal).
     """
 
     def __init__(self, sim: "JointSimulation", command_timeout: float = 0.5, clock: Optional[Clock] = None,

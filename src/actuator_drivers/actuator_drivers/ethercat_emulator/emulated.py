@@ -37,8 +37,9 @@ from actuator_drivers.ethercat_emulator.veth import veth_pair
 #: depend on the host's load. A dead emulator is noticed after ``max_lost + 1`` such waits
 #: (42 s at the driver's default of 20). A line paced in real time waits as long: at the
 #: hardware's 2 ms a cycle, a CI run's control node lost 21 cycles in a row (about 2 s into
-#: the run, torque released, the run lost); the emulated drive's cycles run on the wall clock through
-#: such a wait (``--realtime``), holding the last current command, as a drive does between frames.
+#: the run, torque released, the run lost); the emulated drive's cycles run on the wall clock
+#: through such a wait (``--realtime``), holding the last current command, as a drive does
+#: between frames.
 EMULATOR_RECEIVE_TIMEOUT = 2.0
 
 #: receive timeout [s] against an emulator told to drop or corrupt frames (a lossy link): the
