@@ -28,7 +28,7 @@ import threading
 import numpy as np
 import pytest
 
-from test_control_launch import MOVED, XL330, Launch, drain, rclpy, recording, replay, run_taken, save, stamp
+from test_control_launch import MOVED, XL330, Launch, Recorder, drain, rclpy, replay, run_taken, save, stamp
 
 from actuator_bench.control_goals import goal_plan  # noqa: E402
 from actuator_bench.nodes.common import COMMAND_QOS, LATCHED_QOS, SENSOR_QOS  # noqa: E402
@@ -46,18 +46,11 @@ class Graph:
     """What one control graph's control node published (bench time): its joint states, its
     commands and its bench_info."""
 
-    def __init__(self, node, namespace: str) -> None:
-        self.samples: list = []
-        self.commands: list = []
-        self.infos: list = []
+    def __init__(self, recorder: Recorder, namespace: str) -> None:
         hardware = f"/{namespace}/hardware"
-        node.create_subscription(JointState, f"{hardware}/joint_states", self.samples.append, recording(SENSOR_QOS))
-        node.create_subscription(ActuatorCommand, f"{hardware}/commands", self.commands.append,
-                                 recording(COMMAND_QOS))
-        node.create_subscription(BenchInfo, f"{hardware}/bench_info", self.infos.append, recording(LATCHED_QOS))
-
-    def count(self) -> int:
-        return len(self.samples) + len(self.commands) + len(self.infos)
+        self.samples = recorder.topic(JointState, f"{hardware}/joint_states", SENSOR_QOS)
+        self.commands = recorder.topic(ActuatorCommand, f"{hardware}/commands", COMMAND_QOS)
+        self.infos = recorder.topic(BenchInfo, f"{hardware}/bench_info", LATCHED_QOS)
 
     def taken(self, trajectory: str) -> bool:
         """Whether the run ``trajectory`` was taken to its end (:func:`test_control_launch.run_taken`)."""
@@ -87,9 +80,8 @@ class Graph:
 
 def test_compare_reports_sim_minus_real_for_a_goal_played_on_both_graphs(tmp_path):
     launch = Launch(tmp_path, "robot:=pendulum", "backend:=dynamixel_emulator", launch_file="compare_control.launch.py")
-    errors: list = []
-    launch.node.create_subscription(JointState, "/compare/error", errors.append, recording(SENSOR_QOS))
-    graphs = {ns: Graph(launch.node, ns) for ns in GRAPHS}
+    errors = launch.recorder.topic(JointState, "/compare/error", SENSOR_QOS)
+    graphs = {ns: Graph(launch.recorder, ns) for ns in GRAPHS}
     node = rclpy.create_node("control_test_sim_client")  # the second player's own node and executor
     executor = SingleThreadedExecutor()
     executor.add_node(node)
@@ -102,19 +94,13 @@ def test_compare_reports_sim_minus_real_for_a_goal_played_on_both_graphs(tmp_pat
         played = play_all(players, plan, 0.0, threading.Event())
         assert all(p.error_code == 0 for p in played), ([p.message for p in played], launch.output)
 
-        def span() -> float:
-            return float(np.ptp([stamp(m) for m in errors])) if errors else 0.0
+        def done() -> bool:  # one publisher's messages arrive in order
+            span = stamp(errors[-1]) - stamp(errors[0]) if errors else 0.0
+            return span > plan.duration - 0.5 and all(g.taken(plan.name) for g in graphs.values())
 
-        def taken() -> int:
-            return len(errors) + sum(g.count() for g in graphs.values())
-
-        def done() -> bool:  # on a busy host the test process takes the run's messages seconds late
-            return span() > plan.duration - 0.5 and all(g.taken(plan.name) for g in graphs.values())
-
-        drain(launch.executor, taken, done)
-        # a run here with two workers and a busy loop took neither graph's joint states or commands
-        # past some instant, though the comparison node went on comparing them (its errors arrived):
-        # the messages never reached this process; said so, rather than by a check that needs them
+        drain(launch.recorder, done)
+        # both graphs' runs taken to their end (or what was taken, said here rather than by a later
+        # check that needs the samples)
         assert all(g.taken(plan.name) for g in graphs.values()), {
             ns: (len(g.samples), [m.trajectory for m in g.infos],
                  stamp(g.samples[-1]) - g.start(plan.name) if g.samples and plan.name in [m.trajectory for m in g.infos]
@@ -165,6 +151,7 @@ def test_compare_reports_sim_minus_real_for_a_goal_played_on_both_graphs(tmp_pat
         assert held.sum() > 10, held.sum()  # the comparison covered the hold
         assert np.abs(error[held]).max() > 1e-4  # and the error there is not zero: two simulators
     finally:
+        launch.recorder.deliver()
         save(tmp_path / "graphs.json", errors=errors, **{f"{ns}_{topic}": getattr(g, topic) for ns, g in graphs.items()
                                                           for topic in ("samples", "commands", "infos")})
         executor.shutdown()

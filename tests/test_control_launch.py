@@ -20,7 +20,7 @@ import os
 import random
 import subprocess
 import threading
-from time import monotonic
+from time import monotonic, sleep
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -78,17 +78,74 @@ KEEP_RUN = 200_000
 #: that it followed its commands is the tracking check's
 MOVED = 0.2
 
-#: Spins in a row that take no recorded message before the readers count as empty: rclpy's
-#: executor runs the ready callbacks of one wait in turn, one per spin, so a reader with a backlog
-#: is taken within one turn of every entity of the test's nodes (fewer than 30: subscriptions,
-#: service and action clients)
-QUIET_SPINS = 50
+#: How often [s] :func:`drain` delivers what the recorder took and asks whether it is done
+DRAIN_EVERY = 0.05
 
 
 def recording(qos: QoSProfile) -> QoSProfile:
     """``qos`` (a node's publisher profile: reliability kept, so that it matches) with a history
     deep enough that the test loses none of a run's messages however late its executor spins."""
     return QoSProfile(depth=KEEP_RUN, reliability=qos.reliability, durability=qos.durability)
+
+
+class Recorder:
+    """The topics a test records, taken as they arrive: a node of their own, spun the whole test
+    by a thread of their own, apart from the node and executor the players spin only while they
+    wait (which took the messages before: ~500/s in the compare test, with ten more entities on
+    that node; a run there on a busy host left this process hundreds of messages a topic behind,
+    and the run's end untaken when the test gave up waiting).
+
+    Each topic's list changes only in :meth:`deliver` (in the test's thread, by :func:`drain`), so
+    what a test reads after a drain stays as it was while the graph goes on publishing."""
+
+    def __init__(self, name: str) -> None:
+        self.node = rclpy.create_node(name)
+        self.executor = SingleThreadedExecutor()
+        self.executor.add_node(self.node)
+        self.lock = threading.Lock()
+        self.arrived: list = []  # (topic's list, message) taken, not yet delivered
+        self.taken = 0
+        self.empty_at = float("-inf")  # monotonic() [s] at which a wait last found every reader empty
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self.spin, name=name, daemon=True)
+        self.thread.start()
+
+    def topic(self, message_type: type, name: str, qos: QoSProfile) -> list:
+        """The list that :meth:`deliver` fills with topic ``name``'s messages (``qos``: the
+        publisher's, with a history of a whole run: :func:`recording`)."""
+        messages: list = []
+
+        def take(message) -> None:
+            with self.lock:
+                self.arrived.append((messages, message))
+                self.taken += 1
+
+        self.node.create_subscription(message_type, name, take, recording(qos))
+        return messages
+
+    def spin(self) -> None:
+        while not self.stopped.is_set():
+            start, before = monotonic(), self.taken
+            # a spin runs one ready callback, or ends a wait's turn without one: two in a row that
+            # took nothing include a wait that found every reader empty
+            self.executor.spin_once(timeout_sec=0.0)
+            self.executor.spin_once(timeout_sec=0.0)
+            if self.taken == before:
+                self.empty_at = start
+                self.executor.spin_once(timeout_sec=0.05)
+
+    def deliver(self) -> None:
+        """Append what the thread took to each topic's list, in the order it was taken."""
+        with self.lock:
+            arrived, self.arrived = self.arrived, []
+        for messages, message in arrived:
+            messages.append(message)
+
+    def close(self) -> None:
+        self.stopped.set()
+        self.thread.join()
+        self.executor.shutdown()
+        self.node.destroy_node()
 
 
 class Launch:
@@ -107,15 +164,12 @@ class Launch:
         self.node = rclpy.create_node("control_test_client")
         self.executor = SingleThreadedExecutor()  # spun by the player's waits (ControlPlayer)
         self.executor.add_node(self.node)
-        self.states: list = []     # /joint_states (the broadcaster's)
-        self.samples: list = []    # /hardware/joint_states (the control node's, bench time)
-        self.commands: list = []   # /hardware/commands (what the control node sent, bench time)
-        self.node.create_subscription(JointState, "/joint_states", self.states.append, recording(SENSOR_QOS))
-        self.node.create_subscription(JointState, "/hardware/joint_states", self.samples.append, recording(SENSOR_QOS))
-        self.node.create_subscription(ActuatorCommand, "/hardware/commands", self.commands.append,
-                                      recording(COMMAND_QOS))
-        self.infos: list = []      # /hardware/bench_info (the runs named and ended, bench time)
-        self.node.create_subscription(BenchInfo, "/hardware/bench_info", self.infos.append, recording(LATCHED_QOS))
+        self.recorder = Recorder("control_test_recorder")
+        self.states = self.recorder.topic(JointState, "/joint_states", SENSOR_QOS)  # the broadcaster's
+        # the control node's joint states and what it sent (bench time), and the runs it named and ended
+        self.samples = self.recorder.topic(JointState, "/hardware/joint_states", SENSOR_QOS)
+        self.commands = self.recorder.topic(ActuatorCommand, "/hardware/commands", COMMAND_QOS)
+        self.infos = self.recorder.topic(BenchInfo, "/hardware/bench_info", LATCHED_QOS)
         self.player = ControlPlayer(self.node, self.executor)
 
     def take(self, trajectory: str) -> None:
@@ -128,10 +182,7 @@ class Launch:
         def done() -> bool:
             return run_taken(self.infos, self.samples, trajectory) and bool(self.states) and stamp(self.states[-1]) >= now
 
-        drain(self.executor, self.count, done)
-
-    def count(self) -> int:
-        return len(self.states) + len(self.samples) + len(self.commands) + len(self.infos)
+        drain(self.recorder, done)
 
     def ctrl_c(self, timeout: float = 60.0) -> int:
         """SIGINT to the whole process group, as a terminal's Ctrl-C; the launch's exit status."""
@@ -140,6 +191,8 @@ class Launch:
     def close(self) -> None:
         if self.process.poll() is None:
             self.ctrl_c()
+        self.recorder.close()
+        self.recorder.deliver()
         save(self.log.with_name("recorded.json"), states=self.states, samples=self.samples, commands=self.commands,
              infos=self.infos)
         self.executor.shutdown()
@@ -177,21 +230,21 @@ def run_taken(infos: Sequence, samples: Sequence, trajectory: str) -> bool:
     return bool(ends) and bool(samples) and stamp(samples[-1]) >= ends[0]
 
 
-def drain(executor, count: Callable[[], int], done: Callable[[], bool], timeout: float = 120.0) -> None:
-    """Spin ``executor`` until ``done()`` (or ``timeout`` [s]), then until the messages already
-    delivered are taken: until :data:`QUIET_SPINS` spins in a row take none that ``count()``
-    counts (or 10 s more). A spin runs one ready callback, and an action's feedback or a
-    service's answer is one too: a loop that stopped at the first spin that took no message left
-    a busy host's backlog untaken (a CI run: every recorded topic of both graphs ended 0.3 s into
-    a 6 s run, so the joint seemed never to lift)."""
+def drain(recorder: Recorder, done: Callable[[], bool], timeout: float = 120.0) -> None:
+    """Deliver what ``recorder`` took (:meth:`Recorder.deliver`) until ``done()`` (asked every
+    :data:`DRAIN_EVERY` s), or ``timeout`` [s], then once more after a wait that found its readers
+    empty (or 10 s more): every message delivered to this process by then is in its topic's list.
+    On a busy host the graph's messages reach this process seconds late."""
     deadline = monotonic() + timeout
-    while not done() and monotonic() < deadline:
-        executor.spin_once(timeout_sec=0.05)
-    deadline, quiet = monotonic() + 10.0, 0
-    while quiet < QUIET_SPINS and monotonic() < deadline:
-        before = count()
-        executor.spin_once(timeout_sec=0.0)
-        quiet = 0 if count() != before else quiet + 1
+    while True:
+        recorder.deliver()
+        if done() or monotonic() > deadline:
+            break
+        sleep(DRAIN_EVERY)
+    asked, deadline = monotonic(), monotonic() + 10.0
+    while recorder.empty_at < asked and monotonic() < deadline:
+        sleep(DRAIN_EVERY)
+    recorder.deliver()
 
 
 def replay(bench: tuple, samples: list, commands: list, joint: str) -> tuple:
@@ -450,7 +503,7 @@ def test_ctrl_c_with_a_trajectory_playing_leaves_the_servo_torque_off(tmp_path):
             status = launch.ctrl_c()
             stop.set()
             thread.join(timeout=30)  # the player stops spinning before the client's context goes
-            drain(launch.executor, launch.count, lambda: True)
+            drain(launch.recorder, lambda: True)
             assert any(abs(m.position[0]) > 0.3 for m in list(launch.states))  # it was playing: swung out,
             assert any(all(c.torque_enable) for c in list(launch.commands))  # torque on
             output = launch.output
