@@ -11,7 +11,10 @@ import pytest
 
 from actuator_bench.comparison import StateComparison
 from actuator_models.bench import BenchParams, JointSample
+from actuator_drivers.dynamixel.bench import DynamixelBench
 from actuator_drivers.dynamixel_emulator.bench import open_emulated
+from actuator_drivers.dynamixel_emulator.emulator import DynamixelEmulator
+from actuator_drivers.serial_bus_emulator.bench import open_on_emulator
 from actuator_bench.fit_job import FitJob, FitRequest, request_from_fields
 from actuator_models.identification import DEFAULT_TRIALS
 from actuator_models.logs import read_logs
@@ -305,6 +308,36 @@ def test_dynamixel_bench_on_the_emulator():
     finally:
         bench.close()
     assert not bench.driver.torque[1]
+
+
+def test_an_emulated_bench_waits_for_a_status_packet_its_host_held_back():
+    """The dynamixel_emulator backend's bus (real time, no injected faults) reads through a stall
+    of the emulator: every status packet due in a 0.6 s window waits for its end (a host that
+    held the emulator's thread back). The read comes late and nothing fails; with a USB adapter's
+    16 ms the 11 attempts gave up after ~0.4 s (a control node that could not start on a busy
+    host: "ping: There is no status packet! after 11 attempt(s)")."""
+    made: list = []
+
+    def make(params: BenchParams, settings, faults) -> DynamixelEmulator:
+        made.append(DynamixelEmulator.single("xl330", params.models[0], params.mass, params.length, faults=faults))
+        return made[-1]
+
+    params = BenchParams(ids=(1,), joints=("pendulum",), actuators=("xl330",), min_position=(-2.0,),
+                         max_position=(2.0,), mass=0.49, length=0.1)
+    bench = open_on_emulator(params, make, DynamixelBench)
+    try:
+        emulator = made[0]
+        bench.sample()
+        before = dataclasses.replace(bench.driver.counters)
+        emulator.set_faults(stalls=((emulator.clock.now(), 0.6),))
+        start = time.monotonic()
+        sample = bench.sample()
+        waited = time.monotonic() - start
+        assert 0.5 < waited < 2.0 and sample.torque_enable == (False,)
+        assert bench.driver.counters.failures == before.failures  # late, not lost
+        assert bench.driver.counters.timeouts > before.timeouts  # it was late: attempts timed out meanwhile
+    finally:
+        bench.close()
 
 
 def test_bench_params_are_checked():

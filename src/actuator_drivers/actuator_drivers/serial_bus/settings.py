@@ -25,9 +25,11 @@ class SerialBusSettings:
 
 @dataclass(frozen=True)
 class EmulatedSerialSettings(SerialBusSettings):
-    """A serial bus on an in-process emulator: 10 retries by default (the emulator shares the
-    host's CPUs) and the emulator's fault injection (fractions of status packets ``drop`` -ped
-    or ``corrupt`` -ed, extra ``delay`` [s] before each)."""
+    """A serial bus on an in-process emulator: 10 retries by default and, without injected faults,
+    a latency of at least 100 ms (the emulator shares the host's CPUs: on a busy host it answers
+    late; :data:`~actuator_drivers.serial_bus_emulator.bench.EMULATOR_LATENCY_MS`), and the
+    emulator's fault injection (fractions of status packets ``drop`` -ped or ``corrupt`` -ed,
+    extra ``delay`` [s] before each)."""
 
     retries: int = 10
     drop: float = field(default=0.0, metadata=option("Emulator: fraction of status packets dropped"))

@@ -23,6 +23,15 @@ from actuator_drivers.serial_bus_emulator.emulator import SerialBusEmulator
 from actuator_drivers.serial_bus_emulator.faults import Faults
 from actuator_drivers.serial_bus_emulator.firmware import ServoSetup
 
+#: The least USB latency [ms] that the receive timeouts of an emulated bus without injected faults
+#: assume: each attempt waits 2 x 100 + 2 ms for its status packet, the 11 attempts of a
+#: transaction about 2.2 s. The emulator runs on a thread of this process and steps its servos in
+#: Python: on a busy host it answers late, never not at all unless told to (a control node on a
+#: 2-core host running two launches found its emulator silent for the 11 x 34 ms that 16 ms allow,
+#: and could not start). With drops, corruption or delays injected the settings' latency stands,
+#: so that a lost status packet costs what it costs on the hardware.
+EMULATOR_LATENCY_MS = 100.0
+
 #: The emulator of a bench's parameters and settings (not started).
 EmulatorFactory = Callable[[BenchParams, EmulatedSerialSettings, Faults], SerialBusEmulator]
 #: the family's bench class
@@ -32,8 +41,11 @@ B = TypeVar("B", bound=SerialBusBench)
 def open_on_emulator(params: BenchParams, make_emulator: EmulatorFactory, bench_class: Type[B]) -> B:
     """Start ``make_emulator(params, settings, faults)`` (``time_scale`` None: lockstep with the
     driver; ``seed``), then open ``bench_class`` on its pty with the
-    :class:`~actuator_drivers.serial_bus.settings.EmulatedSerialSettings` of ``params``."""
+    :class:`~actuator_drivers.serial_bus.settings.EmulatedSerialSettings` of ``params`` (the
+    latency at least :data:`EMULATOR_LATENCY_MS` without injected faults)."""
     settings = params.settings_as(EmulatedSerialSettings)
+    if not (settings.drop or settings.corrupt or settings.delay):
+        settings = replace(settings, latency_ms=max(settings.latency_ms, EMULATOR_LATENCY_MS))
     emulator = make_emulator(params, settings, Faults(settings.drop, settings.corrupt, settings.delay)).start()
     try:
         bench = bench_class.open(replace(params, settings=settings), emulator.port, emulator.clock)
