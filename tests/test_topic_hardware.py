@@ -159,6 +159,27 @@ def test_set_torque_off_releases_while_commands_go_on_and_close_releases(rig):
     assert not rig.torque()
 
 
+def test_a_release_the_bus_did_not_take_is_sent_again_at_each_cycle():
+    """A release that fails (the bus silent: the emulated servo answers nothing) leaves the servo
+    driving; each cycle sends it again until it goes through, whatever commands keep coming (a
+    released flag set before the write, as it was, left the torque on for good)."""
+    rig = Rig("dynamixel")
+    try:
+        hardware = hardware_of(rig, timeout=1.0)
+        run(hardware, 0.5, GOAL)
+        assert rig.torque()
+        rig.emulator.set_faults(dead=True)
+        with pytest.raises(RuntimeError, match="no status packet"):
+            hardware.set_torque(False)
+        rig.emulator.set_faults(dead=False)
+        assert rig.torque()  # the release never reached the servo
+        cycles = run(hardware, 0.1, GOAL)  # a controller still holding its goal
+        assert cycles[0].command is not None and cycles[0].command.torque_enable == (False,)
+        assert not rig.torque() and all(c.command is None for c in cycles[1:])
+    finally:
+        rig.stop()
+
+
 def test_nan_goals_are_ignored_and_unknown_joints_refused(rig):
     hardware = hardware_of(rig)
     hardware.command(["pendulum"], [math.nan])  # the topic-based system before a controller claims the joint

@@ -145,9 +145,12 @@ class TopicHardware:
         return Cycle(sample.time, sample)
 
     def _release(self) -> Command:
+        """Release every joint; the release command. A release the bench did not take (a driver
+        error) leaves the hardware driving and disarmed, so that each cycle tries it again until
+        it goes through."""
         command = Command.release(self.bench.joints, [self.goals.get(j, 0.0) for j in self.bench.joints])
-        self.driving = False
         self.bench.release()
+        self.driving = False
         return command
 
     def close(self) -> None:

@@ -72,7 +72,12 @@ class ControlNode(Node):
             self.get_logger().error(f'command refused: {error}', throttle_duration_sec=1.0)
 
     def on_torque(self, request, response):
-        released = self.hardware.set_torque(request.data)
+        try:
+            released = self.hardware.set_torque(request.data)
+        except (OSError, RuntimeError) as error:  # a bus fault: the cycles try the release again
+            self.get_logger().error(f'torque release failed: {error}')
+            response.success, response.message = False, f'torque release failed: {error}'
+            return response
         if released is not None:
             now = self.hardware.bench.clock.now()
             self.publish(publications(Cycle(now, command=released)))
