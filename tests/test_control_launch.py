@@ -141,9 +141,14 @@ class Recorder:
         for messages, message in arrived:
             messages.append(message)
 
-    def close(self) -> None:
+    def stop(self) -> None:
+        """Stop taking messages (what was taken stays to be delivered): a test done recording
+        frees the thread's share of this process for its checks."""
         self.stopped.set()
         self.thread.join()
+
+    def close(self) -> None:
+        self.stop()
         self.executor.shutdown()
         self.node.destroy_node()
 
@@ -183,6 +188,7 @@ class Launch:
             return run_taken(self.infos, self.samples, trajectory) and bool(self.states) and stamp(self.states[-1]) >= now
 
         drain(self.recorder, done)
+        self.recorder.stop()
 
     def ctrl_c(self, timeout: float = 60.0) -> int:
         """SIGINT to the whole process group, as a terminal's Ctrl-C; the launch's exit status."""
