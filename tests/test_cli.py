@@ -60,6 +60,24 @@ def test_process_and_simulate(tmp_path, xl330_raw, xl330_processed):
     assert len(sim["entries"]) == 1201
 
 
+def test_process_holds_commands_when_asked(tmp_path, xl330_raw):
+    """``--hold-commands``: each processed goal is the last raw entry's at or before its time;
+    without it the published tool's interpolation (a goal between two entries')."""
+    from actuator_models.logs import read_log
+
+    for flag in ((), ("--hold-commands",)):
+        result = run("process", str(xl330_raw), str(tmp_path / f"out{len(flag)}"), *flag)
+        assert result.returncode == 0, result.stderr
+    raw = sorted(xl330_raw.glob("*.json"))[0]
+    entries = json.loads(raw.read_text())["entries"]
+    stamps = [e["timestamp"] for e in entries]
+    interpolated, held = (read_log(tmp_path / f"out{n}" / raw.name) for n in (0, 1))
+    for k in range(1, len(held)):
+        last = max(i for i, t in enumerate(stamps) if t <= held.timestamp[k] + 1e-9)
+        assert held.goal_position[k] == entries[last]["goal_position"], k
+    assert (held.goal_position != interpolated.goal_position).mean() > 0.5
+
+
 @pytest.mark.parametrize("case", sorted(BAD_LOGS))
 def test_bad_log_exit_2_one_line_no_traceback(case, tmp_path):
     data, expected = BAD_LOGS[case]

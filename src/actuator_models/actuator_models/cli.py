@@ -58,6 +58,7 @@ examples:
   actuator-models process --logs data/xl330/raw --out processed/
   actuator-models process --logs logs/raw --out logs/processed --dt 0.002
   actuator-models process logs/raw logs/processed      # the same folders, given by position
+  actuator-models process --logs logs/raw --out logs/processed --hold-commands   # a bench loop's own logs
 
 The output folder must not be the input folder or inside it, and existing files are not
 overwritten without --force."""
@@ -120,7 +121,8 @@ def _cmd_process(args: argparse.Namespace) -> int:
     files = log_files(raw_dir)
     refuse_inside(out_dir, raw_dir)
     refuse_existing((out_dir / path.name for path in files), args.force)
-    processed = [(path, resample(_warn_sparse(read_log(path, args.allow_odd_logs), args.dt, path.name), args.dt)) for path in files]
+    processed = [(path, resample(_warn_sparse(read_log(path, args.allow_odd_logs), args.dt, path.name), args.dt,
+                                           args.hold_commands)) for path in files]
     for path, log in processed:
         write_log(log, out_dir / path.name)
         print(f"{path.name}: {len(log)} entries at dt={args.dt} s")
@@ -206,6 +208,9 @@ def _add_core_commands(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--dt", type=float, default=PROCESSED_DT, help=f"time step in seconds (default {PROCESSED_DT:g})")
     p.add_argument("--force", action="store_true", help=FORCE_HELP)
     p.add_argument("--allow-odd-logs", action="store_true", help=ALLOW_ODD_LOGS_HELP)
+    p.add_argument("--hold-commands", action="store_true",
+                   help="goal and torque enable held from each entry to the next (the command in force, also across "
+                        "cycles a busy host skipped), not interpolated as the published tool does")
     p.set_defaults(run=_cmd_process)
 
     p = _parser(sub, "simulate", "replay one log in simulation and print its MAE",
