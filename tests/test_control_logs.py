@@ -155,7 +155,7 @@ def test_a_trajectory_through_the_controllers_logs_as_the_bench_node_plays_it(tm
     assert exact.max() < 1e-9, exact.max()  # the bench node plays the trajectory at each sample's t
     lag = check_goals_follow_the_path(control)  # the controllers' goals: the trajectory's, a little late
     # the positions at equal t, the direct run's taken the control run's median goal delay later
-    direct, control = resample(direct, DT), resample(control, DT)
+    direct, control = (resample(log, DT, hold_commands=True) for log in (direct, control))  # as bag2json
     shared = (control.timestamp >= direct.timestamp[0] + lag) & (control.timestamp <= direct.timestamp[-1] + lag)
     error = np.abs(control.position - np.interp(control.timestamp, direct.timestamp + lag, direct.position))[shared]
     assert np.median(error) < 0.02, (np.median(error), lag)
@@ -163,7 +163,9 @@ def test_a_trajectory_through_the_controllers_logs_as_the_bench_node_plays_it(tm
     # independent code path from the MuJoCo bench) driven by a log's goal column reproduces its
     # positions. On a busy host the controllers' goals come up to ~0.15 s late at times, and the
     # servo then is up to 0.3 rad from where the direct run had it at the same t: the delay, not
-    # the recording (the same log with its goals shifted by 0.1 s: MAE 0.084 rad; as recorded 0.008)
+    # the recording (the same log with its goals shifted by 0.1 s: MAE 0.084 rad; as recorded 0.008).
+    # The goals are held across the cycles a busy host's loop skipped: interpolated, they ramp where
+    # the servo held (a CI run: 0.027 rad; the same run here with two busy loops 0.0103, held 0.0058)
     maes = log_maes(load_model("xl330/m6"), [direct, control])
     assert np.all(maes < 0.02), maes
 

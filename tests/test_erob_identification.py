@@ -44,10 +44,14 @@ def test_m6_fitted_on_emulated_erob_recordings_matches_the_true_model(tmp_path):
     engine = dict(starts=1, prior=0.0, log_scale=False)
     m1 = fit(FitSpec(logs, "erob80_100", ("m1",), FitSettings(trials=600, seed=0, **engine), carry=())).result()
     # M6 nests M1: its search starts from the fitted M1 (the project's `start` option)
-    # (a small budget, a small population: 2500 trials at 24 are about 100 generations)
-    m6 = fit(FitSpec(logs, "erob80_100", ("m6",), FitSettings(trials=2500, seed=0, popsize=24, **engine), carry=(),
+    # (a small population: 6000 trials at 24 are about 250 generations). The processed logs hold
+    # each command from its cycle on (demo.process): the true model's MAE is half what it was on
+    # goals interpolated 1 ms ahead (0.0018 against 0.0037 rad), so the 10 % is tighter; over
+    # seeds 0-7, M6 at 2500 trials validated at 0.98-1.79x it, at 6000 at 0.59-1.04x
+    m6 = fit(FitSpec(logs, "erob80_100", ("m6",), FitSettings(trials=6000, seed=0, popsize=24, **engine), carry=(),
                      start=m1.model)).result()
     assert m6.validation_mae <= 1.1 * true_mae, (m6.validation_mae, true_mae)
-    # clearly worse: with the identification engine's split M1 validates at 1.84x M6 (4.9x before,
-    # on another validation set); the true model is M6, so M1 cannot close that gap
+    # clearly worse: with the identification engine's split M1 validates at 3.6x M6 (1.84x at 2500
+    # trials on interpolated goals, 4.9x before that on another validation set); the true model is
+    # M6, so M1 cannot close that gap
     assert m1.validation_mae > 1.5 * m6.validation_mae, (m1.validation_mae, m6.validation_mae)
