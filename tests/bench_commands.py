@@ -16,6 +16,7 @@ from typing import Iterator, List, Optional, Sequence, Tuple
 
 from actuator_drivers.dynamixel.bus import DynamixelBus
 from actuator_drivers.dynamixel.tables import control_table
+from actuator_drivers.serial_bus_emulator.bench import EMULATOR_LATENCY_MS
 
 BIN = Path(sys.executable).parent
 ENV = dict(os.environ, PYTHONUNBUFFERED="1")
@@ -53,10 +54,10 @@ def dynamixel_emulator(*options: str) -> Iterator[str]:
 
 def torque_enable(port: str, actuator: str = "mx64", protocol: int = 2, servo_id: int = 1) -> int:
     """Torque Enable read from the servo on ``port`` through a new bus (another program). The
-    emulator behind ``port`` is another process of a possibly busy host: each attempt waits
-    200 ms for its answer (a USB adapter's 16 ms gave up after 6 x 34 ms in a run here at load 26)."""
+    emulator behind ``port`` is another process of a possibly busy host: each attempt waits as an
+    emulated bench's bus does (a USB adapter's 16 ms gave up after 6 x 34 ms in a run here at load 26)."""
     register = control_table(actuator, protocol)["torque_enable"]
-    bus = DynamixelBus(port, protocol, retries=5, latency_ms=100.0)
+    bus = DynamixelBus(port, protocol, retries=5, latency_ms=EMULATOR_LATENCY_MS)
     bus.open()
     try:
         return bus.read(servo_id, register.address, register.size)

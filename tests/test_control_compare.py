@@ -134,10 +134,11 @@ def test_compare_reports_sim_minus_real_for_a_goal_played_on_both_graphs(tmp_pat
         run_time = np.array([stamp(m) for m in errors]) - graphs["real"].start(plan.name)
         error = np.array([m.position[0] for m in errors])
         known = (run_time >= max(real[0][0], sim[0][0])) & (run_time <= min(real[0][-1], sim[0][-1]))
-        run_time, error = run_time[known], error[known]
         # /compare/error is sensor data (best effort): a busy test process loses many (80 of ~600 in
         # a run here with two test workers)
-        assert run_time.size > 20, run_time.size
+        spans = {ns: (g[0][0], g[0][-1], g[0].size) for ns, g in zip(GRAPHS, (real, sim))}  # run time [s], samples
+        assert known.sum() > 20, (known.sum(), run_time.size, run_time[[0, -1]] if run_time.size else None, spans)
+        run_time, error = run_time[known], error[known]
         recomputed = np.interp(run_time, sim[0], sim[1]) - np.interp(run_time, real[0], real[1])
         pairing = np.abs(error - recomputed)
         # the comparison node interpolates between the sim samples it received (a sensor QoS,
