@@ -429,6 +429,26 @@ def test_so100_six_joints_on_mujoco_follow_the_goal(tmp_path):
         launch.close()
 
 
+def test_a_goal_that_reached_the_controller_after_its_end_is_sent_again(tmp_path, monkeypatch):
+    """The first goal is stamped to end 2 s before it is sent, as a goal that reached the
+    controller 10.6 s late did in a CI run: the controller refuses it ("ends in the past"); the
+    player tries again with the next delay and the run is played and named once (before, the
+    player gave up: "goal not accepted")."""
+    plan = goal_plan("sin_sin", ("pendulum",))
+    monkeypatch.setattr(control_player, "START_DELAYS", (-plan.duration - 2.0, *control_player.START_DELAYS))
+    launch = Launch(tmp_path, "robot:=pendulum", "backend:=mujoco", "recorder:=false")
+    try:
+        assert launch.player.wait_ready(180.0), launch.output
+        played = launch.player.play(plan, 0.0)
+        assert played.error_code == 0, (played.message, launch.output)
+        assert played.tries >= 2, played.tries
+        assert "ends in the past" in launch.output, launch.output  # the first goal was refused for it
+        launch.take(plan.name)
+        assert len([m for m in launch.infos if m.trajectory == plan.name]) == 1, [m.trajectory for m in launch.infos]
+    finally:
+        launch.close()
+
+
 def test_arm2r_on_mujoco_follows_a_circle_goal(tmp_path, monkeypatch):
     """The 2R arm (MX-106 shoulder, MX-64 elbow; config/arm_mx.yaml) behind the controllers: a
     FollowJointTrajectory goal of the ``circle`` path (inverse kinematics of the arm) completes,
