@@ -18,9 +18,10 @@ each run gives one log per joint:
   voltage from the measured one when it is 0).
 
 Bags of earlier versions, whose ``bench_info`` had no header, are read by receive order
-(:func:`find_runs_by_arrival`). Logs are resampled at ``dt`` (processed logs, what ``actuator-models fit`` reads) unless
-``dt`` is None (raw logs), their commands held (``resample(..., hold_commands=True)``): a command
-holds until the next cycle, also across the cycles a busy host's loop skipped. Reads any rosbag2 bag (MCAP or SQLite 3), including those of
+(:func:`find_runs_by_arrival`). Logs are resampled at ``dt`` (processed logs, what
+``actuator-models fit`` reads) unless ``dt`` is None (raw logs), their commands held
+(``resample(..., hold_commands=True)``): a command holds until the next cycle, also across the
+cycles a busy host's loop skipped. Reads any rosbag2 bag (MCAP or SQLite 3), including those of
 ``ros2 bag record``; message definitions missing from a bag come from ``actuator_interfaces``.
 """
 
