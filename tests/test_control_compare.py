@@ -78,6 +78,21 @@ class Graph:
         return times - start, measured, simulated, release - start
 
 
+def between_some_two(times: np.ndarray, values: np.ndarray, sim_times: np.ndarray, sim_values: np.ndarray,
+                     width: int = 50, tolerance: float = 1e-6) -> np.ndarray:
+    """Per time: whether ``values`` there is the linear interpolation (as
+    :func:`actuator_bench.comparison.interpolate`: held outside, to ``tolerance``) between some
+    sim sample at or before it and some after it, each among the ``width`` nearest on its side."""
+    last = len(sim_times) - 1
+    k = np.searchsorted(sim_times, times, side="right") - 1
+    offsets = np.arange(width)
+    before, after = np.clip(k[:, None] - offsets, 0, last), np.clip(k[:, None] + 1 + offsets, 0, last)
+    ta, qa = sim_times[before][:, :, None], sim_values[before][:, :, None]
+    tb, qb = sim_times[after][:, None, :], sim_values[after][:, None, :]
+    w = np.clip((times[:, None, None] - ta) / np.where(tb > ta, tb - ta, np.inf), 0.0, 1.0)
+    return (np.abs(qa + w * (qb - qa) - values[:, None, None]) < tolerance).any(axis=(1, 2))
+
+
 def test_compare_reports_sim_minus_real_for_a_goal_played_on_both_graphs(tmp_path):
     launch = Launch(tmp_path, "robot:=pendulum", "backend:=dynamixel_emulator", launch_file="compare_control.launch.py")
     errors = launch.recorder.topic(JointState, "/compare/error", SENSOR_QOS)
@@ -142,9 +157,13 @@ def test_compare_reports_sim_minus_real_for_a_goal_played_on_both_graphs(tmp_pat
         recomputed = np.interp(run_time, sim[0], sim[1]) - np.interp(run_time, real[0], real[1])
         pairing = np.abs(error - recomputed)
         # the comparison node interpolates between the sim samples it received (a sensor QoS,
-        # keep-last, drops some on a busy host): the same pairing, not always the same neighbours
-        assert np.median(pairing) < 1e-3 and np.quantile(pairing, 0.9) < 0.02, (np.median(pairing),
-                                                                               np.quantile(pairing, 0.9))
+        # keep-last, drops some on a busy host): the same pairing, not always the same neighbours.
+        # How far apart those were depends on the host (a CI run: 90th percentile 0.041 rad off the
+        # recomputed neighbours'), so each error is asked to be what some two sim samples around
+        # it give, neighbours or not; the recorder may have missed the ones the node used (10 %)
+        assert np.median(pairing) < 1e-3, np.median(pairing)
+        paired = between_some_two(run_time, error + np.interp(run_time, real[0], real[1]), sim[0], sim[1])
+        assert paired.mean() > 0.9, (paired.mean(), np.quantile(pairing, [0.5, 0.9]))
         # the two checks make the error what the two graphs' commands explain: error - (sim's
         # replay - real's replay) = pairing + sim's tracking - real's tracking, each bounded above
         # (a third assertion of that sum would restate them; a tighter bound on it failed CI on a
