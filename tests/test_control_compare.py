@@ -80,13 +80,16 @@ class Graph:
 
 def between_some_two(times: np.ndarray, values: np.ndarray, sim_times: np.ndarray, sim_values: np.ndarray,
                      width: int = 50, tolerance: float = 1e-6) -> np.ndarray:
-    """Per time: whether ``values`` there is the linear interpolation (as
-    :func:`actuator_bench.comparison.interpolate`: held outside, to ``tolerance``) between some
-    sim sample at or before it and some after it, each among the ``width`` nearest on its side."""
+    """Per time: whether ``values`` there is, to ``tolerance``, what
+    :func:`actuator_bench.comparison.interpolate` gives between some sim sample at or before it and
+    some after it (each among the ``width`` nearest on its side), or a sim sample after it alone
+    (held: the node had none before it, as where a run's first samples reached it before the
+    run's ``bench_info``)."""
     last = len(sim_times) - 1
     k = np.searchsorted(sim_times, times, side="right") - 1
     offsets = np.arange(width)
-    before, after = np.clip(k[:, None] - offsets, 0, last), np.clip(k[:, None] + 1 + offsets, 0, last)
+    before = np.clip(k[:, None] + np.arange(-width + 1, width + 1), 0, last)  # after it too: held
+    after = np.clip(k[:, None] + 1 + offsets, 0, last)
     ta, qa = sim_times[before][:, :, None], sim_values[before][:, :, None]
     tb, qb = sim_times[after][:, None, :], sim_values[after][:, None, :]
     w = np.clip((times[:, None, None] - ta) / np.where(tb > ta, tb - ta, np.inf), 0.0, 1.0)
