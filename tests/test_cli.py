@@ -76,6 +76,24 @@ def test_process_holds_commands_when_asked(tmp_path, xl330_raw):
         last = max(i for i, t in enumerate(stamps) if t <= held.timestamp[k] + 1e-9)
         assert held.goal_position[k] == entries[last]["goal_position"], k
     assert (held.goal_position != interpolated.goal_position).mean() > 0.5
+    assert result.stdout.splitlines()[0].endswith("commands held")
+
+
+def test_process_holds_the_commands_of_a_log_that_says_so(tmp_path, xl330_raw):
+    """A raw log saying ``commands_held`` (``record``, ``record-all``, ``bag2json --raw`` write it)
+    is processed held without ``--hold-commands``, as that option does to the same entries."""
+    raw = json.loads(sorted(xl330_raw.glob("*.json"))[0].read_text())
+    (tmp_path / "ours").mkdir()
+    (tmp_path / "ours" / "ours.json").write_text(json.dumps({**raw, "commands_held": True}))
+    result = run("process", str(tmp_path / "ours"), str(tmp_path / "out"))
+    assert result.returncode == 0, result.stderr
+    assert "commands held" in result.stdout
+    (tmp_path / "theirs").mkdir()
+    (tmp_path / "theirs" / "ours.json").write_text(json.dumps(raw))
+    assert run("process", str(tmp_path / "theirs"), str(tmp_path / "asked"), "--hold-commands").returncode == 0
+    held, asked = (json.loads((tmp_path / folder / "ours.json").read_text()) for folder in ("out", "asked"))
+    assert [e["goal_position"] for e in held["entries"]] == [e["goal_position"] for e in asked["entries"]]
+    assert held["commands_held"] is asked["commands_held"] is True
 
 
 @pytest.mark.parametrize("case", sorted(BAD_LOGS))

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from actuator_models import load_model
+from actuator_models.log_checks import OddLogWarning
 from actuator_models.logs import Log, LogError, read_log, read_logs, write_log
 from actuator_models.resampling import resample
 from actuator_models.simulation import Pendulum, PendulumSimulator, log_maes, simulate_logs
@@ -70,6 +71,26 @@ def test_held_commands_switch_at_the_entry_that_sent_them():
     np.testing.assert_allclose(resample(raw, 0.01).goal_position[1], 10 / 13)  # the published tool's ramp
 
 
+def test_a_log_that_says_its_commands_were_held_is_resampled_held(tmp_path, xl330_raw):
+    """A raw log whose header says ``commands_held`` (this project's recorders) keeps the field
+    through writing and reading and is resampled held without being asked; the processed log
+    says which way it was made. The published raw logs do not say it: interpolated, as their tool."""
+    raw = Log(mass=0.49, length=0.1, kp=400.0, timestamp=np.array([0.0, 0.013, 0.05]), position=np.zeros(3),
+              speed=np.zeros(3), goal_position=np.array([0.0, 1.0, 2.0]), torque_enable=np.array([True, True, False]),
+              commands_held=True)
+    write_log(raw, tmp_path / "ours.json")
+    assert json.loads((tmp_path / "ours.json").read_text())["commands_held"] is True
+    with pytest.warns(OddLogWarning, match="only 3 samples"):  # too few to fit, enough for this
+        again = read_log(tmp_path / "ours.json", allow_odd=True)
+    processed = resample(again, 0.01)
+    np.testing.assert_array_equal(processed.goal_position, [0.0, 0.0, 1.0, 1.0, 1.0, 2.0])
+    assert processed.commands_held
+    published = read_log(sorted(xl330_raw.glob("*.json"))[0])
+    assert not published.commands_held and not resample(published, 0.005).commands_held
+    write_log(resample(published, 0.005), tmp_path / "published.json")
+    assert "commands_held" not in json.loads((tmp_path / "published.json").read_text())
+
+
 def test_header_variants(tmp_path, xl330_processed):
     data = json.loads(next(xl330_processed.glob("*.json")).read_text())
     assert read_log(next(xl330_processed.glob("*.json"))).arm_mass == 0.0
@@ -108,6 +129,7 @@ BAD_LOGS = {
     "missing_key": (broken(lambda d: d["entries"][3].pop("speed")), "entry 3: field 'speed': missing"),
     "nan": (broken(lambda d: d["entries"][2].update(position=math.nan)), "entry 2: field 'position'"),
     "inf": (broken(lambda d: d["entries"][1].update(goal_position=math.inf)), "entry 1: field 'goal_position'"),
+    "commands_held": (broken(lambda d: d.update(commands_held="yes")), "field 'commands_held': expected true or false, got 'yes'"),
     "non_monotonic": (broken(lambda d: d["entries"][4].update(timestamp=0.0)), "entry 4: field 'timestamp'"),
     "empty_entry": (broken(lambda d: d["entries"].__setitem__(2, {})), "entry 2: entry is empty"),
     "no_entries": (broken(lambda d: d.update(entries=[])), "field 'entries'"),

@@ -167,6 +167,7 @@ def test_log_file_is_the_published_json_format(tmp_path):
     assert {k: data[k] for k in ("mass", "length", "arm_mass", "kp", "motor", "trajectory")} == {
         "mass": 0.2, "length": 0.1, "arm_mass": 0.01, "kp": 400, "motor": "xl330", "trajectory": "sin_time_square"}
     assert data["vin"] == pytest.approx(7.4) and "dt" not in data
+    assert data["commands_held"] is True  # each cycle's command followed its sample: process holds it
     entry = data["entries"][0]
     assert set(entry) == {"timestamp", "position", "speed", "goal_position", "torque_enable",
                           "input_volts", "temp", "control"}  # control = PWM x input voltage [V]

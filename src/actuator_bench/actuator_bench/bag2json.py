@@ -19,9 +19,11 @@ each run gives one log per joint:
 
 Bags of earlier versions, whose ``bench_info`` had no header, are read by receive order
 (:func:`find_runs_by_arrival`). Logs are resampled at ``dt`` (processed logs, what
-``actuator-models fit`` reads) unless ``dt`` is None (raw logs), their commands held
-(``resample(..., hold_commands=True)``): a command holds until the next cycle, also across the
-cycles a busy host's loop skipped. Reads any rosbag2 bag (MCAP or SQLite 3), including those of
+``actuator-models fit`` reads) unless ``dt`` is None (raw logs). Every log says
+``commands_held`` (each command was sent right after its sample and held until the next cycle,
+also across the cycles a busy host's loop skipped), so resampling it, here or by
+``actuator-models process`` from a raw log, holds the commands instead of interpolating them
+(:mod:`actuator_models.resampling`). Reads any rosbag2 bag (MCAP or SQLite 3), including those of
 ``ros2 bag record``; message definitions missing from a bag come from ``actuator_interfaces``.
 """
 
@@ -234,6 +236,7 @@ def run_log(run: Run, bench: BenchStreams, joint: str, bag_name: str) -> Optiona
         goal_position=commands["goal_position"][held],
         torque_enable=_enable_column(commands["torque_enable"])[held],
         extra=extra,
+        commands_held=True,  # the bench loop sends each cycle's command after its sample
         source=f"{name}.json",
     )
 
@@ -258,15 +261,14 @@ def bag_logs(bag: Path, namespace: Optional[str] = None) -> List[Log]:
 
 def write_logs(logs: Sequence[Log], out_dir: Path, dt: Optional[float] = DEFAULT_DT,
                overwrite: bool = False) -> List[Path]:
-    """Write logs into ``out_dir`` under their source names, resampled at ``dt`` [s] with their
-    commands held (None: raw);
+    """Write logs into ``out_dir`` under their source names, resampled at ``dt`` [s] (None: raw);
     unless ``overwrite``, existing logs of the same names are an
     :class:`~actuator_models.outputs.OutputExistsError` and nothing is written."""
     refuse_existing((Path(out_dir) / log.source for log in logs), overwrite)
     paths = []
     for log in logs:
         path = Path(out_dir) / log.source
-        write_log(resample(log, dt, hold_commands=True) if dt else log, path)
+        write_log(resample(log, dt) if dt else log, path)
         paths.append(path)
     return paths
 

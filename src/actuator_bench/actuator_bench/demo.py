@@ -84,13 +84,13 @@ def record_logs(settings: DemoSettings, raw_dir: Path) -> List[Path]:
 
 
 def process(raw: Sequence[Path], out_dir: Path, dt: float = PROCESSED_DT) -> List[Log]:
-    """Resample raw logs at ``dt`` [s] into ``out_dir``, their commands held (the bench loop's own
-    logs: :func:`~actuator_models.resampling.resample`)."""
+    """Resample raw logs at ``dt`` [s] into ``out_dir`` (the recorder's logs say their commands
+    were held: :func:`~actuator_models.resampling.resample` holds them)."""
     from actuator_models.logs import read_log
 
     logs = []
     for path in raw:
-        log = resample(read_log(path), dt, hold_commands=True)
+        log = resample(read_log(path), dt)
         write_log(log, out_dir / path.name)
         logs.append(replace(log, source=str(out_dir / path.name)))
     return logs

@@ -58,7 +58,7 @@ examples:
   actuator-models process --logs data/xl330/raw --out processed/
   actuator-models process --logs logs/raw --out logs/processed --dt 0.002
   actuator-models process logs/raw logs/processed      # the same folders, given by position
-  actuator-models process --logs logs/raw --out logs/processed --hold-commands   # a bench loop's own logs
+  actuator-models process --logs logs/raw --out logs/processed --hold-commands   # another loop's logs, held
 
 The output folder must not be the input folder or inside it, and existing files are not
 overwritten without --force."""
@@ -125,7 +125,7 @@ def _cmd_process(args: argparse.Namespace) -> int:
                                            args.hold_commands)) for path in files]
     for path, log in processed:
         write_log(log, out_dir / path.name)
-        print(f"{path.name}: {len(log)} entries at dt={args.dt} s")
+        print(f"{path.name}: {len(log)} entries at dt={args.dt} s, commands {'held' if log.commands_held else 'interpolated'}")
     print(f"processed {len(files)} logs into {out_dir}")
     return 0
 
@@ -210,7 +210,8 @@ def _add_core_commands(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--allow-odd-logs", action="store_true", help=ALLOW_ODD_LOGS_HELP)
     p.add_argument("--hold-commands", action="store_true",
                    help="goal and torque enable held from each entry to the next (the command in force, also across "
-                        "cycles a busy host skipped), not interpolated as the published tool does")
+                        "cycles a busy host skipped), not interpolated as the published tool does; a log that says "
+                        "\"commands_held\" (this project's recordings) is held without it")
     p.set_defaults(run=_cmd_process)
 
     p = _parser(sub, "simulate", "replay one log in simulation and print its MAE",

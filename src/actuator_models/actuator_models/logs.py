@@ -3,7 +3,9 @@ turns raw logs into processed ones).
 
 A log is ``{"mass", "arm_mass" (or "arm-mass"), "length", "kp", "vin", "motor", "trajectory",
 "dt" (processed logs only), "recording" (optional: what happened while recording, see
-:mod:`.recording_quality`), "entries": [{"timestamp", "position", "speed", "goal_position",
+:mod:`.recording_quality`), "commands_held" (optional, ``true`` for a log whose goal and torque
+enable were in force from each entry until the next: this project's bench loop, see
+:mod:`.resampling`), "entries": [{"timestamp", "position", "speed", "goal_position",
 "torque_enable", ...optional "load", "input_volts", "temp", "control"}]}``.
 Units: kg, m, V, s, rad, rad/s. Raw logs have irregular timestamps;
 :func:`~.resampling.resample` turns them into processed logs at a fixed ``dt``.
@@ -71,7 +73,10 @@ class Log:
         logs, None for raw logs. timestamp [s], position [rad], speed [rad/s], goal_position
         [rad], torque_enable (bool): one value per entry. extra: optional entry columns
         (load, input_volts [V], temp [degC], control). recording: the recording's measured
-        quality (:meth:`RecordingQuality.to_dict`; empty if unknown). source: where it was read from.
+        quality (:meth:`RecordingQuality.to_dict`; empty if unknown). commands_held: each entry's
+        goal and torque enable were in force until the next entry (the bench loop that wrote it
+        sent each right after its sample); :func:`~.resampling.resample` then holds them. source:
+        where it was read from.
     """
 
     mass: float
@@ -89,6 +94,7 @@ class Log:
     dt: Optional[float] = None
     extra: Dict[str, np.ndarray] = field(default_factory=dict)
     recording: Dict[str, float] = field(default_factory=dict)
+    commands_held: bool = False
     source: str = "<memory>"
 
     def __len__(self) -> int:
@@ -122,6 +128,8 @@ class Log:
             header["dt"] = self.dt
         if self.recording:
             header["recording"] = dict(self.recording)
+        if self.commands_held:
+            header["commands_held"] = True
         columns = {
             "timestamp": self.timestamp,
             "position": self.position,
@@ -235,6 +243,9 @@ def log_from_dict(data: object, source: str = "<dict>") -> Log:
             recording = RecordingQuality.from_dict(data["recording"]).to_dict()
         except ValueError as error:
             raise LogError(f"{source}: {error}") from None
+    commands_held = data.get("commands_held", False)
+    if not isinstance(commands_held, bool):
+        raise LogError(f"{source}: field 'commands_held': expected true or false, got {commands_held!r}")
     entries = data.get("entries")
     if not isinstance(entries, list):
         raise LogError(f"{source}: field 'entries': missing or not a list")
@@ -269,6 +280,7 @@ def log_from_dict(data: object, source: str = "<dict>") -> Log:
         torque_enable=columns.pop("torque_enable") > 0.5,
         extra=columns,
         recording=recording,
+        commands_held=commands_held,
         source=source,
     )
 

@@ -8,9 +8,10 @@ A raw entry of a bench loop is a sample and the command sent right after it: the
 torque enable of entry ``k`` are what the servo held from its time until the next entry's.
 Where the loop skipped cycles (a busy host: a log through the controllers had 412 entries for
 6 s at 100 Hz, gaps up to 75 ms), linear interpolation ramps the goal across a gap the servo
-spent at the old goal; ``hold_commands`` resamples the commands as held instead (measured on
-that log: the published M6 replayed on it, MAE 0.0103 rad interpolated, 0.0058 held, the same
-as the gapless direct run of the same trajectory).
+spent at the old goal; held commands are resampled as held instead (measured on that log: the
+published M6 replayed on it, MAE 0.0103 rad interpolated, 0.0058 held, the same as the gapless
+direct run of the same trajectory). A log says so itself (:attr:`~.logs.Log.commands_held`: this
+project's recorders write it); ``hold_commands`` holds the commands of one that does not.
 """
 
 from __future__ import annotations
@@ -44,15 +45,17 @@ def resample(log: Log, dt: float = PROCESSED_DT, hold_commands: bool = False) ->
 
     Samples lie at ``k dt`` for ``k = 0 .. floor(t_last / dt)``; every column is linearly
     interpolated (extrapolated at the ends) and torque_enable is thresholded at 0.5, as the
-    published tool does. With ``hold_commands``, goal_position and torque_enable are instead the
-    last entry's at or before each sample: the command in force then (module docstring).
+    published tool does. With ``hold_commands``, or for a log whose ``commands_held`` says so,
+    goal_position and torque_enable are instead the last entry's at or before each sample: the
+    command in force then (module docstring); the processed log's ``commands_held`` says which.
     """
     if dt <= 0 or not math.isfinite(dt):
         raise LogError(f"{log.source}: dt {dt} is not a positive number")
     if len(log) < 2:
         raise LogError(f"{log.source}: field 'entries': need at least 2 entries to resample")
     t = np.arange(int(math.floor(log.timestamp[-1] / dt + 1e-9)) + 1) * dt
-    command = _held if hold_commands else _interpolate
+    held = hold_commands or log.commands_held
+    command = _held if held else _interpolate
     columns = {
         name: _interpolate(t, log.timestamp, values)
         for name, values in (("position", log.position), ("speed", log.speed), *log.extra.items())
@@ -68,4 +71,5 @@ def resample(log: Log, dt: float = PROCESSED_DT, hold_commands: bool = False) ->
         goal_position=goal,
         torque_enable=enable,
         extra=columns,
+        commands_held=held,
     )
