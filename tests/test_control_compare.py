@@ -117,7 +117,6 @@ def test_compare_reports_sim_minus_real_for_a_goal_played_on_both_graphs(tmp_pat
             return span > plan.duration - 0.5 and all(g.taken(plan.name) for g in graphs.values())
 
         drain(launch.recorder, done)
-        launch.recorder.stop()
         # both graphs' runs taken to their end (or what was taken, said here rather than by a later
         # check that needs the samples)
         assert all(g.taken(plan.name) for g in graphs.values()), {

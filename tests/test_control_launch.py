@@ -188,7 +188,6 @@ class Launch:
             return run_taken(self.infos, self.samples, trajectory) and bool(self.states) and stamp(self.states[-1]) >= now
 
         drain(self.recorder, done)
-        self.recorder.stop()
 
     def ctrl_c(self, timeout: float = 60.0) -> int:
         """SIGINT to the whole process group, as a terminal's Ctrl-C; the launch's exit status."""
@@ -240,7 +239,8 @@ def drain(recorder: Recorder, done: Callable[[], bool], timeout: float = 120.0) 
     """Deliver what ``recorder`` took (:meth:`Recorder.deliver`) until ``done()`` (asked every
     :data:`DRAIN_EVERY` s), or ``timeout`` [s], then once more after a wait that found its readers
     empty (or 10 s more): every message delivered to this process by then is in its topic's list.
-    On a busy host the graph's messages reach this process seconds late."""
+    On a busy host the graph's messages reach this process seconds late. Then the recorder stops
+    taking (:meth:`Recorder.stop`): a test that drained has what it checks."""
     deadline = monotonic() + timeout
     while True:
         recorder.deliver()
@@ -251,6 +251,7 @@ def drain(recorder: Recorder, done: Callable[[], bool], timeout: float = 120.0) 
     while recorder.empty_at < asked and monotonic() < deadline:
         sleep(DRAIN_EVERY)
     recorder.deliver()
+    recorder.stop()
 
 
 def replay(bench: tuple, samples: list, commands: list, joint: str) -> tuple:
