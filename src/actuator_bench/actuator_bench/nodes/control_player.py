@@ -222,8 +222,11 @@ class ControlPlayer:
         trajectory.header.stamp = Time(sec=int(start), nanosec=int(round((start - int(start)) * 1e9)) % 1_000_000_000)
         sent = self.action.send_goal_async(FollowJointTrajectory.Goal(trajectory=trajectory),
                                            feedback_callback=lambda message: played.feedback.append(message.feedback))
-        if not self.wait(sent.done, 30.0, stop) or not sent.result().accepted:
-            if sent.done() and self.now() > start + plan.duration:
+        if not self.wait(sent.done, 30.0, stop):
+            played.message = "interrupted" if stop and stop.is_set() else "goal not answered in 30 s"
+            return None
+        if not sent.result().accepted:
+            if self.now() > start + plan.duration:
                 return None  # refused as ending in the past (the controller's rule): it came late
             played.message = "goal not accepted"
             return None
