@@ -227,16 +227,18 @@ class Launch:
         return interrupt_group(self.process, timeout)
 
     def close(self) -> None:
-        if self.process.poll() is None:
-            self.ctrl_c()
-        self.recorder.close()
-        self.recorder.deliver()
-        save(self.log.with_name("recorded.json"), states=self.states, samples=self.samples, commands=self.commands,
-             infos=self.infos)
-        self.executor.shutdown()
-        self.node.destroy_node()
-        rclpy.try_shutdown()
-        self.turn.close()  # the next launch's turn
+        try:
+            if self.process.poll() is None:
+                self.ctrl_c()
+            self.recorder.close()
+            self.recorder.deliver()
+            save(self.log.with_name("recorded.json"), states=self.states, samples=self.samples,
+                 commands=self.commands, infos=self.infos)
+            self.executor.shutdown()
+            self.node.destroy_node()
+            rclpy.try_shutdown()
+        finally:
+            self.turn.close()  # the next launch's turn, also when closing failed
 
     @property
     def output(self) -> str:
