@@ -204,6 +204,11 @@ def test_kernel_equals_the_numpy_rollout_with_the_thermal_state(xl330_processed,
     assert np.max(np.abs(maes - mean_absolute_errors(positions, batch))) < 1e-12
     assert np.max(np.abs(heat - temperature_errors(temperatures, batch))) < 1e-12
     assert np.all(heat[:, 1] == 0.0) and np.all(heat[:, [0, 2, 3]] > 0.0)  # the log without readings scores none
+    # the fit's path (sets two by two, no positions; with "bam" and readings, the step compiled
+    # for the default fit's switches) gives the same numbers to the bit
+    paired, paired_heat, _ = kernel.run_thermal(model.actuator, model.friction, values, batch, integrator)
+    np.testing.assert_array_equal(paired, maes)
+    np.testing.assert_array_equal(paired_heat, heat)
     plain = rollout(model.actuator, model.friction, {k: v for k, v in values.items() if not k.startswith("thermal")},
                     batch, integrator)
     assert np.max(np.abs(plain - positions)) > 1e-3  # the thermal state acts

@@ -80,6 +80,18 @@ typedef struct {  /* one log's inputs */
     int64_t scored;
 } Log;
 
+/* What a call simulates, fixed for all its jobs: the control law (0 voltage, 1 current PD, 2 current, 3
+ * STS), the friction model (1-6), the integrator (semi-implicit or not) and the additions carried
+ * (thermal: the logs have a reading column). Passed by value to the always-inlined step so that the
+ * compiler can specialise it for a constant set of switches (SPECIALISED). */
+typedef struct { int64_t law, kind, semi, delayed, played, heated, thermal; } Switches;
+
+/* The default fit's switches (M6, voltage law, latency and backlash not carried, thermal carried):
+ * its step is compiled with them as constants, the same operations in the same order, fewer branches. */
+#define SPECIALISED ((Switches){.law = 0, .kind = 6, .semi = 0, .delayed = 0, .played = 0, .heated = 0, .thermal = 1})
+
+#define INLINE static inline __attribute__((always_inline))
+
 static inline double py_max(double a, double b) { return b > a ? b : a; }
 static inline double py_min(double a, double b) { return b < a ? b : a; }
 static inline double clamp(double x, double low, double high) { return py_min(py_max(x, low), high); }
@@ -88,7 +100,7 @@ static inline int64_t imax(int64_t a, int64_t b) { return b > a ? b : a; }
 static inline double stribeck(double v, double vs, double alpha) { return exp(-pow(fabs(v / vs), alpha)); }
 
 /* The friction model's torque budget [N m] (friction.py, M1-M6 by code 1-6). */
-static inline double budget(int64_t kind, double tm, double te, double v, const double *p) {
+INLINE double budget(int64_t kind, double tm, double te, double v, const double *p) {
     double kv = p[C_KV], kc = p[C_KC];
     double m1 = kv * fabs(v) + kc;
     if (kind == 1) return m1;
@@ -111,11 +123,11 @@ static inline double budget(int64_t kind, double tm, double te, double v, const 
 /* The motor torque [N m] towards `goal` [rad] at q [rad], v [rad/s] of the voltage laws (0, and the
  * STS law 3 after its firmware), the current PD law (1) or the current law (2), with the winding's
  * resistance r [ohm]; the supply addition's resistance (0 without it) sags the voltage laws. */
-static inline double motor(const Batch *b, const double *p, const Log *log, double goal, double q, double v,
-                           int enable, double r) {
+INLINE double motor(const Batch *b, int64_t law, const double *p, const Log *log, double goal, double q, double v,
+                    int enable, double r) {
     const double *c = b->consts;
     double kp = log->kp, vin = log->vin, kt = p[C_KT], rs = p[C_SUPPLY];
-    if (b->law == 0 || b->law == 3) {
+    if (law == 0 || law == 3) {
         double duty = clamp(kp * c[0] * (goal - q), -c[1], c[1]);
         double volts = vin * duty;
         if (!enable) return 0.0;
@@ -123,7 +135,7 @@ static inline double motor(const Batch *b, const double *p, const Log *log, doub
         return kt * volts / r - (kt * kt) * v / r;
     }
     double on = enable ? 1.0 : 0.0;
-    if (b->law == 1) {
+    if (law == 1) {
         double current = clamp(kp * (goal - q) - c[0] * sqrt(kp) * v, -c[1], c[1]);
         double limit = kt / r * c[2];
         double emf = (kt * kt) * v / r;
@@ -154,20 +166,20 @@ static inline Constants lane(const double *p, const Log *log, State *state) {
 
 /* Step k of one parameter set on one log (simulation.py's step; the errors of step k's output
  * added to the sums). */
-static inline void step(const Batch *b, const double *p, const Log *log, const Constants *kc, int64_t k, State *s) {
+INLINE void step(const Batch *b, const Switches w, const double *p, const Log *log, const Constants *kc, int64_t k, State *s) {
     double y = s->y, v = s->v;
     s->error += fabs(y - log->position[k]);
-    if (log->reading && k < log->scored && !isnan(log->reading[k])) s->heat_error += fabs(s->tc - log->reading[k]);
+    if (w.thermal && k < log->scored && !isnan(log->reading[k])) s->heat_error += fabs(s->tc - log->reading[k]);
     double g = log->goal[k];
     int en = log->enable[k];
-    if (b->delayed) {
+    if (w.delayed) {
         int64_t whole = (int64_t)kc->whole;
         int64_t at = imax(k - whole, 0);
         g = log->goal[at] + kc->fraction * (log->goal[imax(k - whole - 1, 0)] - log->goal[at]);
         en = log->enable[imax(k - kc->held, 0)];
     }
     double setpoint = g;
-    if (b->law == 3) {  /* Feetech STS: the smoothed target, then the setpoint (SpeedLimitedVoltage.firmware) */
+    if (w.law == 3) {  /* Feetech STS: the smoothed target, then the setpoint (SpeedLimitedVoltage.firmware) */
         if (!en) {
             s->target = y;
             setpoint = y;
@@ -178,10 +190,10 @@ static inline void step(const Batch *b, const double *p, const Log *log, const C
         }
     }
     double r = p[C_R];
-    if (b->heated) r = p[C_R] * (1.0 + p[C_HEATING] * log->warming[k]);
-    if (log->reading) r = r * (1.0 + p[C_THERMAL_ALPHA] * (s->tw - 25.0));
-    double tm = motor(b, p, log, setpoint, y, v, en, r);
-    if (log->reading) {  /* the copper losses of the step's current heat the winding (addition_thermal.heat_step) */
+    if (w.heated) r = p[C_R] * (1.0 + p[C_HEATING] * log->warming[k]);
+    if (w.thermal) r = r * (1.0 + p[C_THERMAL_ALPHA] * (s->tw - 25.0));
+    double tm = motor(b, w.law, p, log, setpoint, y, v, en, r);
+    if (w.thermal) {  /* the copper losses of the step's current heat the winding (addition_thermal.heat_step) */
         double current = tm / p[C_KT];
         double power = current * current * r;
         double flow = (s->tw - s->tc) / p[C_RW];
@@ -191,16 +203,16 @@ static inline void step(const Batch *b, const double *p, const Log *log, const C
         s->tw = tw;
     }
     double te = -(log->mass + log->arm_mass / 2) * 9.80665 * log->length * sin(y + p[C_Q_OFFSET]);
-    double tfm = budget(b->kind, tm, te, v, p);
+    double tfm = budget(w.kind, tm, te, v, p);
     double stopping = kc->inertia * v / log->dt + tm + te;
     double sign = stopping > 0 ? 1.0 : (stopping < 0 ? -1.0 : (stopping == 0 ? 0.0 : stopping));
     double tf = -sign * py_min(fabs(stopping), tfm);
     double a = (tm + te + tf) / kc->inertia;
     v = clamp(v + a * log->dt, -100.0, 100.0);
-    double q = b->semi ? s->q + v * log->dt : s->q + v * log->dt + 0.5 * a * (log->dt * log->dt);
+    double q = w.semi ? s->q + v * log->dt : s->q + v * log->dt + 0.5 * a * (log->dt * log->dt);
     s->q = q;
     s->v = v;
-    s->y = b->played ? clamp(y, q - kc->half, q + kc->half) : q;
+    s->y = w.played ? clamp(y, q - kc->half, q + kc->half) : q;
 }
 
 static Log log_of(const Batch *b, int64_t j) {
@@ -216,13 +228,25 @@ static Params row(const Batch *b, int64_t i) {
     return p;
 }
 
+/* The switches of a call on one log. */
+static Switches switches(const Batch *b, const Log *log) {
+    return (Switches){b->law, b->kind, b->semi, b->delayed, b->played, b->heated, log->reading != NULL};
+}
+
+static int specialised(Switches w) {
+    Switches d = SPECIALISED;
+    return w.law == d.law && w.kind == d.kind && w.semi == d.semi && w.delayed == d.delayed && w.played == d.played
+           && w.heated == d.heated && w.thermal == d.thermal;
+}
+
 /* One set on log j for `steps` steps; with `out`, q before each step stored there. */
 static State simulate(const Batch *b, const double *p, const Log *log, int64_t steps, double *out) {
     State s;
     Constants kc = lane(p, log, &s);
+    Switches w = switches(b, log);
     for (int64_t k = 0; k < steps; k++) {
         if (out) out[k] = s.y;
-        step(b, p, log, &kc, k, &s);
+        step(b, w, p, log, &kc, k, &s);
     }
     return s;
 }
@@ -230,14 +254,23 @@ static State simulate(const Batch *b, const double *p, const Log *log, int64_t s
 /* Two sets on the same log, stepped side by side: each set's arithmetic is simulate's, in its order
  * (the same numbers to the bit), but the two independent chains of dependent operations overlap in
  * the processor. */
-static void simulate_pair(const Batch *b, const double *p, const double *p2, const Log *log, State *s,
-                          State *s2) {
+INLINE void pair_loop(const Batch *b, const Switches w, const double *p, const double *p2, const Log *log,
+                      State *s, State *s2) {
     Constants kc = lane(p, log, s);
     Constants kc2 = lane(p2, log, s2);
     for (int64_t k = 0; k < log->scored; k++) {
-        step(b, p, log, &kc, k, s);
-        step(b, p2, log, &kc2, k, s2);
+        step(b, w, p, log, &kc, k, s);
+        step(b, w, p2, log, &kc2, k, s2);
     }
+}
+
+static void simulate_pair(const Batch *b, const double *p, const double *p2, const Log *log, State *s,
+                          State *s2) {
+    Switches w = switches(b, log);
+    if (specialised(w))
+        pair_loop(b, SPECIALISED, p, p2, log, s, s2);
+    else
+        pair_loop(b, w, p, p2, log, s, s2);
 }
 
 static void run_job(const Batch *b, int64_t job) {
