@@ -112,6 +112,30 @@ def test_same_search_as_the_cmaes_library() -> None:
     np.testing.assert_allclose(ours.mean, theirs.mean, rtol=0, atol=1e-12)
 
 
+@pytest.mark.parametrize("max_resampling, sigma", [(100, 0.25), (2, 0.6)])
+def test_a_population_drawn_in_blocks_is_the_points_asked_one_by_one(max_resampling: int, sigma: float) -> None:
+    """``ask_population`` (what the fit asks) gives, to the bit, the points that as many ``ask``
+    calls give from the same random stream: with points redrawn (a step large against the unit
+    box) and none clipped, and with a redraw limit of 2 and a larger step, where many points are
+    the third draw clipped."""
+    bounds = np.tile([0.0, 1.0], (12, 1))
+    one, many = (CMA(np.full(12, 0.5), sigma, bounds=bounds, seed=5, population_size=20,
+                     max_resampling=max_resampling) for _ in range(2))
+    clipped = 0
+    for generation in range(6):
+        one.rng, many.rng = np.random.RandomState([5, generation]), np.random.RandomState([5, generation])
+        singly = np.array([one.ask() for _ in range(20)])
+        np.testing.assert_array_equal(np.array(many.ask_population(20)), singly)
+        unbounded = CMA(one.mean, one.sigma, seed=0)  # the same distribution's first 20 draws, none redrawn
+        unbounded.cov, unbounded.rng = one.cov, np.random.RandomState([5, generation])
+        assert not np.array_equal(np.array(unbounded.ask_population(20)), singly)  # some were redrawn
+        clipped += int(np.sum(np.any((singly == 0.0) | (singly == 1.0), axis=1)))
+        costs = [sphere(x - 0.3) for x in singly]
+        one.tell(list(zip(singly, costs)))
+        many.tell(list(zip(singly, costs)))
+    assert (clipped > 10) == (max_resampling == 2) and (clipped == 0) == (max_resampling == 100)
+
+
 def test_a_fit_imports_no_scipy_stats() -> None:
     """The fit's optimizer needs numpy only: a CMA-ES run through the fit's own loop leaves
     scipy.stats (0.7 s to import, what ``cmaes`` cost every fit) unimported."""

@@ -97,6 +97,31 @@ class CMA:
         x = self._sample()
         return x if self.bounds is None else np.clip(x, self.bounds[:, 0], self.bounds[:, 1])
 
+    def ask_population(self, count: int) -> List[np.ndarray]:
+        """``count`` points, the same to the bit as ``count`` calls of :meth:`ask` from the same
+        random stream (each drawn again while outside the bounds, up to ``max_resampling`` times,
+        then clipped), drawn in blocks: one array test per block instead of one per draw. The
+        stream is left past the block's last draw, not past the last point's (a caller that
+        reseeds per generation, as :mod:`cma_run` does, sees no difference)."""
+        transform = self._decomposition()[2]
+        low, high = (-np.inf, np.inf) if self.bounds is None else (self.bounds[:, 0], self.bounds[:, 1])
+        points: List[np.ndarray] = []
+        redraws = 0  # of the point being drawn
+        while len(points) < count:
+            block = self.rng.randn(4 * (count - len(points)) + 4, self.dim)  # randn(dim) row after row
+            # one matrix-vector product per row, as _sample: a matrix product would sum in another order
+            xs = self.mean + self.sigma * np.array([transform.dot(z) for z in block])
+            inside = np.all((xs >= low) & (xs <= high), axis=1) if self.bounds is not None else np.ones(len(xs), bool)
+            for x, feasible in zip(xs, inside.tolist()):
+                if feasible or redraws == self.max_resampling:
+                    points.append(x if feasible else np.clip(x, low, high))
+                    redraws = 0
+                    if len(points) == count:
+                        break
+                else:
+                    redraws += 1
+        return points
+
     def tell(self, solutions: Sequence[Tuple[np.ndarray, float]]) -> None:
         """Update the distribution from one whole generation of ``(point, cost)`` pairs."""
         if len(solutions) != self.population_size:

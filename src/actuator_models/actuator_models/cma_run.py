@@ -133,7 +133,7 @@ class _Run:
     def ask(self, count: int) -> List[np.ndarray]:
         """The first ``count`` points of this generation's population, from its own random stream."""
         self.optimizer.rng = np.random.RandomState([self.spec.seed, self.generation])
-        return [self.optimizer.ask() for _ in range(count)]
+        return self.optimizer.ask_population(count)
 
     def active(self, patience: Optional[int]) -> bool:
         return not (self.eliminated or self.optimizer.should_stop() or (patience and converged(self.history, patience)))
