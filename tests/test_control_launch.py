@@ -15,13 +15,10 @@ carried the same positions. The test waits for events with generous timeouts.
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import random
 import subprocess
-import sys
-import tempfile
 import threading
 from time import monotonic, sleep
 from pathlib import Path
@@ -29,6 +26,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 import pytest
+
+from graph_turn import GRAPH_LOCK, take_turn
 
 rclpy = pytest.importorskip("rclpy", reason="rclpy is absent: source a ROS 2 installation to run the control tests")
 pytest.importorskip("control_msgs.action", reason="ros2_control is absent: bash ../shared/ros/install-control.sh DEST")
@@ -83,34 +82,6 @@ MOVED = 0.2
 
 #: How often [s] :func:`drain` delivers what the recorder took and asks whether it is done
 DRAIN_EVERY = 0.05
-
-#: One control launch at a time on this machine (every pytest worker, every run): a :class:`Launch`
-#: holds an exclusive ``flock`` on this file from its start to its close. An idle pendulum graph
-#: with the emulated Dynamixel in its control node takes about 1.3 cores of a 2-core machine here
-#: (control node 0.85, ros2_control_node 0.5), and with the compare test's two graphs and another
-#: launch at once the control node starved: no command taken for 0.7-1.4 s (the torque released
-#: mid-run), no status packet from its own emulator after 11 attempts. Three runs of this file and
-#: test_control_compare.py on two workers failed 2, 1 and 1 tests (today's main and the last
-#: landed one alike); the compare test alone passed.
-GRAPH_LOCK = Path(tempfile.gettempdir()) / "actuator_bench_control_launch.lock"
-#: Seconds a launch waits for its turn before it starts anyway (saying so on stderr).
-GRAPH_TURN_TIMEOUT = 900.0
-
-
-def take_turn(lock_file) -> None:
-    """Wait until ``lock_file`` (open) is locked by this process (:data:`GRAPH_LOCK`), at most
-    :data:`GRAPH_TURN_TIMEOUT` s."""
-    deadline = monotonic() + GRAPH_TURN_TIMEOUT
-    while True:
-        try:
-            fcntl.flock(lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return
-        except BlockingIOError:
-            if monotonic() > deadline:
-                print(f"{GRAPH_LOCK} still held after {GRAPH_TURN_TIMEOUT:g} s: launching anyway", file=sys.stderr)
-                return
-            sleep(0.5)
-
 
 def recording(qos: QoSProfile) -> QoSProfile:
     """``qos`` (a node's publisher profile: reliability kept, so that it matches) with a history
@@ -185,7 +156,7 @@ class Recorder:
 
 class Launch:
     """``ros2 launch actuator_bench control.launch.py ARGS`` (or ``launch_file``) in a ROS domain of
-    its own, once no other launch of these tests runs on the machine (:data:`GRAPH_LOCK`)."""
+    its own, once no other graph of these tests runs on the machine (:mod:`graph_turn`)."""
 
     def __init__(self, tmp_path: Path, *args: str, launch_file: str = "control.launch.py") -> None:
         self.turn = open(GRAPH_LOCK, "a")  # released by close(), or with the file if this fails

@@ -13,6 +13,7 @@ import time
 import pytest
 from actuator_bench.bag2json import is_bag
 from actuator_models.logs import read_logs
+from graph_turn import graph_turn
 from test_trustworthy_inputs import _readme_block
 
 pytestmark = pytest.mark.ros
@@ -79,13 +80,15 @@ def test_readme_ros_graph_lines_run_as_written(launch, tmp_path):
     called, needed = GRAPHS[launch]
     calls = [line for line in lines for service in called if line.startswith(f"ros2 service call {service} ")]
     assert len(calls) == len(called)
-    graph = subprocess.Popen(["bash", "-c", f"exec {launch}"], cwd=tmp_path, stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT, text=True, start_new_session=True)
-    try:
-        wait_for(needed, graph)
-        for line in calls:
-            result = subprocess.run(["bash", "-e", "-c", line], cwd=tmp_path, capture_output=True, text=True, timeout=180)
-            assert result.returncode == 0 and "success=True" in result.stdout, f"{line}\n{result.stdout}{result.stderr}"
-    finally:
-        output = stop(graph)
+    with graph_turn():  # no other graph of these tests on the machine meanwhile
+        graph = subprocess.Popen(["bash", "-c", f"exec {launch}"], cwd=tmp_path, stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT, text=True, start_new_session=True)
+        try:
+            wait_for(needed, graph)
+            for line in calls:
+                result = subprocess.run(["bash", "-e", "-c", line], cwd=tmp_path, capture_output=True, text=True,
+                                        timeout=180)
+                assert result.returncode == 0 and "success=True" in result.stdout, f"{line}\n{result.stdout}{result.stderr}"
+        finally:
+            output = stop(graph)
     assert "Traceback" not in output, output[-3000:]

@@ -32,6 +32,14 @@ from sensor_msgs.msg import JointState  # noqa: E402
 
 from actuator_bench.nodes.common import LATCHED_QOS, SENSOR_QOS  # noqa: E402
 from actuator_bench.process_group import interrupt_group  # noqa: E402
+from graph_turn import graph_turn  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def graph_of_its_own():
+    """No other graph of these tests on the machine meanwhile (:mod:`graph_turn`)."""
+    with graph_turn():
+        yield
 
 
 def wait(condition, timeout: float) -> None:

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
+from graph_turn import graph_turn
 
 rclpy = pytest.importorskip("rclpy", reason="rclpy is absent: source a ROS 2 installation to run the node tests")
 interfaces = pytest.importorskip("actuator_interfaces.msg",
@@ -67,7 +68,13 @@ def test_rosbags_type_hashes_are_those_of_rosidl():
 
 @pytest.fixture
 def graph(tmp_path):
-    """real (emulated Dynamixel) + sim (MuJoCo) bench nodes + comparison + recorder + identification."""
+    """real (emulated Dynamixel) + sim (MuJoCo) bench nodes + comparison + recorder + identification,
+    in this process, once no other graph of these tests runs on the machine (:mod:`graph_turn`)."""
+    with graph_turn():
+        yield from _graph(tmp_path)
+
+
+def _graph(tmp_path):
     rclpy.init(args=["--ros-args", "--params-file", str(CONFIG)])
     executor = MultiThreadedExecutor()
     nodes = [
