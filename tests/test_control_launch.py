@@ -83,6 +83,7 @@ MOVED = 0.2
 #: How often [s] :func:`drain` delivers what the recorder took and asks whether it is done
 DRAIN_EVERY = 0.05
 
+
 def recording(qos: QoSProfile) -> QoSProfile:
     """``qos`` (a node's publisher profile: reliability kept, so that it matches) with a history
     deep enough that the test loses none of a run's messages however late its executor spins."""

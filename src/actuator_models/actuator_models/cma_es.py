@@ -85,7 +85,7 @@ class CMA:
         return self.mean + self.sigma * self._decomposition()[2].dot(z)  # ~ N(m, sigma^2 C)  (38)-(40)
 
     def feasible(self, x: np.ndarray) -> bool:
-        # one array test, not two np.all calls: called for every draw (~7000 in a 1500-trial fit)
+        # one array test, not two np.all calls: ask's test of each draw (the fit's blocks: ask_population)
         return self.bounds is None or bool(((x >= self.bounds[:, 0]) & (x <= self.bounds[:, 1])).all())
 
     def ask(self) -> np.ndarray:
