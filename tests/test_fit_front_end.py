@@ -3,10 +3,12 @@ fit job and the demo fit through it, so the same logs, budget and seed give the 
 whichever asks; the report files are written from the returned report."""
 
 import json
+import platform
 import subprocess
 import sys
 from dataclasses import replace
 
+import numpy
 import pytest
 
 from actuator_bench.demo import fit_spec
@@ -57,6 +59,12 @@ def test_the_report_files_are_written_from_the_fit_report(tmp_path, xl330_proces
     key = [r.validation_mae for r in (m1, m2)]
     assert report.best_model == ("m1", "m2")[key.index(min(key))]  # chosen by validation MAE
     assert report.improvement_over_m1 == pytest.approx(m1.validation_mae / min(key))
+    # what the fit ran on: a seed repeats a fit on one machine only (actuator_models.provenance)
+    ran_on = content["ran_on"]
+    assert ran_on["packages"]["numpy"] == numpy.__version__ and ran_on["python"] == platform.python_version()
+    assert ran_on["blas"] and all(b["architecture"] for b in ran_on["blas"])
+    page = (tmp_path / "report" / "report.md").read_text()
+    assert "## What the fit ran on" in page and f"({ran_on['blas'][0]['architecture']} kernels)" in page
     with pytest.raises(ValueError, match="2 models fitted"):
         report.result()
     assert report.result("m2") is m2

@@ -27,7 +27,7 @@ setup(
     python_requires=">=3.10",
     # scipy: least-squares fit of the Dahl loading branch (dahl_identification)
     install_requires=["numpy>=1.24", "optuna>=3.6,<6", "matplotlib>=3.7", "pyyaml>=6",
-                      "scipy>=1.10"],
+                      "scipy>=1.10", "threadpoolctl>=3"],
     extras_require={"test": ["pytest"]},  # colcon test runs pytest (JUnit XML) when listed here
     zip_safe=True,
     maintainer="actuator_bench developers",

@@ -23,6 +23,7 @@ from .fit_data import FitResult
 from .logs import Log
 from .model import Model
 from .objective import Objective
+from .provenance import provenance
 from .report_markdown import markdown
 from .thermal_start import RULES
 
@@ -121,6 +122,7 @@ def report_content(report: "FitReport") -> Dict[str, Any]:
         "improvement_over_m1": report.improvement_over_m1,
         "models": {},
         "defaults": {},
+        "ran_on": provenance(),  # a fit's bits depend on it (provenance's docstring)
     }
     for name, rep in report.models.items():
         r = rep.result

@@ -6,6 +6,7 @@ from typing import Any, List, Mapping, Optional
 
 from .addition_selection import markdown as additions_markdown
 from .cross_validation import markdown as cv_markdown
+from .provenance import describe
 
 
 def _fmt(value: Optional[float]) -> str:
@@ -82,6 +83,8 @@ def markdown(content: Mapping[str, Any]) -> str:
             lines.append(f"| {fixed} | {value:.4g} | fixed | | | | |")
         lines.append("")
     lines.append("![MAE per model](mae.png)")
+    if "ran_on" in content:  # reports written before it have none
+        lines += ["", "## What the fit ran on", "", describe(content["ran_on"])]
     return "\n".join(lines) + "\n"
 
 
