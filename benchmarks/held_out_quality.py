@@ -93,6 +93,31 @@ TRAJECTORIES = ("sin_sin", "lift_and_drop", "up_and_down", "sin_time_square")
 GAINS = ("100.0", "200.0", "800.0")
 
 
+#: What an install computes with (actuator_models.provenance); an install from before it says so.
+RAN_ON = """
+try:
+    from actuator_models.provenance import provenance
+except ImportError:
+    print("not recorded (an install from before actuator_models.provenance)")
+else:
+    m = provenance()
+    print(f"numpy {m['packages']['numpy']}, " + ", ".join(f"{b['library']} {b['version']} {b['architecture']} kernels"
+                                                          for b in m["blas"]) + f", {m['processor']}")
+"""
+
+
+def ran_on(python: str) -> str:
+    """One line: the numpy, BLAS kernels and processor of ``python``'s install. A fit's bits, so
+    each seed's row, depend on them (docs/FIDELITY.md 7.10): a table is paired on one machine."""
+    done = subprocess.run([python, "-c", RAN_ON], capture_output=True, text=True)
+    return done.stdout.strip() or f"unknown ({done.stderr.strip().splitlines()[-1:]})"
+
+
+def print_ran_on(installs: Dict[str, str]) -> None:
+    for name, python in installs.items():
+        print(f"{name} ran on: {ran_on(python)}")
+
+
 def one_fit(python: str, logs: Path, model: str, seed: int, protocol: str, fold: str,
             overrides: Dict[str, float], carry: str = "auto") -> Tuple[float, float, float]:
     """(train MAE, validation MAE, seconds of the whole process) of one fit: the defaults, but for
@@ -156,6 +181,7 @@ def nested(args: argparse.Namespace, overrides: Dict[str, float]) -> int:
                                                   **({"other": (args.other, ["auto"])} if args.other else {})}
     print(f"{args.model}, protocol {args.protocol}, seeds {args.seeds}, settings {overrides or 'default'}, "
           f"candidates {candidates}: validation MAE [rad] of each held-out group (chosen candidate)")
+    print_ran_on({name: python for name, (python, _) in installs.items()})
     print("| seed | install | " + " | ".join(groups) + " | mean | worst | s |")
     print("|---" * (5 + len(groups)) + "|")
     means: Dict[str, List[float]] = {name: [] for name in installs}
@@ -245,6 +271,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     print(f"{args.model}, protocol {args.protocol}, seeds {args.seeds}, settings {overrides or 'default'}"
           f", carry {args.carry}: "
           "train / validation MAE [rad], s per fit")
+    print_ran_on(installs)
     print("| seed | " + " | ".join(f"{n} train | {n} validation | {n} s" for n in installs)
           + (" | validation ours - other |" if args.other else " |"))
     print("|---" * (1 + 3 * len(installs) + (1 if args.other else 0)) + "|")
