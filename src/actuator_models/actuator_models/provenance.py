@@ -53,19 +53,21 @@ def blas_libraries() -> List[Dict[str, Any]]:
 
 def provenance() -> Dict[str, Any]:
     """What this process computes with: Python, the packages of :data:`PACKAGES`, the processor
-    and the BLAS kernels (report.json's ``machine``)."""
+    and the BLAS kernels (report.json's ``ran_on``: the process that wrote the report; helper
+    workers of a shared study on other machines are not listed)."""
     return {"python": platform.python_version(),
             "packages": {name: package_version(name) for name in PACKAGES},
             "processor": processor_name(), "machine": platform.machine(),
             "blas": blas_libraries()}
 
 
-def describe(machine: Dict[str, Any]) -> str:
-    """One sentence for the report: what the fit ran on, and what that means for its bits."""
-    blas = ", ".join(f"{b['library']} {b['version']} ({b['architecture']} kernels)" for b in machine.get("blas", [])) \
+def describe(ran_on: Dict[str, Any]) -> str:
+    """One sentence for the report: what the fit ran on (:func:`provenance`'s dictionary), and
+    what that means for its bits."""
+    blas = ", ".join(f"{b['library']} {b['version']} ({b['architecture']} kernels)" for b in ran_on.get("blas", [])) \
         or "no BLAS library found"
-    packages = machine.get("packages", {})
-    return (f"Fitted on {machine.get('processor') or 'an unnamed processor'} ({machine.get('machine')}), Python "
-            f"{machine.get('python')}, numpy {packages.get('numpy')} with {blas}. The search's path follows the last "
+    packages = ran_on.get("packages", {})
+    return (f"Fitted on {ran_on.get('processor') or 'an unnamed processor'} ({ran_on.get('machine')}), Python "
+            f"{ran_on.get('python')}, numpy {packages.get('numpy')} with {blas}. The search's path follows the last "
             "bits of these kernels: the same seed on another processor or numpy build gives another fit of like "
             "quality, not these numbers (docs/FIDELITY.md 7.10).")
