@@ -100,9 +100,10 @@ try:
 except ImportError:
     print("not recorded (an install from before actuator_models.provenance)")
 else:
-    m = provenance()
+    m = provenance()  # numpy's BLAS: the one CMA-ES computes with
     print(f"numpy {m['packages']['numpy']}, " + ", ".join(f"{b['library']} {b['version']} {b['architecture']} kernels"
-                                                          for b in m["blas"]) + f", {m['processor']}")
+                                                          for b in m["blas"] if b["vendor"] in ("numpy", None))
+          + f", {m['processor']}")
 """
 
 

@@ -64,7 +64,7 @@ def test_the_report_files_are_written_from_the_fit_report(tmp_path, xl330_proces
     assert ran_on["packages"]["numpy"] == numpy.__version__ and ran_on["python"] == platform.python_version()
     assert ran_on["blas"] and all(b["architecture"] for b in ran_on["blas"])
     page = (tmp_path / "report" / "report.md").read_text()
-    assert "## What the fit ran on" in page and f"({ran_on['blas'][0]['architecture']} kernels)" in page
+    assert "## What the fit ran on" in page and all(f"({b['architecture']} kernels" in page for b in ran_on["blas"])
     with pytest.raises(ValueError, match="2 models fitted"):
         report.result()
     assert report.result("m2") is m2

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from actuator_models.provenance import blas_libraries, processor_name
+from actuator_models.provenance import blas_libraries, processor_name, vendor
 
 ARCHITECTURE = "import json; from actuator_models.provenance import provenance; print(json.dumps(provenance()['blas']))"
 
@@ -21,17 +21,29 @@ def blas_in_a_process(**environment: str) -> list:
     return json.loads(done.stdout)
 
 
+def numpys(libraries: list) -> list:
+    return [b for b in libraries if b["vendor"] == "numpy"]
+
+
 def test_the_kernels_named_are_the_ones_openblas_picked():
     """OPENBLAS_CORETYPE makes a dynamic OpenBLAS (numpy's wheels) load another processor's
-    kernels; the report must name those, not the build's or this processor's default."""
-    here = blas_libraries()[:1]  # numpy's (scipy's, when this process imported it, comes after)
-    if platform.machine() != "x86_64" or not here or here[0]["library"] != "openblas" or not here[0]["architecture"]:
-        pytest.skip(f"numpy's BLAS here is not a dynamic OpenBLAS on x86-64 ({here}): no other kernels to load")
-    forced = blas_in_a_process(OPENBLAS_CORETYPE="Sandybridge")[:1]  # AVX kernels: any x86-64 of the last decade
-    assert forced[0]["architecture"] == "Sandybridge"
+    kernels; the report must name those, not the build's or this processor's default. This
+    process may hold scipy's own OpenBLAS too: numpy's is the one its wheel ships."""
+    here = numpys(blas_libraries())
+    if platform.machine() != "x86_64" or len(here) != 1 or here[0]["library"] != "openblas" \
+            or not here[0]["architecture"]:
+        pytest.skip(f"numpy's BLAS here is not one dynamic OpenBLAS of its wheel on x86-64 ({here})")
+    forced = numpys(blas_in_a_process(OPENBLAS_CORETYPE="Sandybridge"))  # AVX kernels: any x86-64 of the last decade
+    assert [b["architecture"] for b in forced] == ["Sandybridge"]
     if "avx2" in Path("/proc/cpuinfo").read_text():  # then OpenBLAS picks newer kernels by itself
         assert here[0]["architecture"] != "Sandybridge"
-    assert blas_in_a_process()[:1] == here  # and without it, what this process has
+    assert numpys(blas_in_a_process()) == here  # and without it, what this process has
+
+
+def test_a_library_is_named_by_the_wheel_that_ships_it():
+    assert vendor("/venv/lib/python3.11/site-packages/numpy.libs/libscipy_openblas64_-32a4b2a6.so") == "numpy"
+    assert vendor("/venv/lib/python3.11/site-packages/scipy.libs/libscipy_openblas-6cdc3b4a.so") == "scipy"
+    assert vendor("/usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3") is None
 
 
 def test_the_processor_is_read_from_cpuinfo(tmp_path):

@@ -42,12 +42,20 @@ def processor_name(cpuinfo: Path = Path("/proc/cpuinfo")) -> str:
     return platform.processor()
 
 
+def vendor(filepath: str) -> Optional[str]:
+    """The package whose wheel ships the library at ``filepath`` (``numpy`` for
+    ``site-packages/numpy.libs/...``), None for a library of the system."""
+    folder = Path(filepath).parent.name
+    return folder[: -len(".libs")] if folder.endswith(".libs") else None
+
+
 def blas_libraries() -> List[Dict[str, Any]]:
-    """Every BLAS library loaded in this process (numpy's, and scipy's once scipy is imported):
-    which one, its version, the kernels it picked for this processor and its threads."""
+    """Every BLAS library loaded in this process, in no promised order (numpy's, and scipy's own
+    once scipy is imported; CMA-ES computes with numpy's): which one, its version, the kernels it
+    picked for this processor, its threads, its file and the wheel that ships it (``vendor``)."""
     return [{"library": lib.get("internal_api"), "version": lib.get("version"),
              "architecture": lib.get("architecture"), "threads": lib.get("num_threads"),
-             "file": Path(str(lib.get("filepath"))).name}
+             "file": Path(str(lib.get("filepath"))).name, "vendor": vendor(str(lib.get("filepath")))}
             for lib in threadpool_info() if lib.get("user_api") == "blas"]
 
 
@@ -64,10 +72,11 @@ def provenance() -> Dict[str, Any]:
 def describe(ran_on: Dict[str, Any]) -> str:
     """One sentence for the report: what the fit ran on (:func:`provenance`'s dictionary), and
     what that means for its bits."""
-    blas = ", ".join(f"{b['library']} {b['version']} ({b['architecture']} kernels)" for b in ran_on.get("blas", [])) \
+    blas = ", ".join(f"{b['library']} {b['version']} ({b['architecture']} kernels"
+                     + (f", {b['vendor']}'s)" if b.get("vendor") else ")") for b in ran_on.get("blas", [])) \
         or "no BLAS library found"
     packages = ran_on.get("packages", {})
     return (f"Fitted on {ran_on.get('processor') or 'an unnamed processor'} ({ran_on.get('machine')}), Python "
-            f"{ran_on.get('python')}, numpy {packages.get('numpy')} with {blas}. The search's path follows the last "
+            f"{ran_on.get('python')}, numpy {packages.get('numpy')}; BLAS: {blas}. The search's path follows the last "
             "bits of these kernels: the same seed on another processor or numpy build gives another fit of like "
             "quality, not these numbers (docs/FIDELITY.md 7.10).")
