@@ -102,7 +102,7 @@ except ImportError:
 else:
     m = provenance()  # numpy's BLAS: the one CMA-ES computes with
     print(f"numpy {m['packages']['numpy']}, " + ", ".join(f"{b['library']} {b['version']} {b['architecture']} kernels"
-                                                          for b in m["blas"] if b["vendor"] in ("numpy", None))
+                                                          for b in m["blas"] if b.get("vendor") in ("numpy", None))
           + f", {m['processor']}")
 """
 

@@ -84,18 +84,24 @@ class CMA:
         z = self.rng.randn(self.dim)  # ~ N(0, I)
         return self.mean + self.sigma * self._decomposition()[2].dot(z)  # ~ N(m, sigma^2 C)  (38)-(40)
 
-    def feasible(self, x: np.ndarray) -> bool:
-        # one array test, not two np.all calls: ask's test of each draw (the fit's blocks: ask_population)
-        return self.bounds is None or bool(((x >= self.bounds[:, 0]) & (x <= self.bounds[:, 1])).all())
+    def inside(self, xs: np.ndarray) -> np.ndarray:
+        """Whether each point (along the last axis) lies within the bounds: one array test for a
+        point or a block of them (all True without bounds)."""
+        if self.bounds is None:
+            return np.ones(xs.shape[:-1], bool)
+        return np.all((xs >= self.bounds[:, 0]) & (xs <= self.bounds[:, 1]), axis=-1)
+
+    def clipped(self, x: np.ndarray) -> np.ndarray:
+        """``x`` clipped to the bounds (a point kept after ``max_resampling`` redraws)."""
+        return x if self.bounds is None else np.clip(x, self.bounds[:, 0], self.bounds[:, 1])
 
     def ask(self) -> np.ndarray:
         """One point of the current generation: drawn again while outside the bounds, then clipped."""
         for _ in range(self.max_resampling):
             x = self._sample()
-            if self.feasible(x):
+            if self.inside(x):
                 return x
-        x = self._sample()
-        return x if self.bounds is None else np.clip(x, self.bounds[:, 0], self.bounds[:, 1])
+        return self.clipped(self._sample())
 
     def ask_population(self, count: int) -> List[np.ndarray]:
         """``count`` points, the same to the bit as ``count`` calls of :meth:`ask` from the same
@@ -104,17 +110,15 @@ class CMA:
         stream is left past the block's last draw, not past the last point's (a caller that
         reseeds per generation, as :mod:`cma_run` does, sees no difference)."""
         transform = self._decomposition()[2]
-        low, high = (-np.inf, np.inf) if self.bounds is None else (self.bounds[:, 0], self.bounds[:, 1])
         points: List[np.ndarray] = []
         redraws = 0  # of the point being drawn
         while len(points) < count:
             block = self.rng.randn(4 * (count - len(points)) + 4, self.dim)  # randn(dim) row after row
             # one matrix-vector product per row, as _sample: a matrix product would sum in another order
             xs = self.mean + self.sigma * np.array([transform.dot(z) for z in block])
-            inside = np.all((xs >= low) & (xs <= high), axis=1) if self.bounds is not None else np.ones(len(xs), bool)
-            for x, feasible in zip(xs, inside.tolist()):
+            for x, feasible in zip(xs, self.inside(xs).tolist()):
                 if feasible or redraws == self.max_resampling:
-                    points.append(x if feasible else np.clip(x, low, high))
+                    points.append(x if feasible else self.clipped(x))
                     redraws = 0
                     if len(points) == count:
                         break
