@@ -170,8 +170,12 @@ def test_compare_reports_sim_minus_real_for_a_goal_played_on_both_graphs(tmp_pat
         # replay - real's replay) = pairing + sim's tracking - real's tracking, each bounded above
         # (a third assertion of that sum would restate them; a tighter bound on it failed CI on a
         # busy host where each graph's tracking, within its own bound, was larger than when quiet)
-        held = run_time <= min(real[3], sim[3])
-        assert held.sum() > 10, held.sum()  # the comparison covered the hold
+        # the comparison covered the hold: errors spread over it, however many a busy host let
+        # through (a CI run on a loaded host recorded 24 errors in the whole run, 5 in the 2-s hold:
+        # its joint states came at ~20 Hz)
+        release = min(real[3], sim[3])
+        held = run_time <= release
+        assert held.sum() >= 3 and np.ptp(run_time[held]) > 0.25 * release, (held.sum(), run_time[held], release)
         assert np.abs(error[held]).max() > 1e-4  # and the error there is not zero: two simulators
     finally:
         launch.recorder.deliver()
