@@ -47,6 +47,7 @@ import time
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
+from actuator_models.provenance import numpy_blas
 from seeds import seeds_of  # this folder (a script's own folder is on sys.path)
 
 LOGS = Path(__file__).resolve().parents[1] / "data" / "xl330" / "processed"
@@ -93,25 +94,30 @@ TRAJECTORIES = ("sin_sin", "lift_and_drop", "up_and_down", "sin_time_square")
 GAINS = ("100.0", "200.0", "800.0")
 
 
-#: What an install computes with (actuator_models.provenance); an install from before it says so.
+#: What an install computes with (actuator_models.provenance, as JSON); an install from before it says so.
 RAN_ON = """
+import json
 try:
     from actuator_models.provenance import provenance
 except ImportError:
-    print("not recorded (an install from before actuator_models.provenance)")
+    print("null")
 else:
-    m = provenance()  # numpy's BLAS: the one CMA-ES computes with
-    print(f"numpy {m['packages']['numpy']}, " + ", ".join(f"{b['library']} {b['version']} {b['architecture']} kernels"
-                                                          for b in m["blas"] if b.get("vendor") in ("numpy", None))
-          + f", {m['processor']}")
+    print(json.dumps(provenance()))
 """
 
 
 def ran_on(python: str) -> str:
-    """One line: the numpy, BLAS kernels and processor of ``python``'s install. A fit's bits, so
-    each seed's row, depend on them (docs/FIDELITY.md 7.10): a table is paired on one machine."""
+    """One line: the numpy, BLAS kernels (numpy's: the ones CMA-ES computes with) and processor of
+    ``python``'s install. A fit's bits, so each seed's row, depend on them (docs/FIDELITY.md 7.10):
+    a table is paired on one machine."""
     done = subprocess.run([python, "-c", RAN_ON], capture_output=True, text=True)
-    return done.stdout.strip() or f"unknown ({done.stderr.strip().splitlines()[-1:]})"
+    if done.returncode != 0:
+        return f"unknown ({done.stderr.strip().splitlines()[-1:]})"
+    m = json.loads(done.stdout.strip().splitlines()[-1])
+    if m is None:
+        return "not recorded (an install from before actuator_models.provenance)"
+    return (f"numpy {m['packages']['numpy']}, " + ", ".join(f"{b['library']} {b['version']} {b['architecture']} kernels"
+                                                           for b in numpy_blas(m["blas"])) + f", {m['processor']}")
 
 
 def print_ran_on(installs: Dict[str, str]) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy
 import pytest
 
-from actuator_models.provenance import provenance
+from actuator_models.provenance import numpy_blas, provenance
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 SCRIPTS = sorted(p for p in BENCHMARKS.glob("*.py") if p.name != "seeds.py")  # seeds.py: a module they import
@@ -45,6 +45,6 @@ def test_the_nested_protocols_fit_template_runs_one_fold_with_this_install(xl330
     assert all(math.isfinite(x) and 0 < x < 1.0 for x in (train, validation))
     assert seconds > 0
     # each table names what its installs ran on (a fit's bits depend on it): this one's own kernels
-    blas = next(b for b in provenance()["blas"] if b["vendor"] == "numpy")  # this process may hold scipy's too
+    (blas,) = numpy_blas(provenance()["blas"])  # this process may hold scipy's too
     assert held_out_quality.ran_on(sys.executable) == (f"numpy {numpy.__version__}, {blas['library']} {blas['version']} "
                                                        f"{blas['architecture']} kernels, {provenance()['processor']}")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from actuator_models.provenance import blas_libraries, processor_name, vendor
+from actuator_models.provenance import blas_libraries, numpy_blas, processor_name, vendor
 
 ARCHITECTURE = "import json; from actuator_models.provenance import provenance; print(json.dumps(provenance()['blas']))"
 
@@ -21,23 +21,30 @@ def blas_in_a_process(**environment: str) -> list:
     return json.loads(done.stdout)
 
 
-def numpys(libraries: list) -> list:
-    return [b for b in libraries if b["vendor"] == "numpy"]
-
-
 def test_the_kernels_named_are_the_ones_openblas_picked():
     """OPENBLAS_CORETYPE makes a dynamic OpenBLAS (numpy's wheels) load another processor's
     kernels; the report must name those, not the build's or this processor's default. This
     process may hold scipy's own OpenBLAS too: numpy's is the one its wheel ships."""
-    here = numpys(blas_libraries())
+    here = numpy_blas(blas_libraries())
     if platform.machine() != "x86_64" or len(here) != 1 or here[0]["library"] != "openblas" \
             or not here[0]["architecture"]:
         pytest.skip(f"numpy's BLAS here is not one dynamic OpenBLAS of its wheel on x86-64 ({here})")
-    forced = numpys(blas_in_a_process(OPENBLAS_CORETYPE="Sandybridge"))  # AVX kernels: any x86-64 of the last decade
+    forced = numpy_blas(blas_in_a_process(OPENBLAS_CORETYPE="Sandybridge"))  # AVX kernels: any x86-64 of the last decade
     assert [b["architecture"] for b in forced] == ["Sandybridge"]
     if "avx2" in Path("/proc/cpuinfo").read_text():  # then OpenBLAS picks newer kernels by itself
         assert here[0]["architecture"] != "Sandybridge"
-    assert numpys(blas_in_a_process()) == here  # and without it, what this process has
+    assert numpy_blas(blas_in_a_process()) == here  # and without it, what this process has
+
+
+def test_numpys_blas_is_its_wheels_or_else_the_systems_never_scipys():
+    """The kernels a fit's report and held_out_quality's tables name are numpy's: scipy imported
+    beside it loads its own OpenBLAS, listed in no promised order."""
+    numpys = {"file": "libscipy_openblas64_-32a4b2a6.so", "vendor": "numpy"}
+    scipys = {"file": "libscipy_openblas-6cdc3b4a.so", "vendor": "scipy"}
+    system = {"file": "libblas.so.3", "vendor": None}
+    assert numpy_blas([scipys, numpys]) == [numpys]
+    assert numpy_blas([scipys, system]) == [system]  # a numpy built against the system's BLAS
+    assert numpy_blas([scipys]) == []
 
 
 def test_a_library_is_named_by_the_wheel_that_ships_it():

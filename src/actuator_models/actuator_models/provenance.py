@@ -59,6 +59,13 @@ def blas_libraries() -> List[Dict[str, Any]]:
             for lib in threadpool_info() if lib.get("user_api") == "blas"]
 
 
+def numpy_blas(libraries: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
+    """The entries of :func:`blas_libraries` that numpy computes with (so CMA-ES does): those its
+    wheel ships, else (a numpy built against the system's BLAS) those no wheel ships; scipy's
+    own OpenBLAS, loaded beside numpy's once scipy is imported, is never one of them."""
+    return [b for b in libraries if b.get("vendor") == "numpy"] or [b for b in libraries if b.get("vendor") is None]
+
+
 def provenance() -> Dict[str, Any]:
     """What this process computes with: Python, the packages of :data:`PACKAGES`, the processor
     and the BLAS kernels (report.json's ``ran_on``: the process that wrote the report; helper
