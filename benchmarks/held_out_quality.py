@@ -19,7 +19,8 @@ Protocols (``--protocol``), on the 12 shared XL330 logs (3 gains x 4 trajectorie
 
 Fits carry what ``actuator-models fit --carry`` would (``--carry``, default ``auto``: the thermal
 and supply additions on these logs, which record the servo temperature of a voltage-controlled
-servo; thermal alone before 2026-11-27; heating on an install from before issue 31, such as
+servo, and release where a training log releases the torque; thermal and supply alone before
+2026-11-28, thermal alone before 2026-11-27; heating on an install from before issue 31, such as
 f636bf1). Every fit runs in a fresh process of the install under test (``python -c``, only API that
 today's main also has), one after the other, so that times compare: whole process, imports and
 compilation cache loads included. ``--other PATH/TO/python`` runs the same fits with another
@@ -69,8 +70,10 @@ except ImportError:  # an install from before the heating addition: its fits car
         return ()
 import inspect
 from actuator_models.actuators import actuator
-# the carry rule takes the actuator since 2026-11-27 (supply for voltage laws); earlier installs the temperatures alone
-law = (actuator("xl330"),) if len(inspect.signature(carried_by_default).parameters) > 1 else ()
+# the carry rule takes the actuator since 2026-11-27 (supply for voltage laws), the torque enables since 2026-11-28
+# (release); earlier installs the temperatures alone
+rule = inspect.signature(carried_by_default).parameters
+law = (actuator("xl330"),) if len(rule) > 1 else ()
 logs = read_logs(logs_dir)
 if protocol == "split":
     dataset = Dataset.split(logs, None, None, None, seed)
@@ -85,7 +88,8 @@ else:
     dataset = Dataset(tuple(logs), tuple(l for l, o in zip(logs, out) if not o), tuple(l for l, o in zip(logs, out) if o),
                       protocol)
 carry = sys.argv[7]
-carry = (carried_by_default([l.extra.get("temp") for l in dataset.train], *law) if carry == "auto"
+enables = {"enables": [l.torque_enable for l in dataset.train]} if "enables" in rule else {}
+carry = (carried_by_default([l.extra.get("temp") for l in dataset.train], *law, **enables) if carry == "auto"
          else tuple(a for a in carry.split(",") if a not in ("", "none")))
 r = Identification(new_model("xl330", model, additions=carry) if carry else new_model("xl330", model), dataset, FitSettings(seed=seed, **overrides)).run()
 print(json.dumps({"train": r.train_mae, "validation": r.validation_mae}))

@@ -30,11 +30,16 @@ LAWS = {
 
 
 def short_logs(xl330_processed):
-    """Four real logs cut to different lengths (the batch pads the shorter ones)."""
+    """Four real logs cut to different lengths (the batch pads the shorter ones), each with its
+    torque released for 40 steps from step 120 (so every law's torque-off step, and ``release``,
+    is compared: the logs' own release comes after these cuts)."""
     logs = read_logs(xl330_processed)[::3]
-    return [replace(log, **{f: getattr(log, f)[:n] for f in ("timestamp", "position", "speed", "goal_position", "torque_enable")},
-                    extra={k: v[:n] for k, v in log.extra.items()})
-            for log, n in zip(logs, (400, 250, 320, 180))]
+    cut = [replace(log, **{f: getattr(log, f)[:n] for f in ("timestamp", "position", "speed", "goal_position", "torque_enable")},
+                   extra={k: v[:n] for k, v in log.extra.items()})
+           for log, n in zip(logs, (400, 250, 320, 180))]
+    for log in cut:
+        log.torque_enable[120:160] = False
+    return cut
 
 
 def stable_sets(model, batch, rng, count):
@@ -54,7 +59,7 @@ def stable_sets(model, batch, rng, count):
 
 
 #: Addition sets compared on every control law (with M6 and each integrator).
-ADDITION_SETS = (("latency",), ("backlash",), ("heating",), ("latency", "backlash", "heating"))
+ADDITION_SETS = (("latency",), ("backlash",), ("heating",), ("release",), ("latency", "backlash", "heating", "release"))
 
 
 def compare(short_logs, law, friction, integrator, additions=()):

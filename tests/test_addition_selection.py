@@ -71,7 +71,7 @@ def test_unknown_addition_is_one_error_line(xl330_processed, tmp_path):
                           capture_output=True, text=True)
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
-        "actuator-models: error: --additions: 'deadzone' is not an addition; expected one of latency, backlash, heating, thermal, supply"]
+        "actuator-models: error: --additions: 'deadzone' is not an addition; expected one of latency, backlash, heating, thermal, supply, release"]
     assert not (tmp_path / "out").exists()
 
 

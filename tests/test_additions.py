@@ -117,6 +117,19 @@ def test_thermal_and_supply_are_carried_by_default_only_when_the_logs_record_a_t
     assert carried_by_default([], actuator("xl330")) == ()
 
 
+def test_release_is_carried_by_default_with_thermal_when_a_log_releases_the_torque():
+    """``fit --carry auto``: release on top of thermal (and supply) when a training log's torque
+    goes from on to off (its shares are identified there alone); not for logs that never release
+    it, nor ones starting released and switching on, nor without a temperature span."""
+    span = [np.array([28.0, 29.0]), np.array([36.0, 38.0])]
+    on, drop, rise = np.ones(4, bool), np.array([True, True, False, False]), np.array([False, True, True, True])
+    assert carried_by_default(span, actuator("xl330"), [on, drop]) == ("thermal", "supply", "release")
+    assert carried_by_default(span, actuator("erob80_50"), [drop, on]) == ("thermal", "release")
+    assert carried_by_default(span, actuator("xl330"), [on, rise]) == ("thermal", "supply")
+    assert carried_by_default(span, actuator("xl330")) == ("thermal", "supply")
+    assert carried_by_default([np.array([30.0, 31.0]), np.array([31.5])], actuator("xl330"), [drop, drop]) == ()
+
+
 def test_additions_at_zero_change_nothing_and_published_models_carry_none(xl330_processed):
     """A carried addition at 0 changes nothing measurable (the published MAEs themselves are
     reproduced to 1e-12 rad by test_kernel.py on the path without additions)."""

@@ -6,6 +6,7 @@ from dataclasses import replace
 
 import pytest
 
+from actuator_models.addition_release import releases_torque
 from actuator_models.data_rule import evidence_counts, shortfall
 from actuator_models.fit_data import FitSettings
 from actuator_models.fit_spec import FitSpec
@@ -50,12 +51,33 @@ def test_thermal_parameters_count_against_the_logs_recording_the_register(xl330_
         Identification(model, Dataset(tuple(few), tuple(few), (), "test"), FitSettings(trials=10))
 
 
-def test_a_default_split_fits_m6_carrying_thermal_and_supply_without_force(xl330_processed):
-    """The default split of the 12 XL330 logs trains on 8: the default fit of M6 carries thermal
-    and supply (21 free parameters) and is accepted without --force; hold out 6 and it is refused
-    by the positions' count (16 parameters: M6's 15 and supply's, 8 needed), not a blanket one of 21."""
+def test_release_parameters_count_against_the_logs_that_release_the_torque(xl330_processed):
+    """M6 carrying release: its 2 shares against the logs releasing the torque (the only ones that
+    identify them), M6's 15 against the positions: 8 logs of which one releases are enough; 8 that
+    never release are not, and the refusal names the torque release."""
+    model = new_model("xl330", "m6", additions=("release",))
+    free = [p.name for p in SearchSpace.for_model(model).free]
+    assert evidence_counts(model, free) == {"positions": 15, "torque release": 2}
+    logs = read_logs(xl330_processed)
+    assert [releases_torque(log.torque_enable) for log in logs] == [log.trajectory == "lift_and_drop" for log in logs]
+    one = [log for log in logs if log.trajectory != "lift_and_drop"][:7] + [logs[1]]
+    assert shortfall(model, free, one) is None
+    never = [log for log in logs if log.trajectory != "lift_and_drop"][:8]
+    short = shortfall(model, free, never)
+    assert (short.evidence, short.free, short.have, short.needed) == ("torque release", 2, 0, 1)
+    with pytest.raises(ValueError, match="0 training log.s. recording the torque release for 2 free parameters "
+                                         "fitted against the torque release"):
+        Identification(model, Dataset(tuple(never), tuple(never), (), "test"), FitSettings(trials=10))
+
+
+def test_a_default_split_fits_m6_carrying_thermal_supply_and_release_without_force(xl330_processed):
+    """The default split of the 12 XL330 logs trains on 8, two of which release the torque: the
+    default fit of M6 carries thermal, supply and release (23 free parameters) and is accepted
+    without --force; hold out 6 and it is refused by the positions' count (16 parameters: M6's 15
+    and supply's, 8 needed), not a blanket one of 23."""
     prepared = prepare(FitSpec(str(xl330_processed), "xl330", ("m6",)))
-    assert prepared.carry == ("thermal", "supply") and len(prepared.dataset.train) == 8
+    assert prepared.carry == ("thermal", "supply", "release") and len(prepared.dataset.train) == 8
+    assert sum(releases_torque(log.torque_enable) for log in prepared.dataset.train) == 2
     with pytest.raises(TooFewTrainingLogs) as refused:
         prepare(FitSpec(str(xl330_processed), "xl330", ("m6",), validation_fraction=0.5))
     assert (refused.value.evidence, refused.value.free, refused.value.train, refused.value.needed) == (

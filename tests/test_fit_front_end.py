@@ -40,9 +40,9 @@ def test_the_cli_the_fit_job_and_the_demo_give_the_same_params(tmp_path, xl330_p
         assert params[0] == params[1] == params[2], name
     reports = [json.loads((tmp_path / who / "report" / "report.json").read_text()) for who in ("cli", "job", "demo")]
     assert reports[0]["best_model"] == reports[1]["best_model"] == reports[2]["best_model"] == demo.best_model
-    # the carry rule is the fit's: the three carry the same additions (thermal and supply on these logs)
+    # the carry rule is the fit's: the three carry the same additions (thermal, supply and release on these logs)
     carried = [r["models"]["m6"]["additions"]["carried"] for r in reports]
-    assert carried[0] == carried[1] == carried[2] and set(carried[0]) == set(demo.carry) == {"thermal", "supply"}
+    assert carried[0] == carried[1] == carried[2] and set(carried[0]) == set(demo.carry) == {"thermal", "supply", "release"}
 
 
 def test_the_report_files_are_written_from_the_fit_report(tmp_path, xl330_processed):
@@ -80,4 +80,4 @@ def test_every_model_is_checked_before_anything_is_fitted(tmp_path, xl330_proces
         fit(spec)
     assert (refused.value.model, refused.value.train, refused.value.needed) == ("m6", 6, 8)
     assert not (tmp_path / "out").exists()
-    assert prepare(replace(spec, settings=FitSettings(force=True))).carry == ("thermal", "supply")
+    assert prepare(replace(spec, settings=FitSettings(force=True))).carry == ("thermal", "supply", "release")

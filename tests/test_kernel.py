@@ -43,7 +43,7 @@ def test_kernel_matches_numpy_rollout(oracle, law, friction, integrator):
 @pytest.mark.parametrize("integrator", ["bam", "semi-implicit"])
 @pytest.mark.parametrize("law", sorted(LAWS))
 def test_kernel_matches_numpy_rollout_with_additions(oracle, law, integrator, additions):
-    """Latency and backlash (random values within their bounds) run the same arithmetic."""
+    """Latency, backlash, heating and release (random values within their bounds) run the same arithmetic."""
     positions, maes = oracle[f"{law}|m6|{integrator}|{additions}"]
     assert positions <= 1e-12 and maes <= 1e-12
 

@@ -1,4 +1,4 @@
-"""Dahl friction and the ``thermal`` and ``supply`` additions in the servo step on MuJoCo Warp (run by Warp on the
+"""Dahl friction and the ``thermal``, ``supply`` and ``release`` additions in the servo step on MuJoCo Warp (run by Warp on the
 CPU), checked world by world against the CPU MuJoCo step (:class:`actuator_sim.joint_sim.JointSimulation`,
 float64): positions, Dahl's state ``w`` and the winding and case temperatures at every step.
 
@@ -149,11 +149,33 @@ def test_supply_worlds_match_the_cpu_step():
         assert np.abs(temperatures[world, :, 1] - cpu_temperatures[:, 1]).max() < KELVIN_TOLERANCE, world
 
 
+def test_release_worlds_match_the_cpu_step():
+    """``release`` on four servos (half their armature and friction gone with the torque off), one
+    with ``latency`` too (the delayed enable scales them): the worlds that let go after step 120
+    match the CPU step at every step, and the release moves them (the same run with no servo
+    carrying it differs by far more than the tolerance), the others equal it."""
+    plain = load_model("sts3215/m1")
+    loose = replace(plain, additions=("release",)).with_values(release_armature_share=0.5, release_friction_share=0.5)
+    late = replace(loose, additions=("latency", "release")).with_values(latency=0.012)
+    servos = [Servo(joint, late if i == 2 else plain if i in (0, 5) else loose, 8.0) for i, joint in enumerate(JOINT_NAMES)]
+    goals, kp = _commands(seed=7)
+    positions, _, _ = _run_warp(servos, goals, kp)
+    held, _, _ = _run_warp([s if i == 2 else Servo(s.joint, plain, 8.0) for i, s in enumerate(servos)], goals, kp)
+    let_go = [w for w in range(NWORLD) if not _enabled(w, STEPS - 1)]
+    assert np.abs(positions[let_go] - held[let_go]).max() > 100 * TOLERANCE  # the release acts
+    kept = [w for w in range(NWORLD) if w not in let_go]
+    assert np.array_equal(positions[kept], held[kept])  # and only with the torque off
+    for world in range(NWORLD):
+        cpu_positions, _, _ = _run_cpu(servos, goals, kp, world)
+        assert np.abs(positions[world] - cpu_positions).max() < TOLERANCE, world
+
+
 def test_dahl_and_thermal_are_run_and_only_what_has_no_kernel_is_refused():
     """Every shipped friction model, addition and law runs; a law or friction model that only
     looks like a shipped one (a subclass, another budget under a shipped name) is refused by name."""
     for name in ("m1", "m6", "dahl", "dahl+viscous"):
-        check_supported(new_model("xl330", name, additions=("thermal", "latency", "backlash", "heating", "supply")))
+        check_supported(new_model("xl330", name, additions=("thermal", "latency", "backlash", "heating", "supply",
+                                                             "release")))
     for actuator in ("sts3215", "erob80_50", "mx64"):
         check_supported(new_model(actuator, "dahl"))
 

@@ -13,6 +13,7 @@ bias, everything the simulators, the compiled kernel and the fit need to know ab
   torque enable before the firmware), :meth:`on_motor` (the motor's parameter values before the
   torque; :meth:`on_motor_state` when they depend on the state), :meth:`on_current` (its state
   after the step's motor current, e.g. a thermal state heated by the copper losses),
+  :meth:`on_joint` (the joint's armature and friction-budget scale given the step's torque enable),
   :meth:`output` / :meth:`on_output` (what the encoder reads, and its state after a step);
 - :meth:`settings`: values it fixes from the training logs instead of searching them (e.g. the
   ambient temperature), written to params files with the rest;
@@ -22,9 +23,10 @@ bias, everything the simulators, the compiled kernel and the fit need to know ab
 - ``prior_weight``: a hint for the fit's default prior weight (None: no opinion);
 - :meth:`carried_by_default`: whether ``fit --carry auto`` carries it for these logs;
 - :meth:`remark`: what the report says of its fitted values (e.g. far from the physics' value);
-- ``measured``: the inputs its parameters are also fitted against as measurements (``thermal``:
-  ``"temperature"``, the register its case node predicts); the fit's data rule counts those
-  parameters against the training logs recording them, not the positions (:mod:`.data_rule`);
+- ``measured``: the evidence its parameters are counted against by the fit's data rule
+  (:mod:`.data_rule`), not the positions of every log: the inputs they are also fitted against as
+  measurements (``thermal``: ``"temperature"``, the register its case node predicts), or the logs
+  that alone identify them (``release``: ``"torque release"``, the logs releasing the torque);
 - ``continuous_hooks``: the hooks whose ``dt -> 0`` limit the exact stick/slip reference
   (:mod:`hybrid_sim.pendulum`) runs (:attr:`Addition.continuous_hooks`); it refuses, naming the
   addition, one acting through any other hook.
@@ -35,6 +37,7 @@ Hooks are pure and shape-polymorphic: floats (one servo, the scalar step) or num
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
@@ -42,7 +45,16 @@ import numpy as np
 from .parameters import Parameter, ParamValues, Value
 
 #: The hooks an addition may act through (see :attr:`Addition.acts_on`).
-HOOKS = ("on_command", "on_motor", "on_motor_state", "on_current", "on_output")
+HOOKS = ("on_command", "on_motor", "on_motor_state", "on_current", "on_joint", "on_output")
+
+
+@dataclass(frozen=True)
+class JointValues:
+    """What the integrator uses of the joint in a step: the armature [kg m^2] and the factor of
+    the friction model's budget (1: as the friction model gives it)."""
+
+    armature: Value
+    friction_scale: Value = 1.0
 
 
 class Addition:
@@ -61,12 +73,12 @@ class Addition:
     reads_duty: bool = False
     #: Additions it cannot be carried with (each refuses the other: :func:`.additions.check_carried`).
     excludes: Tuple[str, ...] = ()
-    #: Hooks with a continuous-time form: ``on_motor`` always (a pure function of the step's
-    #: values); ``on_command`` where :meth:`command_delay` is the hook's ``dt -> 0`` limit (a
-    #: transport delay); ``on_output`` where the hook is rate-independent (a hysteresis: one call
+    #: Hooks with a continuous-time form: ``on_motor`` and ``on_joint`` always (pure functions of
+    #: the step's values and torque enable); ``on_command`` where :meth:`command_delay` is the
+    #: hook's ``dt -> 0`` limit (a transport delay); ``on_output`` where the hook is rate-independent (a hysteresis: one call
     #: for a monotone move of the drive equals any sequence of calls along it) and its state is
     #: one float.
-    continuous_hooks: Tuple[str, ...] = ("on_motor",)
+    continuous_hooks: Tuple[str, ...] = ("on_motor", "on_joint")
 
     def start(self, q: Value, p: ParamValues, dt: Value) -> Any:
         """The state at the start of a simulation from the first position ``q`` [rad] at step
@@ -96,6 +108,10 @@ class Addition:
         """The state after a step of ``dt`` [s] with motor current ``current`` [A] (``p``: the
         motor's values of the step, :meth:`on_motor_state`)."""
         return state
+
+    def on_joint(self, joint: JointValues, p: ParamValues, enable: Value) -> JointValues:
+        """The joint's values this step given the torque ``enable`` (0/1) the firmware sees."""
+        return joint
 
     def settings(self, inputs: Mapping[str, Sequence[Optional[np.ndarray]]]) -> Dict[str, float]:
         """Parameter values fixed from the training logs' inputs (per input name, one array or None

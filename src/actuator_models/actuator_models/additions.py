@@ -7,7 +7,8 @@ by CMA-ES and written to params files like the others; ``actuator-models fit --a
 one only where cross-validation says it predicts held-out logs better (:mod:`.addition_selection`).
 
 Shipped: ``latency`` (:mod:`.addition_latency`), ``backlash`` (:mod:`.addition_backlash`),
-``heating`` (:mod:`.addition_heating`), ``thermal`` (:mod:`.addition_thermal`). A new addition is one module defining an
+``heating`` (:mod:`.addition_heating`), ``thermal`` (:mod:`.addition_thermal`), ``supply``
+(:mod:`.addition_supply`), ``release`` (:mod:`.addition_release`). A new addition is one module defining an
 :class:`~.addition.Addition` and registered either by calling :func:`register_addition` or, to be
 found by every command, by an entry point of group :data:`ENTRY_POINT_GROUP`
 (``"<name> = <module>:<Addition instance>"``).
@@ -27,12 +28,13 @@ from .addition_heating import HEATING_ADDITION, HEATING_SPAN, REFERENCE_TEMPERAT
 from .addition_latency import LATENCY_ADDITION, delay_steps  # noqa: F401
 from .addition_thermal import THERMAL_ADDITION
 from .addition_supply import SUPPLY_ADDITION
+from .addition_release import RELEASE_ADDITION
 
 #: Entry-point group of additions installed by other packages.
 ENTRY_POINT_GROUP = "actuator_models.additions"
 #: The additions by name, in the order they are listed everywhere (shipped ones first).
 ADDITIONS: Dict[str, Addition] = {a.name: a for a in (LATENCY_ADDITION, BACKLASH_ADDITION, HEATING_ADDITION,
-                                                             THERMAL_ADDITION, SUPPLY_ADDITION)}
+                                                             THERMAL_ADDITION, SUPPLY_ADDITION, RELEASE_ADDITION)}
 _LOADED: List[bool] = []
 
 
@@ -111,14 +113,16 @@ def parts(names: Sequence[str]) -> Tuple[Addition, ...]:
     return tuple(addition(name) for name in names)
 
 
-def carried_by_default(temperatures: Sequence[Optional[np.ndarray]], actuator: Actuator) -> Tuple[str, ...]:
+def carried_by_default(temperatures: Sequence[Optional[np.ndarray]], actuator: Actuator,
+                       enables: Sequence[Optional[np.ndarray]] = ()) -> Tuple[str, ...]:
     """The additions a fit carries from the start unless told otherwise (``fit --carry auto``):
     those whose :meth:`~.addition.Addition.carried_by_default` says so for the training logs'
-    recorded temperatures [degC] (one array or None per log), less those that read the duty
-    (``reads_duty``) where ``actuator``'s law gives none (a current law). Shipped: ``thermal``
-    and, for a voltage law, ``supply`` when every log records its temperature over
-    :data:`HEATING_SPAN` or more (issue 31; ``heating`` before)."""
-    inputs = {"temperature": list(temperatures)}
+    recorded temperatures [degC] and torque enable columns (one array or None per log), less those
+    that read the duty (``reads_duty``) where ``actuator``'s law gives none (a current law).
+    Shipped: ``thermal`` and, for a voltage law, ``supply`` when every log records its temperature
+    over :data:`HEATING_SPAN` or more (issue 31; ``heating`` before), with ``release`` when a log
+    also releases the torque."""
+    inputs = {"temperature": list(temperatures), "enable": list(enables)}
     duty = gives_duty(actuator)
     return tuple(a.name for a in installed_additions().values()
                  if a.carried_by_default(inputs) and (duty or not a.reads_duty))

@@ -9,7 +9,9 @@ A fit searches two kinds of free parameters:
 - those of an addition that is also fitted against a measurement of its own
   (:attr:`~.addition.Addition.measured`: ``thermal``'s nodes against the ``temp`` register, its
   case node being what the register reads): they are counted against the training logs that record
-  that measurement, one such log per two of them, and not against the position records.
+  that measurement, one such log per two of them, and not against the position records;
+- those identified by a part of some logs alone (``release``'s shares, by the stretches where a
+  log releases the torque): counted, the same way, against the training logs that have one.
 
 A log that records its temperature is then two measured series (positions and the register), each
 pinning its own parameters, rather than one series asked to pin both.
@@ -22,6 +24,7 @@ from typing import Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
+from .addition_release import TORQUE_RELEASE, releases_torque
 from .additions import parts
 from .logs import Log
 from .model import Model
@@ -54,7 +57,10 @@ def measured_parameters(model: Model, free: Sequence[str]) -> Dict[str, Tuple[st
 
 
 def records(log: Log, evidence: str) -> bool:
-    """Whether ``log`` records the measured input ``evidence`` (a non-empty, not all-NaN column)."""
+    """Whether ``log`` records the measured input ``evidence`` (a non-empty, not all-NaN column),
+    or for :data:`~.addition_release.TORQUE_RELEASE` whether it releases the torque."""
+    if evidence == TORQUE_RELEASE:
+        return releases_torque(log.torque_enable)
     column = log.extra.get(COLUMNS.get(evidence, evidence))
     return column is not None and len(column) > 0 and bool(np.any(np.isfinite(np.asarray(column, dtype=float))))
 

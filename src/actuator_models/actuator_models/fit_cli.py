@@ -362,7 +362,8 @@ def add_fit_command(sub: "argparse._SubParsersAction") -> None:
                    help="model additions every model carries from the start, without a selection: auto (thermal when "
                         "the training logs record the servo temperature over a span of 2 K or more: the winding and "
                         "case temperatures are simulated, the motor's resistance follows the winding; with supply, "
-                        "the supply's sag at high duty, for a voltage law), none (the paper's models), heating "
+                        "the supply's sag at high duty, for a voltage law; with release, the less armature and friction "
+                        "of a servo with its torque off, when a training log releases the torque), none (the paper's models), heating "
                         "(replays the logged temperature), or names (default %(default)s)")
     p.add_argument("--thermal-start", choices=THERMAL_STARTS, default=THERMAL_STARTS[0],
                    help="a model carrying thermal: the start temperature of a simulation without a temperature input "

@@ -169,7 +169,8 @@ def prepare(spec: FitSpec, names: ArgumentNames = PYTHON) -> PreparedFit:
     from .additions import check_additions
 
     dataset = load_logs(spec)
-    carry = (carried_by_default([log.extra.get("temp") for log in dataset.train], actuator(spec.actuator))
+    carry = (carried_by_default([log.extra.get("temp") for log in dataset.train], actuator(spec.actuator),
+                                [log.torque_enable for log in dataset.train])
              if spec.carry is None else check_additions(spec.carry, "carry"))
     prepared = PreparedFit(spec, dataset, carry)
     s = spec.settings

@@ -15,7 +15,8 @@ Supported (the compiled twins in ``servo_kernel.c``): the control laws of :mod:`
 :class:`~.actuators.CurrentControlled`, :class:`~.actuators.SpeedLimitedVoltage`, exact classes),
 the friction models M1-M6, both integrators and the additions of :data:`ADDITION_TWINS` (each on
 only when the parameter values carry it, so that without them the arithmetic is the published
-step's; ``supply`` has no switch: its column is 0 without it and ``R + 0 d^2`` is ``R`` exactly).
+step's; ``supply`` and ``release`` have no switch: their columns are 0 without them, and ``R + 0 d^2`` is
+``R``, ``x (1 - 0)`` is ``x`` exactly).
 The parameter matrix's columns are named (:data:`COLUMNS`, from the parts' declared parameters:
 the actuators', M1-M6's and the twinned additions' ``kernel_columns``); the compiled code names
 the parameters it reads (``servo_slot``) and is handed each one's column (:func:`compiled`). :func:`unsupported` names what
@@ -46,7 +47,7 @@ _LAWS = {VoltageControlled: 0, CurrentPD: 1, CurrentControlled: 2, SpeedLimitedV
 _FRICTIONS = {"m1": 1, "m2": 2, "m3": 3, "m4": 4, "m5": 5, "m6": 6}
 _INTEGRATORS = {"bam": 0, "semi-implicit": 1}
 #: The additions with a compiled twin in ``servo_kernel.c``, in the order of its switches.
-ADDITION_TWINS: Tuple[str, ...] = ("latency", "backlash", "heating", "thermal", "supply")
+ADDITION_TWINS: Tuple[str, ...] = ("latency", "backlash", "heating", "thermal", "supply", "release")
 #: Columns of the parameter matrix handed to the kernel, by name, from the declarations: the
 #: actuators' parameters, M1-M6's, then each twinned addition's ``kernel_columns`` (absent ones are
 #: 0 and unused, but ``q_offset``: 0 is its meaning when a model has none).
@@ -190,7 +191,7 @@ def run_thermal(actuator: Actuator, friction: FrictionModel, values: ParamValues
         return np.ascontiguousarray(np.broadcast_to(np.asarray(x, dtype=float), (logs,)))
 
     maes, heat = np.empty((sets, logs)), np.zeros((sets, logs))
-    # supply has no switch (its column, 0 when not carried, changes nothing); thermal's is the
+    # supply and release have no switch (their columns, 0 when not carried, change nothing); thermal's is the
     # readings (NaN where a log has none), or none at all
     reading = np.where(batch.measured[:, None], batch.temperature, np.nan) if on["thermal"] else None
     problem = step_problem(values, float(np.max(batch.dt))) if on["thermal"] else None

@@ -12,6 +12,7 @@ A :class:`Servo` is an :class:`~.actuators.Actuator` (firmware state, control la
     tm            =  actuator.torque(control, enable, v, p_motor, vin)
     state         <- each addition's on_current (current tm / kt)  e.g. thermal: copper losses heat the winding
     te, budget    =  external torque (plus the dynamic friction's), friction budget(tm, te, v)
+    armature, scale <- each addition's on_joint (enable)         e.g. release: less of both, torque off
     -- the integrator moves the drive (q, v): the pendulum step of :mod:`.simulation`, MuJoCo --
     state         <- dynamic friction advance; each addition's on_output (state)  e.g. backlash
     y             =  the additions' output(q)
@@ -33,7 +34,7 @@ from typing import Any, List, Mapping, Optional, Sequence, Tuple, cast
 import numpy as np
 
 from .actuators import Actuator, gives_duty
-from .addition import Addition
+from .addition import Addition, JointValues
 from .additions import carried, parts
 from .friction import FrictionModel
 from .parameters import ParamValues, Value
@@ -153,6 +154,15 @@ def forces(servo: Servo, state: ServoState, tm: Value, te: Value, v: Value, p: P
     budget = servo.friction.budget(tm, te, v, p)
     dynamic = servo.friction.state
     return (te if dynamic is None else te + dynamic.torque(cast(Value, state.friction), p)), budget
+
+
+def joint(servo: Servo, p: ParamValues, enable: Value) -> JointValues:
+    """The joint's armature [kg m^2] and friction-budget factor this step, given the torque
+    ``enable`` the firmware sees (after the command hooks): the additions' joint hooks."""
+    values = JointValues(p["armature"])
+    for a in servo.additions:
+        values = a.on_joint(values, p, enable)
+    return values
 
 
 def settle(servo: Servo, state: ServoState, moved: Sequence[Value], p: ParamValues, dt: Value) -> None:

@@ -30,7 +30,8 @@
     X(KEQ, "load_friction_external_quad") X(LATENCY, "latency") X(BACKLASH, "backlash") X(HEATING, "heating") \
     X(SUPPLY, "supply_resistance") X(THERMAL_ALPHA, "thermal_alpha") X(RW, "thermal_winding_resistance") \
     X(CW, "thermal_winding_capacity") X(RC, "thermal_case_resistance") X(CC, "thermal_case_capacity") \
-    X(AMBIENT, "thermal_ambient") X(INITIAL, "thermal_initial")
+    X(AMBIENT, "thermal_ambient") X(INITIAL, "thermal_initial") \
+    X(RELEASED_ARMATURE, "release_armature_share") X(RELEASED_FRICTION, "release_friction_share")
 
 enum Column {
 #define AS_ENUM(slot, name) C_##slot,
@@ -67,7 +68,8 @@ typedef struct {
 typedef struct { double v[N_COLUMNS]; } Params;
 
 typedef struct {
-    double inertia, whole, fraction, half;  /* [kg m^2], latency whole steps, its fraction, half backlash [rad] */
+    double inertia, released;               /* [kg m^2] torque on, off (release: less armature) */
+    double whole, fraction, half;           /* latency whole steps, its fraction, half backlash [rad] */
     int64_t held;                           /* steps the torque switch is held */
 } Constants;
 
@@ -153,6 +155,7 @@ static inline Constants lane(const double *p, const Log *log, State *state) {
     Constants k;
     double l2 = log->length * log->length;
     k.inertia = log->mass * l2 + log->arm_mass * l2 / 3 + p[C_ARMATURE];
+    k.released = log->mass * l2 + log->arm_mass * l2 / 3 + p[C_ARMATURE] * (1.0 - p[C_RELEASED_ARMATURE] * 1.0);
     double delay = p[C_LATENCY] / log->dt;
     k.whole = (double)(int64_t)floor(delay);
     k.fraction = delay - k.whole;
@@ -204,10 +207,15 @@ INLINE void step(const Batch *b, const Switches w, const double *p, const Log *l
     }
     double te = -(log->mass + log->arm_mass / 2) * 9.80665 * log->length * sin(y + p[C_Q_OFFSET]);
     double tfm = budget(w.kind, tm, te, v, p);
-    double stopping = kc->inertia * v / log->dt + tm + te;
+    double inertia = kc->inertia;
+    if (!en) {  /* the release addition (addition_release.released; its shares are 0 when not carried) */
+        inertia = kc->released;
+        tfm = tfm * (1.0 - p[C_RELEASED_FRICTION] * 1.0);
+    }
+    double stopping = inertia * v / log->dt + tm + te;
     double sign = stopping > 0 ? 1.0 : (stopping < 0 ? -1.0 : (stopping == 0 ? 0.0 : stopping));
     double tf = -sign * py_min(fabs(stopping), tfm);
-    double a = (tm + te + tf) / kc->inertia;
+    double a = (tm + te + tf) / inertia;
     v = clamp(v + a * log->dt, -100.0, 100.0);
     double q = w.semi ? s->q + v * log->dt : s->q + v * log->dt + 0.5 * a * (log->dt * log->dt);
     s->q = q;

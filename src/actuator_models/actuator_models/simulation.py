@@ -29,7 +29,8 @@ gravity) behind a play of the drive state ``(q, v)``; ``heating`` sets the motor
 the logged temperature of each step (a log without one: 25 degC, with a warning); ``thermal``
 carries the winding and case temperatures, started at the log's first ``temp`` reading (else its
 ``thermal_initial`` setting) and heated by the step's copper losses
-(:func:`rollout_temperatures` also returns the case temperature the register would read).
+(:func:`rollout_temperatures` also returns the case temperature the register would read);
+``release`` scales the armature (so ``J``) and the friction budget down while the torque is off.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ from .model import Model
 from .parameters import ParamValues, Value, clip
 from .addition_thermal import case_temperature
 from .divergence import refuse_divergent
-from .servo import Drive, Servo, ServoState, forces, heat, motor_torque, output, settle, setpoint, start
+from .servo import Drive, Servo, ServoState, forces, heat, joint, motor_torque, output, settle, setpoint, start
 
 GRAVITY = 9.80665  # m/s^2
 MAX_SPEED = 100.0  # rad/s, velocity clip of the published step
@@ -188,7 +189,9 @@ def torque_step(servo: Servo, state: ServoState, drive_state: Tuple[Value, Value
     tm = motor_torque(servo, control, enable, v, p, drive, state)
     heat(servo, state, tm, p, drive)
     external, budget = forces(servo, state, tm, te, v, p)
-    inertia = bench.inertia(p["armature"])
+    values = joint(servo, p, enable)
+    inertia = bench.inertia(values.armature)
+    budget = budget * values.friction_scale
     q_next, v_next = step(q, v, tm, external, budget, inertia, drive.dt, integrator)
     settle(servo, state, (q, q_next, v, v_next), p, drive.dt)
     return q_next, v_next, Torques(control, tm, te, budget)
@@ -391,7 +394,7 @@ class PendulumSimulator:
         v0 = self.v
         q, v, torques = torque_step(self.servo, state, (self.drive, v0, self.q), (control, enable), self.bench,
                                     drive, self.model.values, self.integrator)
-        inertia = float(self.bench.inertia(self.model.values["armature"]))
+        inertia = float(self.bench.inertia(joint(self.servo, self.model.values, enable).armature))
         tm, te = float(torques.motor), float(torques.external)
         self.friction_torque = float(inertia * (v - v0) / drive.dt - tm - te)
         self.drive, self.v = float(q), float(v)

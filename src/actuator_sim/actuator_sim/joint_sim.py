@@ -25,7 +25,9 @@ the reference rollout: ``latency`` delays goal and torque enable (in the ``times
 output behind the play (gravity acts at the joint, up to ``backlash / 2`` away); ``heating``: ``R``
 at the servo's ``temperature`` setting; ``thermal``: the winding and case temperatures as state,
 started at the servo's ``temperature`` setting (None: the model's ``thermal_initial``), heated by
-the motor current of each step (:attr:`JointSimulation.temperatures`).
+the motor current of each step (:attr:`JointSimulation.temperatures`); ``release``: each step
+writes the DoF's ``dof_armature`` and scales the friction budget by the step's torque enable (the
+constraint's regularisation keeps the driven armature's, computed once by ``mj_setConst``).
 
 The armature of each actuated DoF is set from the model (``armature``). The friction-loss
 constraint of an actuated DoF is made (nearly) hard by default: ``solimpfriction`` 0.9999 and
@@ -50,7 +52,8 @@ import numpy as np
 from actuator_models.addition_thermal import register_temperature
 from actuator_models.model import Model
 from actuator_models.simulation import warn_unmeasured
-from actuator_models.servo import Drive, Servo as ServoParts, forces, heat, motor_torque, output, settle, setpoint, start
+from actuator_models.servo import (Drive, Servo as ServoParts, forces, heat, joint, motor_torque, output, settle, setpoint,
+                                   start)
 
 from .dof_torques import external_torque, friction_loss_torque, motor_actuator
 from .friction_split import VISCOUS_MODES, ViscousMode, split_budget
@@ -168,6 +171,7 @@ class JointSimulation:
         self._budget = np.zeros(n)
         self._friction_torque = np.zeros(n)
         self._parts = [ServoParts.of(s.model) for s in self.servos]
+        self._joint_hooks = any("on_joint" in a.acts_on for part in self._parts for a in part.additions)
         self._states: list = []  # one ServoState per servo, set by reset()
         self._dynamic_torque = np.zeros(n)
         if not update_friction:
@@ -306,7 +310,7 @@ class JointSimulation:
         q = self.data.qpos[self._qpos].copy()
         v = self.data.qvel[self._dofs].copy()
         y = self.position  # what the encoders read
-        drives = []
+        drives, joints = [], []
         for i, servo in enumerate(self.servos):
             temperature = None if np.isnan(self.temperature[i]) else float(self.temperature[i])
             if temperature is None and i in self._unwarned:
@@ -319,10 +323,13 @@ class JointSimulation:
             self._motor_torque[i] = motor_torque(self._parts[i], self._control[i], enable, v[i], servo.model.values, drive,
                                                  self._states[i])
             heat(self._parts[i], self._states[i], self._motor_torque[i], servo.model.values, drive)
+            joints.append(joint(self._parts[i], servo.model.values, enable))
             drives.append(drive)
         self._external_torque = external_torque(self.data, self._friction_loss)[self._dofs]
+        if self._joint_hooks:  # release: the armature and friction of the step's torque enable
+            self.model.dof_armature[self._dofs] = [j.armature for j in joints]
         if self.update_friction:
-            self._budget = self._budgets(self._motor_torque, self._external_torque, v)
+            self._budget = self._budgets(self._motor_torque, self._external_torque, v) * [j.friction_scale for j in joints]
             self._write_friction(v)
         self._apply(self._motor_torque)
         self._apply_dynamic_friction()

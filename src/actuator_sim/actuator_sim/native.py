@@ -24,7 +24,8 @@ can carry of it, per actuated joint:
 
 Lost: the Stribeck and load-dependent terms of M2-M6, Dahl's state, the Feetech firmware's
 speed-limited target, the additions (``latency``, ``backlash``, ``heating`` and ``thermal``: ``R``
-stays at its 25 degC value; ``supply``: no sag at high duty), and torque enable (a user disables actuation with MuJoCo's
+stays at its 25 degC value; ``supply``: no sag at high duty; ``release``: the driven armature and
+friction with the torque off too), and torque enable (a user disables actuation with MuJoCo's
 ``mjDSBL_ACTUATION`` flag, as :func:`native_positions` does for logged torque-off entries).
 :func:`approximation_loss` measures what that costs on logs.
 

@@ -9,7 +9,8 @@ with those terms alone, and its torque ``-Fc w`` joins the motor torque in ``qfr
 the CPU twin applies it. Per-servo constants come as one row of ``params`` (columns
 :data:`COLUMNS`, named by the declarations: an addition's ``kernel_columns`` and its
 :class:`Twin`'s derived ones), its integer row the law, addresses and flags (:data:`INT_COLUMNS`);
-the state per world and servo (firmware target, output behind the backlash
+``release`` writes the step's armature into the world's own ``dof_armature``; the state per world
+and servo (firmware target, output behind the backlash
 play, command history of the latency, last friction-loss force, Dahl's ``w``, the ``thermal``
 winding and case temperatures) lives in arrays the caller owns.
 
@@ -45,10 +46,16 @@ def _delay_split(values: Mapping[str, float], dt: float) -> Dict[str, float]:
     return {"delay_whole": int(whole), "delay_fraction": float(fraction), "delay_held": int(held)}
 
 
+def _armature(values: Mapping[str, float], dt: float) -> Dict[str, float]:
+    """release's driven armature [kg m^2], which its twin scales in the world's ``dof_armature``."""
+    return {"armature": float(values["armature"])}
+
+
 #: The additions the kernels run, by name, with what their twins read besides the declarations.
 ADDITION_TWINS: Dict[str, Twin] = {
     "latency": Twin(floats=("delay_fraction",), ints=("delay_whole", "delay_held"), derive=_delay_split),
     "backlash": Twin(), "heating": Twin(), "thermal": Twin(), "supply": Twin(),
+    "release": Twin(floats=("armature",), derive=_armature),
 }
 #: Columns of the per-servo parameter rows, in order: the control laws', M6's budget, Dahl's,
 #: then each twinned addition's ``kernel_columns`` and its twin's derived float columns.
@@ -128,12 +135,13 @@ def servo_before_step(
     history_goal: wp.array3d[float], history_enable: wp.array3d[int], pushes: wp.array2d[int],
     dahl: wp.array2d[float], winding: wp.array2d[float], case_node: wp.array2d[float],
     drive_before: wp.array2d[float], velocity_before: wp.array2d[float],
-    qfrc_applied: wp.array2d[float], dof_frictionloss: wp.array2d[float],
+    qfrc_applied: wp.array2d[float], dof_frictionloss: wp.array2d[float], dof_armature: wp.array2d[float],
     motor_torque: wp.array2d[float], external_torque: wp.array2d[float], budget: wp.array2d[float],
 ):
     """Commands through the latency, firmware, control law, motor torque (and Dahl's ``-Fc w``)
     into ``qfrc_applied``, the ``thermal`` nodes heated by the step's current, friction budget
-    into the world's ``dof_frictionloss`` (JointSimulation._step_once before mj_step)."""
+    into the world's ``dof_frictionloss`` and, with ``release``, the armature of the step's torque
+    enable into its ``dof_armature`` (JointSimulation._step_once before mj_step)."""
     w, s = wp.tid()
     law = ints[s, wp.static(_I["law"])]
     dof = ints[s, wp.static(_I["dof"])]
@@ -182,6 +190,10 @@ def servo_before_step(
         case_node[w, s] = tc + dt * (flow - loss) / p[s, wp.static(_C["thermal_case_capacity"])]
     te = qfrc_constraint[w, dof] - qfrc_bias[w, dof] - friction_loss[w, s]
     tfm = _budget(p, s, tm, te, v)
+    if ints[s, wp.static(_I["release"])] == 1:  # addition_release.released: torque off, less of both
+        off = 1.0 - float(on)
+        tfm = tfm * (1.0 - p[s, wp.static(_C["release_friction_share"])] * off)
+        dof_armature[w, dof] = p[s, wp.static(_C["armature"])] * (1.0 - p[s, wp.static(_C["release_armature_share"])] * off)
     applied = tm
     if ints[s, wp.static(_I["dahl"])] == 1:  # friction.DAHL's torque, applied like an external one
         applied = tm - p[s, wp.static(_C["dahl_fc"])] * dahl[w, s]

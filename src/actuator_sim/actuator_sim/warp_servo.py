@@ -11,7 +11,8 @@ behind the ``backlash`` play. A Dahl servo (``dahl``, ``dahl+viscous``) adds its
 to ``qfrc_applied`` (its budget, 0 or ``Kv |v|``, is the ``dof_frictionloss``) and advances ``w``
 over the step's displacement after it (the exact update, eq. 18); ``thermal`` heats its winding
 and case nodes by the copper losses of each step's current, ``R`` following the winding;
-``supply`` adds the sagging supply's ``Rs d^2`` to the voltage laws' ``R``. State
+``supply`` adds the sagging supply's ``Rs d^2`` to the voltage laws' ``R``; ``release`` scales the
+world's own ``dof_armature`` and the budget by the torque enable. State
 (firmware target, output, command history, Dahl's ``w``, the thermal nodes) is per world.
 
 Use (``mjm`` a ``mujoco.MjModel``)::
@@ -19,7 +20,7 @@ Use (``mjm`` a ``mujoco.MjModel``)::
     servos = [Servo("shoulder", load_model("sts3215/m1"), kp=8.0), ...]
     prepare_model(mjm, servos)                        # armature, hard friction: before put_model
     m = mjw.put_model(mjm); d = mjw.make_data(mjm, nworld=64)
-    sim = WarpServos(mjm, m, d, servos)               # m.dof_frictionloss becomes per world
+    sim = WarpServos(mjm, m, d, servos)               # m.dof_frictionloss, dof_armature become per world
     sim.reset(position)                               # (nworld, nservo) [rad]
     for k in range(steps):
         sim.set_goal(goals[k])                        # (nworld, nservo) [rad]
@@ -198,6 +199,8 @@ class WarpServos:
         frictionloss = np.broadcast_to(np.asarray(m.dof_frictionloss.numpy()).reshape(-1, mjm.nv)[:1],  # type: ignore[attr-defined]
                                        (self.nworld, mjm.nv))
         m.dof_frictionloss = wp.array(np.ascontiguousarray(frictionloss), dtype=float)  # type: ignore[attr-defined]
+        armatures = np.broadcast_to(armature[None, :], (self.nworld, mjm.nv))  # release writes it per world
+        m.dof_armature = wp.array(np.ascontiguousarray(armatures), dtype=float)  # type: ignore[attr-defined]
         self._kp: wp.array = wp.array(np.broadcast_to([s.kp for s in servos], shape).copy(), dtype=float)
         self._temperature: wp.array = wp.array(
             np.broadcast_to([math.nan if s.temperature is None else s.temperature for s in servos], shape).copy(),
@@ -270,7 +273,8 @@ class WarpServos:
             self._friction_loss, self._goal, self._enable, self._kp, self._temperature, self._firmware,
             self._output, self._history_goal, self._history_enable, self._pushes,
             self._dahl, self._winding, self._case, self._drive_before, self._velocity_before,
-            d.qfrc_applied, self.m.dof_frictionloss, self.motor_torque, self.external_torque, self.budget])  # type: ignore[attr-defined]
+            d.qfrc_applied, self.m.dof_frictionloss, self.m.dof_armature,  # type: ignore[attr-defined]
+            self.motor_torque, self.external_torque, self.budget])
 
     def _after(self) -> None:
         d = self.d

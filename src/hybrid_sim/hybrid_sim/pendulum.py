@@ -40,6 +40,10 @@ through their declared hooks, each in its ``dt -> 0`` limit (``Addition.continuo
   position. The control law, the firmware and gravity see that output ``y``; the motor's back-EMF
   and the friction the drive's ``v``, as in the fixed-step step. The output is recorded as ``y``.
 
+* on the joint (``release``: the armature and the friction budget scaled by the torque enable in
+  force, a pure function of it): the enable is a bookkeeping state, so both change at a command
+  time and the velocity stays continuous, as in the fixed-step step.
+
 * on its own state, following the motor current (``thermal``: ``Addition.rate``, the state's
   time derivative): the winding and case temperatures are continuous states after ``q, v``,
   integrated in every chart (the stalled servo heats too), started at the log's first ``temp``
@@ -65,10 +69,11 @@ from typing import Dict, Mapping, Sequence, Tuple
 
 import numpy as np
 
+from actuator_models.addition import JointValues
 from actuator_models.additions import REFERENCE_TEMPERATURE
 from actuator_models.logs import Log
 from actuator_models.model import Model
-from actuator_models.servo import Drive, Servo, ServoState, motor_torque, motor_values
+from actuator_models.servo import Drive, Servo, ServoState, joint, motor_torque, motor_values
 from actuator_models.simulation import Pendulum, simulate_logs
 
 from .engine import simulate
@@ -129,7 +134,6 @@ class PendulumStickSlip(HybridModel):
         self.model, self.bench, self.kp, self.vin, self.command = model, bench, kp, vin, command
         self.servo = continuous_servo(model)
         self.p = model.values
-        self.inertia = float(bench.inertia(self.p["armature"]))
         self.offset = float(self.p.get("q_offset", 0.0))
         self.delay = sum(a.command_delay(self.p) for a in self.servo.additions if "on_command" in a.acts_on)
         self.outputs = tuple(a for a in self.servo.additions if "on_output" in a.acts_on)
@@ -198,7 +202,11 @@ class PendulumStickSlip(HybridModel):
         control = self.model.actuator.control(self.firmware(t, x)[1], y, v, self.kp, self.vin)
         tm = float(motor_torque(self.servo, control, drive.enable, v, self.p, drive, self.servo_state(x)))
         te = float(self.bench.gravity_torque(y + self.offset))
-        return tm, te, float(self.model.friction.budget(tm, te, v, self.p))
+        return tm, te, float(self.model.friction.budget(tm, te, v, self.p) * self.joint(x).friction_scale)
+
+    def joint(self, x: np.ndarray) -> JointValues:
+        """The joint's armature and friction-budget factor at the torque enable in force."""
+        return joint(self.servo, self.p, float(x[self.E] > 0.5))
 
     def at_rest_chart(self, t: float, x: np.ndarray) -> int:
         """The chart of a joint at rest: STICK if the at-rest budget holds ``tm + te``."""
@@ -213,7 +221,8 @@ class PendulumStickSlip(HybridModel):
             return np.array([0.0, 0.0, *(self.heat_rates(t, x, self.torques(t, x, 0.0)[0]) if self.heated else [])])
         tm, te, budget = self.torques(t, x, x[1])
         friction = -budget if chart == SLIDE_POS else budget
-        return np.array([x[1], (tm + te + friction) / self.inertia, *(self.heat_rates(t, x, tm) if self.heated else [])])
+        inertia = float(self.bench.inertia(self.joint(x).armature))
+        return np.array([x[1], (tm + te + friction) / inertia, *(self.heat_rates(t, x, tm) if self.heated else [])])
 
     def boundaries(self, chart: int) -> Sequence[Boundary]:
         first = Boundary(B_BREAKAWAY) if chart == STICK else Boundary(B_STOP)
