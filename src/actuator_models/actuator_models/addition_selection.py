@@ -175,8 +175,9 @@ def markdown(models: Mapping[str, Mapping[str, Any]]) -> List[str]:
     the held-out MAE per fold without and with it."""
     lines = ["## Model additions", "",
              "What each model carries beyond its friction model (thermal, with supply for a voltage law: carried "
-             "from the start when the logs record the servo temperature, `--carry`; heating: `--carry heating`; latency, backlash: tried by `actuator-models fit --additions`), "
-             "and what cross-validation said of each candidate.", ""]
+             "from the start when the logs record the servo temperature, `--carry`, and with them release when a "
+             "training log releases the torque; heating: `--carry heating`; latency, backlash: tried by "
+             "`actuator-models fit --additions`), and what cross-validation said of each candidate.", ""]
     for name, m in models.items():
         info: Mapping[str, Any] = m.get("additions") or {}
         carried: Mapping[str, Any] = info.get("carried", {})
