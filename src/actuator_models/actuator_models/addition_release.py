@@ -20,8 +20,9 @@ release the torque (:data:`TORQUE_RELEASE`), and ``fit --carry auto`` carries it
 and ``supply`` when a training log releases the torque (nested leave-one-gain-out on the XL330
 logs, docs/FIDELITY.md 7.13). Its compiled twin is the columns ``release_armature_share`` and
 ``release_friction_share`` of ``servo_kernel.c`` (no switch: 0 when not carried changes nothing).
-MuJoCo (:class:`actuator_sim.joint_sim.JointSimulation`) writes the step's armature into the
-DoF's ``dof_armature``; the MuJoCo Warp step and the stick/slip reference refuse it by name.
+MuJoCo (:class:`actuator_sim.joint_sim.JointSimulation`) and MuJoCo Warp write the step's armature
+into the DoF's ``dof_armature`` (per world on Warp); the stick/slip reference runs its continuous
+form (a pure function of the torque enable in force).
 """
 
 from __future__ import annotations

@@ -154,8 +154,9 @@ static inline Constants lane(const double *p, const Log *log, State *state) {
     double q = log->position[0], v = log->speed0;
     Constants k;
     double l2 = log->length * log->length;
-    k.inertia = log->mass * l2 + log->arm_mass * l2 / 3 + p[C_ARMATURE];
-    k.released = log->mass * l2 + log->arm_mass * l2 / 3 + p[C_ARMATURE] * (1.0 - p[C_RELEASED_ARMATURE] * 1.0);
+    double pendulum = log->mass * l2 + log->arm_mass * l2 / 3;  /* Pendulum.inertia's sum before the armature */
+    k.inertia = pendulum + p[C_ARMATURE];
+    k.released = pendulum + p[C_ARMATURE] * (1.0 - p[C_RELEASED_ARMATURE] * 1.0);
     double delay = p[C_LATENCY] / log->dt;
     k.whole = (double)(int64_t)floor(delay);
     k.fraction = delay - k.whole;

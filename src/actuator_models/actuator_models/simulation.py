@@ -28,9 +28,8 @@ logged goal and torque enable; ``backlash`` puts the output (recorded position, 
 gravity) behind a play of the drive state ``(q, v)``; ``heating`` sets the motor's ``R`` from
 the logged temperature of each step (a log without one: 25 degC, with a warning); ``thermal``
 carries the winding and case temperatures, started at the log's first ``temp`` reading (else its
-``thermal_initial`` setting) and heated by the step's copper losses
-(:func:`rollout_temperatures` also returns the case temperature the register would read);
-``release`` scales the armature (so ``J``) and the friction budget down while the torque is off.
+``thermal_initial`` setting) and heated by the step's copper losses (:func:`rollout_temperatures`
+also returns the register's case temperature); ``release`` scales ``J`` and the budget, torque off.
 """
 
 from __future__ import annotations
@@ -194,17 +193,19 @@ def torque_step(servo: Servo, state: ServoState, drive_state: Tuple[Value, Value
     budget = budget * values.friction_scale
     q_next, v_next = step(q, v, tm, external, budget, inertia, drive.dt, integrator)
     settle(servo, state, (q, q_next, v, v_next), p, drive.dt)
-    return q_next, v_next, Torques(control, tm, te, budget)
+    return q_next, v_next, Torques(control, tm, te, budget, inertia)
 
 
 @dataclass(frozen=True)
 class Torques:
-    """A step's control signal (V or A) and torques [N m]: motor, external (gravity), budget."""
+    """A step's control signal (V or A), torques [N m] (motor, external: gravity, budget) and
+    joint inertia ``J`` [kg m^2] (the armature of its torque enable: ``release``)."""
 
     control: Value
     motor: Value
     external: Value
     budget: Value
+    inertia: Value
 
 
 def rollout(
@@ -322,8 +323,7 @@ class PendulumSimulator:
         integrator: Optional[str] = None,
         temperature: Optional[float] = None,
     ) -> None:
-        self.model = model
-        self.bench = bench
+        self.model, self.bench = model, bench
         self.vin = model.actuator.default_vin if vin is None else vin
         self.integrator = integrator or model.integrator
         self.servo = Servo.of(model)
@@ -394,8 +394,7 @@ class PendulumSimulator:
         v0 = self.v
         q, v, torques = torque_step(self.servo, state, (self.drive, v0, self.q), (control, enable), self.bench,
                                     drive, self.model.values, self.integrator)
-        inertia = float(self.bench.inertia(joint(self.servo, self.model.values, enable).armature))
         tm, te = float(torques.motor), float(torques.external)
-        self.friction_torque = float(inertia * (v - v0) / drive.dt - tm - te)
+        self.friction_torque = float(torques.inertia * (v - v0) / drive.dt - tm - te)
         self.drive, self.v = float(q), float(v)
         self.control, self.motor_torque, self.external_torque = float(control), tm, te
