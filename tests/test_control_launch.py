@@ -40,7 +40,7 @@ from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 from rclpy.qos import QoSProfile  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 
-from actuator_bench.control_description import SO100_JOINTS, joint_limits  # noqa: E402
+from actuator_bench.control_description import SO100_JOINTS, joint_limits, robot  # noqa: E402
 from actuator_bench.control_goals import goal_plan  # noqa: E402
 from actuator_bench.nodes.common import COMMAND_QOS, LATCHED_QOS, SENSOR_QOS  # noqa: E402
 from actuator_interfaces.msg import ActuatorCommand, BenchInfo  # noqa: E402
@@ -79,6 +79,27 @@ KEEP_RUN = 200_000
 #: servo was at 0.52 rad of a 1.57 rad lift at its release in a CI run), what it moved does not;
 #: that it followed its commands is the tracking check's
 MOVED = 0.2
+
+#: The command timeout [s] of the control node in these tests, none of which is about the watchdog
+#: (the drivers' and the bench node's tests are, with the shipped 0.5 s): a loaded CI host stalled the controllers' commands
+#: for over 0.5 s in runs (the torque released mid-trajectory: the log's goals off the path from
+#: then on, and a pendulum that hung where a Ctrl-C test looked for its swing; stopping the
+#: launch 0.7 s in every 2.2 s released it three times in one 6-s run here).
+PATIENT_TIMEOUT = 5.0
+
+
+def patient_config(tmp_path: Path, robot_name: str, backend: str) -> Path:
+    """The bench YAML control.launch.py picks for ``robot_name`` on ``backend`` (the robot's, else
+    the backend's) with the command timeout of :data:`PATIENT_TIMEOUT`, written to ``tmp_path``."""
+    from actuator_bench.backends import installed_backends
+
+    name = robot(robot_name).config or installed_backends()[backend].config
+    shipped = (Path(__file__).resolve().parents[1] / "config" / name).read_text()
+    assert shipped.count("command_timeout: 0.5") == 1, name
+    path = tmp_path / f"patient_{name}"
+    path.write_text(shipped.replace("command_timeout: 0.5", f"command_timeout: {PATIENT_TIMEOUT}"))
+    return path
+
 
 #: How often [s] :func:`drain` delivers what the recorder took and asks whether it is done
 DRAIN_EVERY = 0.05
@@ -323,7 +344,8 @@ def follows(launch: Launch, robot: str, joints: tuple, bench: tuple) -> None:
 
 @pytest.mark.parametrize("backend", ["mujoco", "dynamixel_emulator"])
 def test_lift_and_drop_goal_follows_within_the_servo_model_tracking_error(backend, tmp_path):
-    launch = Launch(tmp_path, "robot:=pendulum", f"backend:={backend}", "recorder:=false")
+    launch = Launch(tmp_path, "robot:=pendulum", f"backend:={backend}", "recorder:=false",
+                    f"config:={patient_config(tmp_path, 'pendulum', backend)}")
     try:
         follows(launch, "pendulum", ("pendulum",), XL330)
     finally:
@@ -349,7 +371,8 @@ def test_erob_emulator_follows_the_goal_within_the_servo_model_tracking_error(tm
     reason = veth_reason()
     if reason is not None:
         pytest.skip(reason)
-    launch = Launch(tmp_path, "robot:=pendulum", "backend:=erob_emulator", "recorder:=false")
+    launch = Launch(tmp_path, "robot:=pendulum", "backend:=erob_emulator", "recorder:=false",
+                    f"config:={patient_config(tmp_path, 'pendulum', 'erob_emulator')}")
     try:
         follows(launch, "pendulum", ("pendulum",), EROB)
     finally:
@@ -357,7 +380,8 @@ def test_erob_emulator_follows_the_goal_within_the_servo_model_tracking_error(tm
 
 
 def test_so100_six_joints_on_the_feetech_emulator_follow_the_goal(tmp_path):
-    launch = Launch(tmp_path, "robot:=so100", "backend:=feetech_emulator", "recorder:=false")
+    launch = Launch(tmp_path, "robot:=so100", "backend:=feetech_emulator", "recorder:=false",
+                    f"config:={patient_config(tmp_path, 'so100', 'feetech_emulator')}")
     try:
         follows(launch, "so100", SO100_JOINTS, STS3215)
     finally:
@@ -410,7 +434,8 @@ def test_so100_six_joints_on_mujoco_follow_the_goal(tmp_path):
     limit); after the release the three pitch joints fall back under gravity."""
     from actuator_sim.so100 import LINKS
 
-    launch = Launch(tmp_path, "robot:=so100", "backend:=mujoco", "recorder:=false")
+    launch = Launch(tmp_path, "robot:=so100", "backend:=mujoco", "recorder:=false",
+                    f"config:={patient_config(tmp_path, 'so100', 'mujoco')}")
     try:
         assert launch.player.wait_ready(180.0), launch.output
         plan = goal_plan("lift_and_drop", SO100_JOINTS, limits=joint_limits("so100"))
@@ -445,7 +470,8 @@ def test_a_goal_that_reached_the_controller_after_its_end_is_sent_again(tmp_path
     player gave up: "goal not accepted")."""
     plan = goal_plan("sin_sin", ("pendulum",))
     monkeypatch.setattr(control_player, "START_DELAYS", (-plan.duration - 2.0, *control_player.START_DELAYS))
-    launch = Launch(tmp_path, "robot:=pendulum", "backend:=mujoco", "recorder:=false")
+    launch = Launch(tmp_path, "robot:=pendulum", "backend:=mujoco", "recorder:=false",
+                    f"config:={patient_config(tmp_path, 'pendulum', 'mujoco')}")
     try:
         assert launch.player.wait_ready(180.0), launch.output
         played = launch.player.play(plan, 0.0)
@@ -470,7 +496,8 @@ def test_arm2r_on_mujoco_follows_a_circle_goal(tmp_path, monkeypatch):
 
     monkeypatch.setattr(control_player, "START_DELAYS", (-1.0, *control_player.START_DELAYS))
     joints = ("shoulder", "elbow")
-    launch = Launch(tmp_path, "robot:=arm2r", "backend:=mujoco", "recorder:=false")
+    launch = Launch(tmp_path, "robot:=arm2r", "backend:=mujoco", "recorder:=false",
+                    f"config:={patient_config(tmp_path, 'arm2r', 'mujoco')}")
     try:
         assert launch.player.wait_ready(180.0), launch.output
         plan = goal_plan("circle", joints, limits=joint_limits("arm2r"))
@@ -505,6 +532,11 @@ def test_arm2r_on_mujoco_follows_a_circle_goal(tmp_path, monkeypatch):
         launch.close()
 
 
+def swung(states: list) -> bool:
+    """Whether the pendulum's /joint_states went past 0.3 rad (it hangs at 0 without torque)."""
+    return any(abs(m.position[0]) > 0.3 for m in list(states))
+
+
 def test_ctrl_c_with_a_trajectory_playing_leaves_the_servo_torque_off(tmp_path):
     """The emulated XL330 is the stand-alone emulator (``actuator-bench emulate``, a process of
     its own: in this process its replies waited on this process's interpreter, and a busy host
@@ -515,7 +547,8 @@ def test_ctrl_c_with_a_trajectory_playing_leaves_the_servo_torque_off(tmp_path):
 
     with dynamixel_emulator("--actuator", "xl330", "--params", "xl330/m6", "--mass", "0.49", "--length", "0.1",
                             "--vin", "7.4", "--seed", "0") as port:
-        launch = Launch(tmp_path, "robot:=pendulum", "backend:=dynamixel", f"port:={port}", "recorder:=false")
+        launch = Launch(tmp_path, "robot:=pendulum", "backend:=dynamixel", f"port:={port}", "recorder:=false",
+                        f"config:={patient_config(tmp_path, 'pendulum', 'dynamixel')}")
         try:
             assert launch.player.wait_ready(180.0), launch.output
             plan = goal_plan("sin_sin", ("pendulum",))
@@ -534,12 +567,17 @@ def test_ctrl_c_with_a_trajectory_playing_leaves_the_servo_torque_off(tmp_path):
                 threading.Event().wait(0.1)
                 deadline -= 0.1
             assert playing(), launch.output
-            threading.Event().wait(2.0)  # into the goal (its start 0.5 s after it was sent; 6 s long)
+            # into the goal (its start 0.5 s after it was sent; 6 s long): until /joint_states showed
+            # the swing (sin_sin's goal passes 0.3 rad 0.14 s in), or 3 s, whichever comes first
+            deadline = monotonic() + 3.0
+            while monotonic() < deadline and not swung(launch.states):
+                launch.recorder.deliver()
+                sleep(DRAIN_EVERY)
             status = launch.ctrl_c()
             stop.set()
             thread.join(timeout=30)  # the player stops spinning before the client's context goes
             drain(launch.recorder, lambda: True)
-            assert any(abs(m.position[0]) > 0.3 for m in list(launch.states))  # it was playing: swung out,
+            assert swung(launch.states), (len(launch.states), launch.output)  # it was playing: swung out,
             assert any(all(c.torque_enable) for c in list(launch.commands))  # torque on
             output = launch.output
             assert status == 0, output

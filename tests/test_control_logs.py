@@ -11,8 +11,10 @@ controller interpolates 10 ms waypoints and its command reaches the servo one cy
 and a first cycle 40 ms after the run's start, which shows as a lead: every goal sent lies on the
 trajectory at a delay within -0.15..0.3 s, as a late cycle holds a goal but never sends one off
 the path, and the median delay is under 0.15 s), and each path's cycles fall at other instants:
-the positions agree once the direct run is delayed by the control run's median goal delay, and
-each log's positions are what the servo model does for that log's own goals. No assertion
+each log's positions are what the servo model does for that log's own goals, and once the direct
+run is delayed by the control run's median goal delay the two runs' positions differ by what the
+servo model makes of the difference of their goals (a host stalled mid-run holds each run's goal
+at its own instants). No assertion
 depends on how fast the host is; how fast the controllers keep their rate is
 ``benchmarks/control_rate.py``'s. A second test delays the player's stop by 1.5 s: the control node
 still ends the run at the trajectory's end. Skipped where ROS 2 with ros2_control or a built
@@ -26,7 +28,7 @@ import time
 import numpy as np
 import pytest
 
-from test_control_launch import Launch, rclpy  # noqa: F401  (its skips apply here)
+from test_control_launch import Launch, patient_config, rclpy  # noqa: F401  (its skips apply here)
 
 from actuator_bench.bag2json import bag_logs  # noqa: E402
 from actuator_bench.control_goals import goal_plan  # noqa: E402
@@ -35,7 +37,7 @@ from actuator_bench.player import RUN_PREPARE  # noqa: E402
 from actuator_interfaces.srv import RunTrajectory  # noqa: E402
 from actuator_models.model import load_model  # noqa: E402
 from actuator_models.resampling import resample  # noqa: E402
-from actuator_models.simulation import log_maes  # noqa: E402
+from actuator_models.simulation import simulate_logs  # noqa: E402
 from actuator_models.trajectories import TRAJECTORIES  # noqa: E402
 from std_srvs.srv import SetBool  # noqa: E402
 
@@ -79,28 +81,9 @@ class LateStop(ControlPlayer):
         return super().call(client, request, timeout)
 
 
-#: The command timeout of these tests' control node [s]: the watchdog (tested with the drivers and
-#: ``test_control_launch.py``) is not what these tests are about, and a loaded CI host stalled the
-#: controllers' commands for over the shipped 0.5 s in a run (the torque released mid-trajectory,
-#: the log's goals held off the path from then on).
-PATIENT_TIMEOUT = 5.0
-
-
-def patient_config(tmp_path):
-    """The shipped XL330 bench YAML (control.launch.py's for the pendulum) with the command
-    timeout of :data:`PATIENT_TIMEOUT`, written to ``tmp_path``."""
-    from pathlib import Path
-
-    shipped = (Path(__file__).resolve().parents[1] / "config" / "xl330_bench.yaml").read_text()
-    assert shipped.count("command_timeout: 0.5") == 1
-    path = tmp_path / "xl330_patient.yaml"
-    path.write_text(shipped.replace("command_timeout: 0.5", f"command_timeout: {PATIENT_TIMEOUT}"))
-    return path
-
-
 def control_log(tmp_path, player_class=ControlPlayer):
     """The trajectory as a goal through the controllers (control.launch.py), recorded, as a log."""
-    launch = Launch(tmp_path, "robot:=pendulum", "backend:=mujoco", f"config:={patient_config(tmp_path)}")
+    launch = Launch(tmp_path, "robot:=pendulum", "backend:=mujoco", f"config:={patient_config(tmp_path, 'pendulum', 'mujoco')}")
     try:
         player = player_class(launch.node, launch.executor)
         assert player.wait_ready(180.0), launch.output
@@ -123,23 +106,41 @@ def path_speed() -> float:
 CYCLE_MOTION = 0.01 * path_speed()
 
 
-#: The goal delays [s] a run through the controllers may show (negative: a goal ahead of the trajectory)
+#: Where a run's log may start against its goal's [s]: the log starts at the first command the
+#: control node sends once it knows of the run, which a stalled host delays while the controller
+#: already samples the goal (a lead: the launches stopped 0.3 s in every 1.3 s here, a log
+#: began 0.165 s into its goal, every goal of it 0.165 s ahead of the trajectory at the log's t);
+#: as far as a log's duration may differ from the trajectory's in the tests
+OFFSETS = np.arange(-0.3, 0.3 + 1e-9, 0.005)
+
+#: The goal delays [s] around a run's offset a run through the controllers may show (negative: a
+#: goal ahead of the trajectory)
 DELAYS = np.arange(-0.15, 0.3 + 1e-9, 0.002)
+
+
+def path_distances(log, delays: np.ndarray) -> np.ndarray:
+    """``(len(delays), samples)``: each goal of ``log``'s distance [rad] to the trajectory's goal
+    ``delay`` [s] before the sample's time."""
+    path = TRAJECTORIES[TRAJECTORY].goal
+    return np.array([np.abs(log.goal_position - [path(max(x - d, 0.0)) for x in log.timestamp]) for d in delays])
 
 
 def goal_delays(log) -> tuple:
     """Per sample of ``log``: its goal's distance [rad] to the nearest of the trajectory's goals
-    over :data:`DELAYS` before the sample's time, and that delay [s]."""
-    path = TRAJECTORIES[TRAJECTORY].goal
-    distances = np.array([np.abs(log.goal_position - [path(max(x - d, 0.0)) for x in log.timestamp]) for d in DELAYS])
+    over :data:`DELAYS` around the run's offset (of :data:`OFFSETS`, the delay at which the goals'
+    median distance to the trajectory is least), and that delay [s]."""
+    offset = OFFSETS[np.argmin(np.median(path_distances(log, OFFSETS), axis=1))]
+    delays = offset + DELAYS
+    distances = path_distances(log, delays)
     best = np.argmin(distances, axis=0)
-    return distances[best, np.arange(len(best))], DELAYS[best]
+    return distances[best, np.arange(len(best))], delays[best]
 
 
 def check_goals_follow_the_path(log) -> float:
     """Asserts that 95 % of ``log``'s goals lie on the trajectory (within one cycle of goal motion)
-    at a delay in :data:`DELAYS` (a log begun at the 1 s hold before the start has 20 % there,
-    one begun 0.5 s late 32 %) with a median delay under 0.15 s; returns that median [s]."""
+    at a delay in :data:`DELAYS` around the run's offset (a log begun at the 1 s hold before the
+    start has 40 % there, one begun 0.5 s late 57 %) with a median delay under 0.15 s; returns
+    that median [s]."""
     distance, delay = goal_delays(log)
     on_path = distance < CYCLE_MOTION
     assert np.mean(on_path) > 0.95, (np.mean(on_path), np.median(distance), log.timestamp[np.argmax(distance)])
@@ -175,19 +176,44 @@ def test_a_trajectory_through_the_controllers_logs_as_the_bench_node_plays_it(tm
     lag = check_goals_follow_the_path(control)  # the controllers' goals: the trajectory's, a little late
     # the positions at equal t, the direct run's taken the control run's median goal delay later
     assert direct.commands_held and control.commands_held  # the bench loop's logs say so: resampled held
-    direct, control = (resample(log, DT) for log in (direct, control))  # as bag2json
-    shared = (control.timestamp >= direct.timestamp[0] + lag) & (control.timestamp <= direct.timestamp[-1] + lag)
-    error = np.abs(control.position - np.interp(control.timestamp, direct.timestamp + lag, direct.position))[shared]
-    assert np.median(error) < 0.02, (np.median(error), lag)
+    raw = direct, control
+    direct, control = (resample(log, DT) for log in raw)  # as bag2json
+    # compared where each log recorded the servo: a busy host's loop skips cycles, over which the
+    # resampled positions are a straight line the servo never took (the physics stepped through the
+    # gap, holding the command); here, the launches stopped 0.3 s in every 1.3 s: the control log's
+    # replay error was 0.022 rad over every sample, 0.010 over the recorded ones (67 % of them)
+    seen = [recorded(log, resampled.timestamp) for log, resampled in zip(raw, (direct, control))]
     # each log is what the servo did for its own goals: the servo model (the published step, an
     # independent code path from the MuJoCo bench) driven by a log's goal column reproduces its
-    # positions. On a busy host the controllers' goals come up to ~0.15 s late at times, and the
-    # servo then is up to 0.3 rad from where the direct run had it at the same t: the delay, not
-    # the recording (the same log with its goals shifted by 0.1 s: MAE 0.084 rad; as recorded 0.008).
-    # The goals are held across the cycles a busy host's loop skipped: interpolated, they ramp where
-    # the servo held (a CI run: 0.027 rad; the same run here with two busy loops 0.0103, held 0.0058)
-    maes = log_maes(load_model("xl330/m6"), [direct, control])
+    # positions. The goals are held across the cycles a busy host's loop skipped: interpolated, they
+    # ramp where the servo held (a CI run: 0.027 rad; the same run here with two busy loops 0.0103,
+    # held 0.0058)
+    simulated = simulate_logs(load_model("xl330/m6"), [direct, control])
+    maes = np.array([np.mean(np.abs(run[: len(log.position)] - log.position)[where])
+                     for run, log, where in zip(simulated, (direct, control), seen)])
     assert np.all(maes < 0.02), maes
+    # the two runs differ where their goals did, and by what those goals make the servo model do:
+    # a host that stalls holds a run's goals for the stall (each run's at other instants), and the
+    # servo swings off the other run's path (a CI run: the positions' median difference 0.020 rad;
+    # here, the launches stopped 0.25 s in every 1.25 s: 0.023, of which the model's own runs on
+    # the two goal columns differed by 0.013, leaving 0.0125; on a quiet host 0.0006 and 0.0002)
+    def difference(values) -> np.ndarray:  # [rad] control minus direct at equal t, per control sample
+        return values[1][: len(control.timestamp)] - np.interp(control.timestamp, direct.timestamp + lag,
+                                                               values[0][: len(direct.timestamp)])
+
+    shared = ((control.timestamp >= direct.timestamp[0] + lag) & (control.timestamp <= direct.timestamp[-1] + lag)
+              & seen[1] & recorded(raw[0], control.timestamp - lag))
+    assert np.mean(shared) > 0.5, np.mean(shared)  # most of the run: the loops skipped a part at most
+    measured, modelled = difference([direct.position, control.position]), difference(simulated)
+    unexplained = np.abs(measured - modelled)[shared]
+    assert np.median(unexplained) < 0.02, (np.median(unexplained), np.median(np.abs(measured[shared])), lag)
+
+
+def recorded(log, times: np.ndarray) -> np.ndarray:
+    """Per time of ``times`` [s]: whether the raw ``log`` has a sample within half a cycle of it."""
+    after = np.clip(np.searchsorted(log.timestamp, times), 1, len(log.timestamp) - 1)
+    nearest = np.minimum(np.abs(log.timestamp[after] - times), np.abs(log.timestamp[after - 1] - times))
+    return nearest < DT / 2
 
 
 def test_a_run_through_the_controllers_ends_at_the_trajectory_s_end_however_late_the_stop_comes(tmp_path):
