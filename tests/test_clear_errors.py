@@ -47,6 +47,27 @@ def test_set_with_a_typo_suggests_the_parameter(xl330_processed, tmp_path):
     assert result.returncode == 2 and "--set" in line and "did you mean 'q_offset'?" in line
 
 
+@pytest.mark.parametrize("option, given, expected", [
+    ("--set", "armature=-1", "'armature' is -1.0: expected > 0"),
+    ("--set", "friction_base=nan", "'friction_base' is nan: expected a finite number"),
+    ("--set", "release_armature_share=1.5", "'release_armature_share' is 1.5: expected from 0 to 1"),
+    ("--bounds", "armature: [-0.001, 0.01]", "'armature' is -0.001: expected > 0"),
+    ("--bounds", "release_friction_share: [0.0, 1.2]", "'release_friction_share' is 1.2: expected from 0 to 1"),
+])
+def test_fit_refuses_a_value_no_model_can_have(option, given, expected, xl330_processed, tmp_path):
+    """Before: ``--set armature=-1`` fitted and wrote a params file that every command then refused
+    (a negative armature); a share above 1 (a negative armature with the torque off) and NaN were
+    fitted too."""
+    argument = given
+    if option == "--bounds":  # given: the file's text
+        argument = tmp_path / "bounds.yaml"
+        argument.write_text(given + "\n")
+    result = run("fit", "--logs", xl330_processed, *XL330, option, argument, "--out", tmp_path / "out", cwd=tmp_path)
+    line = error_line(result)
+    assert result.returncode == 2 and option in line and expected in line, line
+    assert not (tmp_path / "out").exists()
+
+
 def test_bounds_file_naming_another_models_parameter_names_the_file(xl330_processed, tmp_path):
     bounds = tmp_path / "my_bounds.yaml"
     bounds.write_text("friction_base: [0.0, 0.5]\nfriction_stribeck: [0.0, 1.0]\n")  # an M2+ parameter, fitting M1

@@ -81,6 +81,15 @@ def test_search_space_fixed_and_bounds():
     np.testing.assert_array_equal(batch["q_offset"], [0.0, 0.0])
     with pytest.raises(ValueError, match="'load_friction_base' is not one of model xl330/m2"):
         SearchSpace.for_model(model, fixed={"load_friction_base": 0.1})
+    # values no model can have, as a fit's settings (the library's and the ROS service's way in)
+    with pytest.raises(ValueError, match="fixed value of 'armature' is -1.0: expected > 0"):
+        SearchSpace.for_model(model, fixed={"armature": -1.0})
+    with pytest.raises(ValueError, match="bounds of 'friction_base': upper nan: expected a finite number"):
+        SearchSpace.for_model(model, bounds={"friction_base": (0.0, float("nan"))})
+    released = new_model("xl330", "m6", additions=("release",))
+    with pytest.raises(ValueError, match="bounds of 'release_armature_share': upper 1.5: expected from 0 to 1"):
+        SearchSpace.for_model(released, bounds={"release_armature_share": (0.0, 1.5)})
+    assert SearchSpace.for_model(released, bounds={"release_armature_share": (0.0, 1.0)}).free  # the whole share
 
 
 def test_fit_recovers_a_known_model():

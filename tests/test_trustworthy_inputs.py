@@ -144,6 +144,8 @@ def test_every_friction_parameter_of_the_model_is_required(friction):
     ({"armature": 0.0}, "key 'armature' is 0.0: expected > 0"),
     ({"kt": -0.3}, "key 'kt' is -0.3: expected > 0"),
     ({"dtheta_stribeck": 0}, "key 'dtheta_stribeck' is 0: expected > 0"),
+    ({"release_armature_share": 1.5, "release_friction_share": 0.2},  # a negative armature with the torque off
+     "key 'release_armature_share' is 1.5: expected from 0 to 1"),
     ({"kt": None}, "key 'kt' (torque constant (motor and reducer), N m/A) is missing"),
 ])
 def test_bad_params_file_is_one_clear_error(tmp_path, xl330_processed, change, expected):

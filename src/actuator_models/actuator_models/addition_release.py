@@ -36,9 +36,11 @@ from .addition_heating import records_temperature_span
 from .parameters import Parameter, ParamValues, Value
 
 RELEASE_ARMATURE_SHARE = Parameter("release_armature_share", 0.0, 0.0, 0.9, "1",
-                                   "share of the armature the joint does not show with the torque off", "sa")
+                                   "share of the armature the joint does not show with the torque off", "sa",
+                                   domain="share")
 RELEASE_FRICTION_SHARE = Parameter("release_friction_share", 0.0, 0.0, 0.9, "1",
-                                   "share of the friction budget the joint does not show with the torque off", "sf")
+                                   "share of the friction budget the joint does not show with the torque off", "sf",
+                                   domain="share")
 
 
 #: The data rule's evidence of the release's parameters (:mod:`.data_rule`): logs that release the torque.

@@ -12,7 +12,7 @@ import warnings
 import time
 from pathlib import Path
 from dataclasses import replace
-from typing import TYPE_CHECKING, Callable, Dict, Iterable, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, Mapping, Optional, Sequence, Tuple
 
 from .actuators import actuator, actuator_names
 from .additions import ADDITIONS
@@ -70,22 +70,29 @@ def read_bounds(path: Optional[str]) -> Dict[str, Tuple[float, float]]:
     return bounds
 
 
-def check_parameter_names(names: Iterable[str], source: str, actuator_name: str, models: Sequence[str]) -> None:
+def check_parameters(values: Mapping[str, Sequence[float]], source: str, actuator_name: str,
+                     models: Sequence[str]) -> None:
     """Every name of ``--set`` or of a ``--bounds`` file (``source`` says which) must be a
     parameter of each model fitted or of an addition it may carry (which ones, the carry rule
     decides from the training logs; the search space then refuses one of an addition not
-    carried); the error names the source and suggests the closest name."""
+    carried), and each of its ``values`` inside the parameter's physical domain (a negative
+    armature, a share above 1, NaN: a fit would write a model that nothing loads); the error
+    names the source, the value and the closest name."""
     from .additions import installed_additions
 
-    carried = [p.name for a in installed_additions().values() for p in a.parameters]
+    carried = {p.name: p for a in installed_additions().values() for p in a.parameters}
     for model_name in models:
-        known = sorted({p.name for p in new_model(actuator_name, model_name).parameters} | set(carried))
-        for name in names:
+        known = {p.name: p for p in new_model(actuator_name, model_name).parameters} | carried
+        for name, given in values.items():
             if name not in known:
-                close = difflib.get_close_matches(name, known, n=1)
-                hint = f"did you mean {close[0]!r}?" if close else f"its parameters: {', '.join(known)}"
+                close = difflib.get_close_matches(name, sorted(known), n=1)
+                hint = f"did you mean {close[0]!r}?" if close else f"its parameters: {', '.join(sorted(known))}"
                 raise FitUsageError(f"{source}: {name!r} is not a parameter of {actuator(actuator_name).name}/"
                                     f"{model_name}; {hint}")
+            for value in given:
+                problem = known[name].problem(value)
+                if problem:
+                    raise FitUsageError(f"{source}: {name!r} is {value!r}: {problem}")
 
 
 def count(minimum: int) -> Callable[[str], int]:
@@ -171,8 +178,8 @@ def spec_of(args: argparse.Namespace) -> FitSpec:
     names a flag; the fit checks the rest); its outputs are planned (and refused when they exist)."""
     models = ALL_MODELS if args.model == "all" else (args.model,)
     fixed, bounds = parse_set(args.set), read_bounds(args.bounds)
-    check_parameter_names(fixed, "--set", args.actuator, models)
-    check_parameter_names(bounds, f"--bounds {args.bounds}", args.actuator, models)
+    check_parameters({name: (value,) for name, value in fixed.items()}, "--set", args.actuator, models)
+    check_parameters(bounds, f"--bounds {args.bounds}", args.actuator, models)
     try:
         settings = FitSettings(
             trials=args.trials, seed=args.seed, popsize=args.popsize, patience=args.patience or None,

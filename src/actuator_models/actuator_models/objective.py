@@ -65,7 +65,10 @@ class SearchSpace:
         log_scale: bool = True,
     ) -> "SearchSpace":
         """All of ``model``'s parameters but ``fixed``; ``bounds`` override identification bounds;
-        ``log_scale``: search wide positive ranges on a logarithmic scale (else all linear)."""
+        ``log_scale``: search wide positive ranges on a logarithmic scale (else all linear). A fixed
+        value or a bound outside the parameter's physical domain (:meth:`Parameter.problem`: a
+        negative armature, a share above 1, NaN) is refused: the fit would write a model that
+        nothing loads."""
         fixed = dict(fixed or {})
         bounds = dict(bounds or {})
         names = {p.name for p in model.parameters}
@@ -75,9 +78,16 @@ class SearchSpace:
         free = []
         for p in model.parameters:
             if p.name in fixed:
+                problem = p.problem(float(fixed[p.name]))
+                if problem:
+                    raise ValueError(f"fixed value of {p.name!r} is {fixed[p.name]!r}: {problem}")
                 continue
             if p.name in bounds:
                 low, high = bounds[p.name]
+                for end, value in (("lower", low), ("upper", high)):
+                    problem = p.problem(float(value))
+                    if problem:
+                        raise ValueError(f"bounds of {p.name!r}: {end} {value!r}: {problem}")
                 if not low < high:
                     raise ValueError(f"bounds of {p.name!r}: lower {low} must be below upper {high}")
                 p = p.with_bounds(low, high)

@@ -17,7 +17,7 @@ import numpy as np
 Value = Union[float, np.ndarray]
 
 #: Physical domains of a parameter (see :attr:`Parameter.domain`).
-DOMAINS = ("positive", "non-negative", "real", "temperature")
+DOMAINS = ("positive", "non-negative", "share", "real", "temperature")
 #: The temperatures [degC] a servo can be at (the ``"temperature"`` domain, and a log's ``temp``
 #: column): above absolute zero, below copper's melting point (its winding would be liquid).
 TEMPERATURE_RANGE = (-273.15, 1085.0)
@@ -39,7 +39,7 @@ class Parameter:
         meaning: one line saying what it is.
         symbol: the paper's symbol, e.g. ``"Kc"``.
         domain: physically meaningful values: ``"positive"`` (> 0), ``"non-negative"`` (>= 0),
-            ``"real"`` or ``"temperature"`` [degC] (within :data:`TEMPERATURE_RANGE`); when not
+            ``"share"`` (0 to 1: a part of a whole), ``"real"`` or ``"temperature"`` [degC] (within :data:`TEMPERATURE_RANGE`); when not
             given, from the sign of ``lower`` at definition (a search
             that starts at 0 is a magnitude, one that starts above 0 a strictly positive
             quantity). :func:`with_bounds` keeps the domain of the definition.
@@ -74,6 +74,8 @@ class Parameter:
             return f"expected > 0 ({self.meaning} must be positive)"
         if self.domain == "non-negative" and value < 0:
             return f"expected >= 0 ({self.meaning} cannot be negative)"
+        if self.domain == "share" and not 0 <= value <= 1:
+            return f"expected from 0 to 1 ({self.meaning} is a part of the whole)"
         if self.domain == "temperature":
             return temperature_problem(value)
         return None
