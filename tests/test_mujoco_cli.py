@@ -75,3 +75,18 @@ def test_errors_exit_2(tmp_path, capsys):
     assert main(["arm", "--arm", "mx", "--shoulder", "m1", "--elbow", "m1", "--path", "circle",
                  "--gain", "medium"]) == 2
     assert "gain 'medium'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("gain", ["nan", "-3", "inf"])
+def test_a_gain_no_servo_has_is_refused(gain, tmp_path, capsys):
+    """Before: each ran the arm and wrote its trajectories (a NaN gain, a negative one...)."""
+    out = tmp_path / "traj.json"
+    assert main(["arm", "--arm", "mx", "--shoulder", "m1", "--elbow", "m1", "--path", "circle",
+                 "--gain", gain, "--out", str(out)]) == 2
+    assert f"gain {gain!r}: expected low or high or a firmware gain >= 0" in capsys.readouterr().err
+    assert not out.exists()
+    assert main(["arm-compare", "--arm", "mx", "--gain", "low", gain, "--out", str(tmp_path / "mae.json")]) == 2
+    assert f"gain {gain!r}" in capsys.readouterr().err and not (tmp_path / "mae.json").exists()
+    # before any work: arm-compare ran the low gain's paths first, transfer its fits
+    assert main(["transfer", "--arm", "mx", "--gain", gain, "--out", str(tmp_path / "transfer")]) == 2
+    assert f"gain {gain!r}" in capsys.readouterr().err and not (tmp_path / "transfer").exists()

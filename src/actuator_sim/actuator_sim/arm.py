@@ -10,6 +10,8 @@ Joint angles as in :mod:`actuator_sim.kinematics` [rad].
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass, field
 from typing import Dict, Mapping, Tuple, Union
 
@@ -50,13 +52,17 @@ class Arm:
             actuator(getattr(self, joint))
 
     def gain(self, level: Union[str, float]) -> float:
-        """Firmware gain for ``"low"``/``"high"`` or a number."""
+        """Firmware gain for ``"low"``/``"high"`` or a number (finite, >= 0: NaN, a negative or an
+        infinite gain are refused, not simulated)."""
         if isinstance(level, str) and level in self.gains:
             return float(self.gains[level])
         try:
-            return float(level)
+            value = float(level)
         except ValueError:
-            raise ValueError(f"gain {level!r}: expected {' or '.join(self.gains)} or a number") from None
+            value = math.nan
+        if not (math.isfinite(value) and value >= 0):
+            raise ValueError(f"gain {level!r}: expected {' or '.join(self.gains)} or a firmware gain >= 0")
+        return value
 
 
 ARMS: Dict[str, Arm] = {

@@ -33,7 +33,10 @@ def compare_arm(
     gains: Sequence[str] = ("low",),
     viscous: ViscousMode = "frictionloss",
 ) -> Dict[str, Dict[str, float]]:
-    """``{"<path>, <low|high> gain": {candidate: joint MAE [rad]}}`` against the real arm."""
+    """``{"<path>, <low|high> gain": {candidate: joint MAE [rad]}}`` against the real arm (a
+    gain the arm cannot have is refused before any run: :meth:`Arm.gain`)."""
+    for gain in gains:
+        arm.gain(gain)
     table: Dict[str, Dict[str, float]] = {}
     for gain in gains:
         for name in paths:

@@ -93,7 +93,10 @@ def transfer_experiment(arm: Arm, paths: Sequence[str], gains: Sequence[str] = (
                         frictions: Sequence[str] = ("m1", "m6"), trials: int = 2000,
                         configs: Optional[Sequence[BenchConfig]] = None, seed: int = 0,
                         log: Optional[Callable[[str], None]] = None) -> TransferResult:
-    """Run the whole experiment for ``arm`` (see the module docstring); ``log`` gets progress lines."""
+    """Run the whole experiment for ``arm`` (see the module docstring); ``log`` gets progress lines.
+    A gain the arm cannot have is refused before the fits (:meth:`Arm.gain`)."""
+    for gain in gains:
+        arm.gain(gain)
     say = log or (lambda text: None)
     configs = BENCH_GRIDS[arm.name] if configs is None else configs
     real = (load_model(f"{arm.shoulder}/m6"), load_model(f"{arm.elbow}/m6"))
