@@ -81,10 +81,10 @@ KEEP_RUN = 200_000
 MOVED = 0.2
 
 #: The command timeout [s] of the control node in these tests, none of which is about the watchdog
-#: (the drivers' and the bench node's tests are, with the shipped 0.5 s): a loaded CI host stalled the controllers' commands
-#: for over 0.5 s in runs (the torque released mid-trajectory: the log's goals off the path from
-#: then on, and a pendulum that hung where a Ctrl-C test looked for its swing; stopping the
-#: launch 0.7 s in every 2.2 s released it three times in one 6-s run here).
+#: (the drivers' and the bench node's tests are, with the shipped 0.5 s): a loaded CI host stalled
+#: the controllers' commands for over 0.5 s in runs (the torque released mid-trajectory: the log's
+#: goals off the path from then on, and a pendulum that hung where a Ctrl-C test looked for its
+#: swing; stopping the launch 0.7 s in every 2.2 s released it three times in one 6-s run here).
 PATIENT_TIMEOUT = 5.0
 
 

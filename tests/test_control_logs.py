@@ -5,18 +5,18 @@ logs compared sample by sample on their own time axes (t = 0: each run's first c
 Direct: ``sim.launch.py``, its bench node playing the trajectory itself (``/sim/run_trajectory``),
 its recorder. Through the controllers: ``control.launch.py backend:=mujoco``, the trajectory as
 a FollowJointTrajectory goal (:class:`ControlPlayer`, which names the run at the goal's start),
-the control node's recorder. Same backend, same bench YAML, same model. What may differ: the
+the control node's recorder. Same backend, same bench YAML (its command timeout aside:
+:data:`~test_control_launch.PATIENT_TIMEOUT`), same model. What may differ: the
 controller interpolates 10 ms waypoints and its command reaches the servo one cycle later
 (a goal delay of a cycle on a quiet host; a loaded CI host measured 0.1 s for most of a run,
 and a first cycle 40 ms after the run's start, which shows as a lead: every goal sent lies on the
-trajectory at a delay within -0.15..0.3 s, as a late cycle holds a goal but never sends one off
-the path, and the median delay is under 0.15 s), and each path's cycles fall at other instants:
+trajectory at a delay within -0.15..0.3 s of the run's start offset, as a late cycle holds a goal
+but never sends one off the path, and the median delay is under 0.15 s), and each path's cycles fall at other instants:
 each log's positions are what the servo model does for that log's own goals, and once the direct
 run is delayed by the control run's median goal delay the two runs' positions differ by what the
 servo model makes of the difference of their goals (a host stalled mid-run holds each run's goal
-at its own instants). No assertion
-depends on how fast the host is; how fast the controllers keep their rate is
-``benchmarks/control_rate.py``'s. A second test delays the player's stop by 1.5 s: the control node
+at its own instants). No assertion depends on how fast the host is; how fast the controllers
+keep their rate is ``benchmarks/control_rate.py``'s. A second test delays the player's stop by 1.5 s: the control node
 still ends the run at the trajectory's end. Skipped where ROS 2 with ros2_control or a built
 workspace is absent.
 """
@@ -83,7 +83,8 @@ class LateStop(ControlPlayer):
 
 def control_log(tmp_path, player_class=ControlPlayer):
     """The trajectory as a goal through the controllers (control.launch.py), recorded, as a log."""
-    launch = Launch(tmp_path, "robot:=pendulum", "backend:=mujoco", f"config:={patient_config(tmp_path, 'pendulum', 'mujoco')}")
+    launch = Launch(tmp_path, "robot:=pendulum", "backend:=mujoco",
+                    f"config:={patient_config(tmp_path, 'pendulum', 'mujoco')}")
     try:
         player = player_class(launch.node, launch.executor)
         assert player.wait_ready(180.0), launch.output

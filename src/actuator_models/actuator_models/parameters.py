@@ -39,10 +39,10 @@ class Parameter:
         meaning: one line saying what it is.
         symbol: the paper's symbol, e.g. ``"Kc"``.
         domain: physically meaningful values: ``"positive"`` (> 0), ``"non-negative"`` (>= 0),
-            ``"share"`` (0 to 1: a part of a whole), ``"real"`` or ``"temperature"`` [degC] (within :data:`TEMPERATURE_RANGE`); when not
-            given, from the sign of ``lower`` at definition (a search
-            that starts at 0 is a magnitude, one that starts above 0 a strictly positive
-            quantity). :func:`with_bounds` keeps the domain of the definition.
+            ``"share"`` (0 to 1: a part of a whole), ``"real"`` or ``"temperature"`` [degC]
+            (within :data:`TEMPERATURE_RANGE`); when not given, from the sign of ``lower`` at
+            definition (a search that starts at 0 is a magnitude, one that starts above 0 a
+            strictly positive quantity). :func:`with_bounds` keeps the domain of the definition.
         log: searched on a log scale (bounds spanning decades, such as 0.1-10x a nominal value:
             the centre of the search is then their geometric mean); needs a positive lower bound.
     """

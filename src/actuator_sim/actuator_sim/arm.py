@@ -11,7 +11,6 @@ Joint angles as in :mod:`actuator_sim.kinematics` [rad].
 from __future__ import annotations
 
 import math
-
 from dataclasses import dataclass, field
 from typing import Dict, Mapping, Tuple, Union
 
