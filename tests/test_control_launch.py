@@ -512,8 +512,13 @@ def test_arm2r_on_mujoco_follows_a_circle_goal(tmp_path, monkeypatch):
         goals = np.array([c.goal_position for c in commands])  # the move to the start, then the path
         nearest = np.linalg.norm(plan.positions[:, None, :] - goals[None, :, :], axis=2).min(axis=1)
         # the path was commanded: every waypoint near a command (the control node applies the latest
-        # command each cycle, so a late cycle skips one: no exact match asked of a busy host)
-        assert nearest.max() < 0.1 and np.median(nearest) < 0.01, (nearest.max(), np.median(nearest))
+        # command each cycle, so a late cycle skips one: no exact match asked of a busy host), or within
+        # what the path moves over the longest the control node sent none (a stalled host: the launch
+        # stopped 0.4 s in every 1.6 s here, a waypoint 0.102 rad from every command)
+        stalled = np.diff(sorted(stamp(c) for c in commands)).max()  # [s]
+        speed = np.linalg.norm(np.diff(plan.positions, axis=0), axis=1).max() / np.diff(plan.times).min()
+        assert nearest.max() < 0.1 + speed * stalled and np.median(nearest) < 0.01, (nearest.max(), stalled,
+                                                                                      np.median(nearest))
         servos = [Servo("shoulder", load_model("mx106/m6"), 4.0, 15.0), Servo("elbow", load_model("mx64/m6"), 4.0, 15.0)]
         times, measured, simulated = replay_arm(list(launch.samples), commands, joints, "arm_mx.xml", servos)
         releases = [stamp(c) for c in launch.commands if not any(c.torque_enable)]
@@ -532,18 +537,30 @@ def test_arm2r_on_mujoco_follows_a_circle_goal(tmp_path, monkeypatch):
         launch.close()
 
 
+def wait_until(done: Callable[[], bool], timeout: float) -> None:
+    """Return once ``done()`` (asked every :data:`DRAIN_EVERY` s), or after ``timeout`` [s]."""
+    deadline = monotonic() + timeout
+    while not done() and monotonic() < deadline:
+        sleep(DRAIN_EVERY)
+
+
 def swung(states: list) -> bool:
     """Whether the pendulum's /joint_states went past 0.3 rad (it hangs at 0 without torque)."""
     return any(abs(m.position[0]) > 0.3 for m in list(states))
 
 
-def test_ctrl_c_with_a_trajectory_playing_leaves_the_servo_torque_off(tmp_path):
+def test_ctrl_c_with_a_trajectory_playing_leaves_the_servo_torque_off(tmp_path, monkeypatch):
     """The emulated XL330 is the stand-alone emulator (``actuator-bench emulate``, a process of
     its own: in this process its replies waited on this process's interpreter, and a busy host
     starved them into bus timeouts), the launch drives it with the real driver on its
     pseudo-terminal (backend dynamixel), and the servo is read back through the bus, by another
-    program, once the launch is gone."""
+    program, once the launch is gone. The player's first try comes late, on every host (a goal
+    stamped to start as it is sent reaches the controller after its start): the goal is played
+    from its second try, 3 s later, as a busy host's was in a CI run (where the test, waiting a
+    fixed 3 s from the first try's goal, interrupted the move to the start, the pendulum at rest)."""
     from bench_commands import dynamixel_emulator, torque_enable
+
+    monkeypatch.setattr(control_player, "START_DELAYS", (0.0, *control_player.START_DELAYS))
 
     with dynamixel_emulator("--actuator", "xl330", "--params", "xl330/m6", "--mass", "0.49", "--length", "0.1",
                             "--vin", "7.4", "--seed", "0") as port:
@@ -556,28 +573,26 @@ def test_ctrl_c_with_a_trajectory_playing_leaves_the_servo_torque_off(tmp_path):
             thread = threading.Thread(target=lambda: played.append(launch.player.play(plan, 0.0, stop)), daemon=True)
             thread.start()
 
-            def playing() -> bool:  # the run's goal accepted (after the move to the start's), the spawners
-                output = launch.output  # done (a spawner stopped while it still works dies of the SIGINT). Read
-                return (output.count("Accepted new action goal") >= 2  # in the launch's output: this process
-                        and "spawner-4]: process has finished" in output  # takes its messages only while the
-                        and "spawner-3]: process has finished" in output)  # player spins, seconds late if busy
+            def run() -> list:  # bench_info from the run's own on: published as its goal starts, after the
+                launch.recorder.deliver()  # player's tries (a goal that came late: all again, from the move to
+                infos = list(launch.infos)  # the start, 3 s and more on a busy host), then idle at its end
+                names = [m.trajectory for m in infos]
+                return infos[names.index(plan.name):] if plan.name in names else []
 
-            deadline = 60.0
-            while deadline > 0 and not playing():
-                threading.Event().wait(0.1)
-                deadline -= 0.1
-            assert playing(), launch.output
-            # into the goal (its start 0.5 s after it was sent; 6 s long): until /joint_states showed
-            # the swing (sin_sin's goal passes 0.3 rad 0.14 s in), or 3 s, whichever comes first
-            deadline = monotonic() + 3.0
-            while monotonic() < deadline and not swung(launch.states):
-                launch.recorder.deliver()
-                sleep(DRAIN_EVERY)
+            def spawned() -> bool:  # the spawners done (one stopped while it still works dies of the SIGINT),
+                output = launch.output  # read in the launch's output
+                return "spawner-4]: process has finished" in output and "spawner-3]: process has finished" in output
+
+            wait_until(lambda: bool(run()) and spawned(), 180.0)
+            assert run() and spawned(), f"the run never started: {played}\n{launch.output}"
+            # into the goal: until /joint_states showed the swing (sin_sin's goal passes 0.3 rad 0.14 s in),
+            # or the run ended; on the graph's events, not a time: a busy host plays it late and slow
+            wait_until(lambda: swung(launch.states) or len(run()) > 1, 180.0)
             status = launch.ctrl_c()
             stop.set()
             thread.join(timeout=30)  # the player stops spinning before the client's context goes
             drain(launch.recorder, lambda: True)
-            assert swung(launch.states), (len(launch.states), launch.output)  # it was playing: swung out,
+            assert swung(launch.states), f"no swing in {len(launch.states)} /joint_states\n{launch.output}"  # swung out,
             assert any(all(c.torque_enable) for c in list(launch.commands))  # torque on
             output = launch.output
             assert status == 0, output
