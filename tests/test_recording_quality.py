@@ -85,7 +85,7 @@ def test_processing_warns_when_the_raw_rate_is_far_below_the_processing_rate(tmp
     assert processing_warning(regular, 0.005) is None
     assert processing_warning(np.arange(0, 2.0, 1 / 164), 0.005) is None  # 82 % of 200 Hz, no long gap
     sparse = processing_warning(np.arange(0, 2.0, 0.01), 0.005, "slow.json")
-    assert sparse.startswith("warning: slow.json: achieved rate 100 Hz is far below the processing rate 200 Hz")
+    assert sparse.startswith("slow.json: achieved rate 100 Hz is far below the processing rate 200 Hz")
     holed = np.concatenate([regular[:100], regular[118:]])  # one 95 ms hole
     assert "a gap of 95 ms spans 19 steps of 5 ms" in processing_warning(holed, 0.005)
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 from collections import defaultdict
 from dataclasses import dataclass, field, fields
 from functools import partial
@@ -38,9 +39,11 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
+from actuator_models.log_checks import OddLogWarning
 from actuator_models.logs import PROCESSED_DT, Log, write_log
-from actuator_models.resampling import resample
 from actuator_models.outputs import refuse_existing
+from actuator_models.recording_quality import processing_warning
+from actuator_models.resampling import resample
 from rosbags.highlevel import AnyReader, AnyReaderError
 
 from .interfaces import ACTUATOR_COMMAND, ACTUATOR_STATE, BENCH_INFO, JOINT_STATE, bench_typestore
@@ -126,19 +129,20 @@ STREAM_TYPES = {"joint_states": JOINT_STATE, "actuator_states": ACTUATOR_STATE, 
 def read_streams(bag: Path) -> Dict[str, BenchStreams]:
     """The bench streams of a bag, by namespace (``"/real"``, ``""`` for the root)."""
     streams: Dict[str, BenchStreams] = defaultdict(BenchStreams)
-    try:
-        opened = AnyReader([Path(bag)], default_typestore=bench_typestore())
-    except AnyReaderError as error:  # not a bag (checked on construction)
+    if not Path(bag).exists():
+        raise ValueError(f"{bag}: no such bag (a folder holding metadata.yaml, as 'ros2 bag record' writes)")
+    try:  # not a bag, a damaged metadata.yaml, a cut MCAP file: on construction, opening or reading
+        with AnyReader([Path(bag)], default_typestore=bench_typestore()) as reader:
+            wanted = [c for c in reader.connections
+                      if STREAM_TYPES.get(c.topic.rpartition("/")[2]) == c.msgtype]
+            for connection, log_time, raw in reader.messages(connections=wanted):
+                namespace, _, base = connection.topic.rpartition("/")
+                msg = reader.deserialize(raw, connection.msgtype)
+                header = getattr(msg, "header", None)
+                stamp_ns = header.stamp.sec * NS_PER_S + header.stamp.nanosec if header is not None else None
+                streams[namespace].add(base, stamp_ns, log_time, partial(getattr, msg))
+    except AnyReaderError as error:
         raise ValueError(f"{bag}: not a readable bag ({error})") from None
-    with opened as reader:
-        wanted = [c for c in reader.connections
-                  if STREAM_TYPES.get(c.topic.rpartition("/")[2]) == c.msgtype]
-        for connection, log_time, raw in reader.messages(connections=wanted):
-            namespace, _, base = connection.topic.rpartition("/")
-            msg = reader.deserialize(raw, connection.msgtype)
-            header = getattr(msg, "header", None)
-            stamp_ns = header.stamp.sec * NS_PER_S + header.stamp.nanosec if header is not None else None
-            streams[namespace].add(base, stamp_ns, log_time, partial(getattr, msg))
     return dict(streams)
 
 
@@ -267,6 +271,9 @@ def write_logs(logs: Sequence[Log], out_dir: Path, dt: Optional[float] = DEFAULT
     refuse_existing((Path(out_dir) / log.source for log in logs), overwrite)
     paths = []
     for log in logs:
+        sparse = processing_warning(log.timestamp, dt, log.source) if dt else None
+        if sparse:  # a loop that skipped cycles (a host too slow for its time scale): the gaps are invented
+            warnings.warn(sparse, OddLogWarning, stacklevel=2)
         path = Path(out_dir) / log.source
         write_log(resample(log, dt) if dt else log, path)
         paths.append(path)

@@ -10,7 +10,7 @@ import argparse
 from dataclasses import MISSING, fields
 from typing import Any, Dict, List, Tuple
 
-from actuator_drivers.cli import non_negative, positive
+from actuator_models.option_numbers import non_negative, positive
 from actuator_drivers.common import UsageError
 from actuator_models.bench import Backend, BenchParams
 from actuator_models.family import family_actuators, installed_families

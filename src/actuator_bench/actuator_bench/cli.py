@@ -21,6 +21,8 @@ from actuator_drivers.cli import main as run_commands
 
 from actuator_models.actuators import ACTUATORS
 from actuator_models.exit_codes import INTERRUPTED
+from actuator_models.log_checks import check_dt_option
+from actuator_models.model import load_model
 from actuator_models.outputs import refuse_existing
 from actuator_models.trajectories import TRAJECTORIES
 
@@ -53,6 +55,8 @@ def _run_bag2json(args: argparse.Namespace) -> int:
     out = args.out or args.out_dir
     if out is None:
         raise ValueError("bag2json: give --out DIR, the folder for the JSON logs")
+    if not args.raw:
+        check_dt_option(args.dt)
     paths = convert(args.bag, out, None if args.raw else args.dt, args.namespace, overwrite=args.force)
     for path in paths:
         print(path)
@@ -120,6 +124,9 @@ def _run_play(registry: BackendRegistry) -> Callable[[argparse.Namespace], int]:
     def run(args: argparse.Namespace) -> int:
         from .session import RunOutput, record_run
 
+        modelled = load_model(args.model).actuator.name if args.model else args.actuator
+        if modelled != args.actuator:  # the logs would name one servo and hold another's motion
+            raise ValueError(f"--model {args.model}: a model of the {modelled}, not of --actuator {args.actuator}")
         settings = registry[args.backend].settings_from({"port": args.port} if args.port else {})
         params = BenchParams(actuators=(args.actuator,), models=(args.model,), mass=args.mass, length=args.length,
                              time_scale=args.time_scale, seed=args.seed, command_timeout=args.command_timeout,

@@ -19,7 +19,8 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence, TextIO
 
-from actuator_drivers.cli import Command, positive
+from actuator_drivers.cli import Command
+from actuator_models.option_numbers import positive
 from actuator_drivers.common import UsageError
 from actuator_models.bench import Bench, set_load
 from actuator_models.divergence import params_named
@@ -118,10 +119,10 @@ def _configure_record_all(p: argparse.ArgumentParser) -> None:
 def _grid(args: argparse.Namespace) -> Grid:
     base = default_grid(args.actuator)
     return Grid(
-        parse_values(args.masses, "--masses") if args.masses else base.masses,
-        parse_values(args.lengths, "--lengths") if args.lengths else base.lengths,
-        parse_values(args.kps, "--kps") if args.kps else base.kps,
-        split_names(args.trajectories) if args.trajectories else base.trajectories,
+        parse_values(args.masses, "--masses") if args.masses is not None else base.masses,  # "" is refused
+        parse_values(args.lengths, "--lengths") if args.lengths is not None else base.lengths,
+        parse_values(args.kps, "--kps") if args.kps is not None else base.kps,
+        split_names(args.trajectories, "--trajectories") if args.trajectories is not None else base.trajectories,
     )
 
 

@@ -124,6 +124,9 @@ def parse_values(text: str, what: str) -> Tuple[float, ...]:
     return values
 
 
-def split_names(text: str) -> Tuple[str, ...]:
-    """``"sin_sin,up_and_down"`` -> names."""
-    return tuple(v.strip() for v in text.split(",") if v.strip())
+def split_names(text: str, what: str) -> Tuple[str, ...]:
+    """``"sin_sin,up_and_down"`` -> names; raises ValueError naming the option when there are none."""
+    names = tuple(v.strip() for v in text.split(",") if v.strip())
+    if not names:
+        raise ValueError(f"{what}: no names in {text!r}")
+    return names

@@ -38,6 +38,7 @@ from actuator_drivers.common import CommandTimeout, DriverError
 from actuator_models.bench import Bench, Command
 from actuator_models.bench_bus import BusHealth, ErrorCounters, bus_health
 from actuator_models.logs import Log, write_log
+from actuator_models.outputs import check_folder
 from actuator_models.recording_quality import RecordingQuality, measure
 from actuator_models.trajectories import TRAJECTORIES, Trajectory
 
@@ -157,6 +158,7 @@ def record(
     if not (rate > 0 and math.isfinite(rate)):
         raise ValueError(f"rate {rate!r}: must be a positive number of cycles per second")
     check_pendulum(info)
+    check_folder(output.logdir, "logdir")  # a recording that cannot be written is refused before it moves
     joint = bench.joints[0] if joint is None else joint
     if joint not in bench.joints:
         raise ValueError(f"joint {joint!r}: not on this bench (joints {list(bench.joints)})")

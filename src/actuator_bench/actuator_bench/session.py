@@ -24,7 +24,7 @@ from typing import Dict, Iterator, List, Optional, Sequence
 
 from actuator_models.bench import Bench
 from actuator_models.logs import Log
-from actuator_models.outputs import refuse_existing
+from actuator_models.outputs import check_folder, refuse_existing
 
 from .bag2json import DEFAULT_DT, BenchStreams, streams_logs, write_logs
 from .bench_core import publications
@@ -124,6 +124,7 @@ def record_run(bench: Bench, info: BenchInfo, trajectory: str, kp: float, *, rat
     ``output.overwrite``."""
     logdir, bag, dt, name, overwrite = output.logdir, output.bag, output.dt, output.name, output.overwrite
     player = TrajectoryPlayer(joints or bench.joints, info, arm)
+    check_folder(logdir, "logdir")  # before the run: a run whose logs cannot be written is refused
     if logdir is not None and not overwrite:  # names follow from the run: check the joints' ones now
         refuse_existing(Path(logdir).glob(f"{name}_000_{trajectory}_*.json"), overwrite)
     loop = BenchLoop(bench, player)

@@ -40,36 +40,28 @@ from actuator_models.family import EmulateCommand, family_actuators, family_of, 
 from actuator_drivers.command import Command
 from actuator_drivers.common import DriverError, UsageError
 from actuator_drivers.safe_stop import terminate_as_interrupt
+from actuator_drivers.serial_bus.servo import MAX_SERVO_ID
+from actuator_models.option_numbers import fraction, non_negative, positive
 
 PROG = "actuator-bench"  #: the program the commands' examples are written for
 
 
 # ---------------------------------------------------------------------- shared options
-def positive(text: str) -> float:
-    value = float(text)
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number")
-    return value
-
-
-def non_negative(text: str) -> float:
-    value = float(text)
-    if not 0 <= value < float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a non-negative number")
-    return value
-
-
-def fraction(text: str) -> float:
-    value = float(text)
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a fraction in [0, 1]")
+def bus_id(text: str) -> int:
+    """A servo's ID on its bus (an argparse type)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= MAX_SERVO_ID:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a servo ID (0..{MAX_SERVO_ID})")
     return value
 
 
 def add_fault_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--drop", type=fraction, default=0.0, help="fraction of status packets dropped [0]")
     p.add_argument("--corrupt", type=fraction, default=0.0, help="fraction of status packets with a bad CRC [0]")
-    p.add_argument("--delay", type=float, default=0.0, help="extra delay before each status packet, s [0]")
+    p.add_argument("--delay", type=non_negative, default=0.0, help="extra delay before each status packet, s [0]")
     p.add_argument("--seed", type=int, help="random seed of the fault injection")
 
 
@@ -84,7 +76,7 @@ def _configure_emulate(p: argparse.ArgumentParser) -> None:
                    help="servo model driving the shaft: a params JSON or a published model such as mx64/m6 "
                         "(required, except with --chain)")
     p.add_argument("--actuator", choices=family_actuators(), help="servo model [the --params model's actuator]")
-    p.add_argument("--id", type=int, default=1, help="servo ID [1]")
+    p.add_argument("--id", type=bus_id, default=1, help=f"servo ID, 0..{MAX_SERVO_ID} [1]")
     p.add_argument("--time-scale", type=positive, default=1.0, help="bench seconds per wall second [1]")
     p.add_argument("--mass", type=positive, help="pendulum mass, kg (required, except with --chain)")
     p.add_argument("--length", type=positive, help="pendulum length, m (required, except with --chain)")

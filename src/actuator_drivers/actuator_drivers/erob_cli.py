@@ -23,6 +23,7 @@ from typing import List, Optional
 
 from actuator_models.family import EmulateCommand
 from actuator_models.model import load_model
+from actuator_models.option_numbers import fraction, positive
 
 from actuator_drivers.command import Command
 from actuator_drivers.common import UsageError
@@ -33,20 +34,6 @@ from actuator_drivers.ethercat_emulator.emulated import EmulatedJoint
 from actuator_drivers.ethercat_emulator.veth import VethError, create, remove, unique_names
 
 
-def _fraction(text: str) -> float:
-    value = float(text)
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a fraction in [0, 1]")
-    return value
-
-
-def _positive(text: str) -> float:
-    value = float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number")
-    return value
-
-
 # ---------------------------------------------------------------------- emulate --ethercat
 def add_emulate_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("eRob over EtherCAT (with --ethercat)")
@@ -54,15 +41,15 @@ def add_emulate_options(p: argparse.ArgumentParser) -> None:
                    "(one end of a veth pair; root or CAP_NET_RAW)")
     g.add_argument("--chain", nargs="+", metavar="MODEL:MASS:LENGTH[:ARM_MASS]",
                    help="several drives on the line, in order (e.g. the 2R arm: erob80_100/m6:3.1:0.5 erob80_50/m6:1:0.3)")
-    g.add_argument("--cycle-time", type=_positive, default=0.001,
+    g.add_argument("--cycle-time", type=positive, default=0.001,
                    help="shaft step per drive cycle when the master sets neither DC SYNC0 nor 0x1C32:02, s [0.001]")
     g.add_argument("--realtime", action="store_true",
                    help="drive cycles on the host's clock, as SYNC0 fires (a late frame finds the missed cycles run "
                    "on the previous target torque): for a master paced on the wall clock; default one cycle per "
                    "frame (a stepped master)")
-    g.add_argument("--rated-current", type=_positive, default=ErobUnits().rated_current,
+    g.add_argument("--rated-current", type=positive, default=ErobUnits().rated_current,
                    help="0x6075 rated current the per-mille values refer to, A [5.4; eRob80 ratings are unpublished]")
-    g.add_argument("--wrong-wkc", type=_fraction, default=0.0, help="fraction of process-data replies with a wrong working counter [0]")
+    g.add_argument("--wrong-wkc", type=fraction, default=0.0, help="fraction of process-data replies with a wrong working counter [0]")
     g.add_argument("--al-error-at", type=int, metavar="CYCLE", help="AL status 0x001A (sync error) at this OP cycle")
     g.add_argument("--drive-fault-at", type=int, metavar="CYCLE", help="CiA 402 drive fault at this OP cycle")
     g.add_argument("--fault-slave", type=int, default=1, help="which drive (1-based) gets --al-error-at/--drive-fault-at [1]")

@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import warnings
 from pathlib import Path
 from typing import Callable, List, Optional, Sequence
 
@@ -23,7 +22,7 @@ from .dahl_cli import add_dahl_command
 from .dahl_identification import DahlDataError
 from .evaluation import evaluate_model, evaluation_backends
 from .exit_codes import ArgumentParser, json_alone, run_command, whole_process
-from .log_checks import OddLogWarning, check_dt
+from .log_checks import check_dt_option
 from .fit_cli import FitUsageError, add_fit_command
 from .logs import ALLOW_ODD_LOGS_HELP, PROCESSED_DT, Log, LogError, check_motor, log_files, read_log, read_logs, require_processed, write_log
 from .resampling import resample
@@ -94,18 +93,16 @@ def _warn_sparse(log, dt: float, name: str):
     """The raw ``log``, after a stderr warning if it is too sparse to process at ``dt``."""
     warning = processing_warning(log.timestamp, dt, name) if log.dt is None else None
     if warning:
-        print(warning, file=sys.stderr)
+        print(f"warning: {warning}", file=sys.stderr)
     return log
 
 
 def _check_dt_option(dt: float, allow_odd: bool) -> None:
-    """A ``--dt`` outside a bench's range is refused (a warning if odd but possible, or if
-    ``allow_odd`` and positive), naming ``--dt`` rather than the first log it would hit."""
-    finding = check_dt(dt, "--dt")
-    if finding and finding.fatal and not (allow_odd and dt > 0):
-        raise UsageError(f"--dt {finding.problem}")
-    if finding:
-        warnings.warn(f"--dt {finding.problem}", OddLogWarning, stacklevel=2)
+    """:func:`check_dt_option` as a usage error (exit 2)."""
+    try:
+        check_dt_option(dt, "--dt", allow_odd)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
 
 
 def _cmd_process(args: argparse.Namespace) -> int:

@@ -17,6 +17,7 @@ import numpy as np
 
 from .dahl_identification import ILL_CONDITIONED, METHODS, DahlDataError, Record, identify
 from .exit_codes import json_alone
+from .option_numbers import open_fraction
 from .outputs import refuse_existing
 
 COLUMNS = ("t", "x", "F")
@@ -27,7 +28,7 @@ def read_record(path: str) -> Record:
     """Read a ``t,x,F`` CSV record; errors name the file, line and column."""
     file = Path(path)
     if not file.is_file():
-        raise DahlDataError(f"{path}: no such file")
+        raise DahlDataError(f"{path}: {'a folder, not a CSV file' if file.is_dir() else 'no such file'}")
     try:
         text = file.read_text()
     except UnicodeDecodeError as error:  # issue 34: was a traceback
@@ -140,7 +141,7 @@ def add_dahl_command(sub: "argparse._SubParsersAction") -> None:
     )
     p.add_argument("--constant-velocity", required=True, metavar="A.csv", help="stage-1 record (t,x,F)")
     p.add_argument("--periodic", required=True, metavar="B.csv", help="stage-2 record (t,x,F), wave-periodic x")
-    p.add_argument("--tail", type=float, default=0.25,
+    p.add_argument("--tail", type=open_fraction, default=0.25,
                    help="fraction of the stage-1 travel, at its end, averaged for Fc (default 0.25)")
     p.add_argument("--json", action="store_true",
                    help="also print one JSON line: Fc, rho, rho_eq39, rho_eq40, rho_eq41, rho_lsq, details")

@@ -59,7 +59,7 @@ def read_bounds(path: Optional[str]) -> Dict[str, Tuple[float, float]]:
     try:
         data = yaml.safe_load(Path(path).read_text())
     except (OSError, yaml.YAMLError) as error:
-        raise FitUsageError(f"{path}: cannot read bounds ({error})") from None
+        raise FitUsageError(f"{path}: cannot read bounds ({' '.join(str(error).split())})") from None  # one line
     if not isinstance(data, dict):
         raise FitUsageError(f"{path}: expected a mapping name: [lower, upper]")
     bounds = {}

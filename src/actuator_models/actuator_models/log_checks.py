@@ -18,6 +18,7 @@ at most tens of kg at a length of at most a couple of metres.
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, List, Optional
 
@@ -97,6 +98,16 @@ def check_dt(dt: float, source: str, field: str = "dt") -> Optional[Finding]:
         return Finding(source, field, f"{dt:g} s is a coarse sample period (a bench samples every "
                                       f"{MIN_DT:g} to {WARN_DT:g} s)", False)
     return None
+
+
+def check_dt_option(dt: float, option: str = "--dt", allow_odd: bool = False) -> None:
+    """A resampling period ``dt`` [s] given as ``option`` outside a bench's range: a ValueError
+    naming ``option`` (a warning if odd but possible, or if ``allow_odd`` and positive)."""
+    finding = check_dt(dt, option)
+    if finding and finding.fatal and not (allow_odd and dt > 0):
+        raise ValueError(f"{option} {finding.problem}")
+    if finding:
+        warnings.warn(f"{option} {finding.problem}", OddLogWarning, stacklevel=2)
 
 
 def check_header(log: "Log") -> List[Finding]:

@@ -1,13 +1,14 @@
 """Where commands write: never over a user's files unless asked (``--force``).
 
-Three rules shared by the command-line tools:
+The rules shared by the command-line tools:
 
 * :func:`refuse_existing` - the files a command is about to write must not exist yet;
 * :func:`refuse_inside` - an output folder must not be (inside) the input folder it reads;
 * :func:`new_run_folder` - a default output folder that is new on every run
   (``fit-xl330``, then ``fit-xl330-2``, ...);
 * :func:`check_writable` - an output path can be written, checked before the work starts (a fit
-  that cannot write its result is refused at once, not after an hour).
+  that cannot write its result is refused at once, not after an hour);
+* :func:`check_folder` - the same for an output folder, which must not be a file.
 """
 
 from __future__ import annotations
@@ -72,6 +73,17 @@ def new_run_folder(base: PathLike) -> Path:
         n += 1
         candidate = base.with_name(f"{base.name}-{n}")
     return candidate
+
+
+def check_folder(path: Optional[PathLike], option: str) -> None:
+    """Before any work: :class:`OutputExistsError` naming ``option`` when ``path``, an output
+    folder (created where absent), is a file; :class:`OutputUnwritableError` when nothing can be
+    written there (:func:`check_writable`). None: nothing to check."""
+    if path is None:
+        return
+    if Path(path).exists() and not Path(path).is_dir():
+        raise OutputExistsError(f"{option}: {path} is a file, not a folder; nothing was done")
+    check_writable(path, option)
 
 
 class OutputUnwritableError(DiskFault):

@@ -40,6 +40,16 @@ class DriveBackdriveData(Protocol):
     def backdrive(self) -> np.ndarray: ...  # noqa: E704
 
 
+def check_figure_path(path: PathLike, option: str) -> None:
+    """Before any work: a ValueError naming ``option`` when ``path``'s extension is no format
+    matplotlib writes (``--out fig.xyz`` failed only after the figure's computation)."""
+    formats = Figure().canvas.get_supported_filetypes()
+    suffix = Path(path).suffix.lower().lstrip(".")
+    if suffix not in formats:
+        raise ValueError(f"{option} {path}: {'.' + suffix if suffix else 'no extension'} is not a figure format "
+                         f"({', '.join(sorted(formats))})")
+
+
 def save_figure(fig: Figure, out: PathLike) -> Path:
     """Write ``fig`` as a PNG at :data:`DPI`, creating the folder."""
     out = Path(out)

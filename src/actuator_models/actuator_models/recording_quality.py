@@ -93,9 +93,9 @@ def measure(timestamps: Union[Sequence[float], np.ndarray], requested_rate: floa
     )
 
 
-def processing_warning(timestamps: Sequence[float], dt: float, source: str = "log") -> Optional[str]:
-    """A one-line warning if a raw log sampled at ``timestamps`` [s] is too sparse to process at
-    ``dt`` [s]; None if it is fine."""
+def processing_warning(timestamps: Union[Sequence[float], np.ndarray], dt: float, source: str = "log") -> Optional[str]:
+    """A one-line warning (``source: what``) if a raw log sampled at ``timestamps`` [s] is too
+    sparse to process at ``dt`` [s]; None if it is fine."""
     t = np.asarray(timestamps, dtype=float)
     if len(t) < 2 or not dt > 0:
         return None
@@ -109,4 +109,4 @@ def processing_warning(timestamps: Sequence[float], dt: float, source: str = "lo
         problems.append(f"a gap of {1000 * longest:.0f} ms spans {longest / dt:.0f} steps of {1000 * dt:g} ms")
     if not problems:
         return None
-    return f"warning: {source}: " + "; ".join(problems) + " (the processed log interpolates what was not measured)"
+    return f"{source}: " + "; ".join(problems) + " (the processed log interpolates what was not measured)"

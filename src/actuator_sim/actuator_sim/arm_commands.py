@@ -11,9 +11,21 @@ from typing import Dict, List, Sequence, Tuple
 import numpy as np
 
 from actuator_models.exit_codes import json_alone
+from actuator_models.model import Model
 from actuator_models.outputs import refuse_existing
 
 from .cli_params import print_json, resolve_params
+
+
+def arm_model(text: str, actuator: str, option: str, allow_mismatch: bool) -> Model:
+    """``text`` (a params file, a library name, or m1..m6 of ``actuator``) as the model of an arm's
+    joint whose servo is ``actuator``, given as ``option``: a model of another servo is a
+    ValueError unless ``allow_mismatch`` (the arm's gains are in its servos' units)."""
+    model = resolve_params(text, actuator)
+    if model.actuator.name != actuator and not allow_mismatch:
+        raise ValueError(f"{option} {text}: a model of the {model.actuator.name}, not of the joint's {actuator} (the "
+                         "arm's gains are in its units); pass --allow-mismatch to use it anyway")
+    return model
 
 
 @json_alone
@@ -21,20 +33,25 @@ def cmd_arm(args: argparse.Namespace) -> int:
     from .arm import arm, joint_mae, run_path
 
     a = arm(args.arm)
-    run = run_path(a, resolve_params(args.shoulder, a.shoulder), resolve_params(args.elbow, a.elbow),
-                   args.path, args.gain, viscous=args.viscous)
+    if bool(args.reference_shoulder) != bool(args.reference_elbow):  # all checked before any run
+        raise ValueError("give both --reference-shoulder and --reference-elbow")
+    if args.out:
+        refuse_existing([args.out], args.force)
+    shoulder = arm_model(args.shoulder, a.shoulder, "--shoulder", args.allow_mismatch)
+    elbow = arm_model(args.elbow, a.elbow, "--elbow", args.allow_mismatch)
+    references = None
+    if args.reference_shoulder:
+        references = (arm_model(args.reference_shoulder, a.shoulder, "--reference-shoulder", args.allow_mismatch),
+                      arm_model(args.reference_elbow, a.elbow, "--reference-elbow", args.allow_mismatch))
+    run = run_path(a, shoulder, elbow, args.path, args.gain, viscous=args.viscous)
     out: Dict[str, object] = {"arm": a.name, "path": args.path, "gain": a.gain(args.gain),
                               "shoulder": args.shoulder, "elbow": args.elbow, **run.to_dict()}
     tracking = np.mean(np.abs(run.position - run.goal), axis=0)
     print(f"arm {a.name}, path {args.path}, gain {args.gain} (kp {a.gain(args.gain):g}): "
           f"tracking MAE shoulder {tracking[0]:.5f} rad, elbow {tracking[1]:.5f} rad")
     summary: Dict[str, float] = {}
-    if args.reference_shoulder or args.reference_elbow:
-        if not (args.reference_shoulder and args.reference_elbow):
-            raise ValueError("give both --reference-shoulder and --reference-elbow")
-        reference = run_path(a, resolve_params(args.reference_shoulder, a.shoulder),
-                             resolve_params(args.reference_elbow, a.elbow), args.path, args.gain,
-                             viscous=args.viscous)
+    if references is not None:
+        reference = run_path(a, *references, args.path, args.gain, viscous=args.viscous)
         mae = joint_mae(run, reference)
         summary = {"mae_shoulder": float(mae[0]), "mae_elbow": float(mae[1]), "mae": float(mae.mean())}
         out.update(reference={"shoulder": args.reference_shoulder, "elbow": args.reference_elbow,
@@ -42,7 +59,6 @@ def cmd_arm(args: argparse.Namespace) -> int:
         print(f"MAE against the reference run: shoulder {mae[0]:.5f} rad, elbow {mae[1]:.5f} rad, "
               f"mean {mae.mean():.5f} rad")
     if args.out:
-        refuse_existing([args.out], args.force)
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         Path(args.out).write_text(json.dumps(out))
         print(f"joint trajectories written to {args.out}")
@@ -64,8 +80,11 @@ def cmd_arm_compare(args: argparse.Namespace) -> int:
     a = arm(args.arm)
     if args.out:
         refuse_existing([args.out], args.force)
-    real = (resolve_params(args.real_shoulder, a.shoulder), resolve_params(args.real_elbow, a.elbow))
-    candidates = {label: (resolve_params(s, a.shoulder), resolve_params(e, a.elbow)) for label, s, e in _candidates(args)}
+    allow = args.allow_mismatch
+    real = (arm_model(args.real_shoulder, a.shoulder, "--real-shoulder", allow),
+            arm_model(args.real_elbow, a.elbow, "--real-elbow", allow))
+    candidates = {label: (arm_model(s, a.shoulder, f"--candidate {label}", allow),
+                          arm_model(e, a.elbow, f"--candidate {label}", allow)) for label, s, e in _candidates(args)}
     maes = compare_arm(a, real, candidates, args.paths, args.gain, args.viscous)
     print(f"arm {a.name}: joint MAE [rad] against the 'real' arm ({real[0].name} + {real[1].name})")
     _print_table(maes, list(candidates))

@@ -16,8 +16,10 @@ import numpy as np
 
 from actuator_models.divergence import params_named
 from actuator_models.exit_codes import ArgumentParser, json_alone, run_command
+from actuator_models.log_checks import LENGTH_RANGE, MASS_RANGE
 from actuator_models.logs import ALLOW_ODD_LOGS_HELP, read_log, read_logs
 from actuator_models.model import load_model
+from actuator_models.option_numbers import count, finite, non_negative, positive
 from actuator_models.simulation import BENCH_DT
 from actuator_models.outputs import refuse_existing
 
@@ -29,6 +31,7 @@ from .friction_split import VISCOUS_MODES
 
 PARAMS_HELP = "a params JSON file or a published model such as mx64/m6"
 ALLOW_MISMATCH_HELP = "use a log recorded on another motor than the params' actuator (an error otherwise)"
+ARM_MISMATCH_HELP = "use a model of another servo than the arm's on a joint (an error otherwise: gains in its units)"
 FORCE_HELP = "overwrite an existing output (refused otherwise)"
 DEFAULT_SYNTHETIC_BENCHES = ((1.0, 0.15, 8.0), (0.5, 0.2, 32.0), (1.5, 0.1, 4.0))
 
@@ -94,31 +97,14 @@ def _cmd_pendulum(args: argparse.Namespace) -> int:
     return 0
 
 
-def _bounded(text: str, positive: bool) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value) or value < 0 or (positive and value == 0):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a {'positive' if positive else 'non-negative'} number")
-    return value
-
-
-def _positive(text: str) -> float:
-    return _bounded(text, True)
-
-
-def _non_negative(text: str) -> float:
-    return _bounded(text, False)
-
-
 def _parse_bench(text: str) -> Tuple[float, float, float]:
     try:
         mass, length, kp = (float(x) for x in text.split(","))
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r}: expected MASS,LENGTH,KP") from None
-    if not (mass > 0 and length > 0 and kp >= 0):
-        raise argparse.ArgumentTypeError(f"{text!r}: expected MASS > 0 kg, LENGTH > 0 m, KP >= 0")
+    if not (0 < mass <= MASS_RANGE[1] and 0 < length <= LENGTH_RANGE[1] and 0 <= kp < math.inf):
+        raise argparse.ArgumentTypeError(f"{text!r}: expected MASS in (0, {MASS_RANGE[1]:g}] kg, LENGTH in "
+                                         f"(0, {LENGTH_RANGE[1]:g}] m (a bench's scale), KP >= 0")
     return mass, length, kp
 
 
@@ -233,6 +219,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--reference-shoulder", metavar="P", help="shoulder model of the reference run")
     p.add_argument("--reference-elbow", metavar="P", help="elbow model of the reference run")
     p.add_argument("--out", metavar="JSON", help="write the joint trajectories here")
+    p.add_argument("--allow-mismatch", action="store_true", help=ARM_MISMATCH_HELP)
     force(p)
     p.add_argument("--json", action="store_true", help="last line: the MAE against the reference as JSON")
     viscous(p)
@@ -249,6 +236,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--paths", nargs="+", choices=list(PATHS), default=list(PATHS))
     p.add_argument("--gain", nargs="+", default=["low"], help="gain levels (default: low)")
     p.add_argument("--out", metavar="JSON", help="write the MAE table (input of plot-mae)")
+    p.add_argument("--allow-mismatch", action="store_true", help=ARM_MISMATCH_HELP)
     force(p)
     viscous(p)
     p.set_defaults(run=cmd_arm_compare)
@@ -259,7 +247,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "same trials), then the 2R arm MAE of each fitted pair against the real arm. "
                                    "Needs actuator_models.identification; takes minutes.")
     p.add_argument("--arm", required=True, choices=sorted(ARMS))
-    p.add_argument("--trials", type=int, default=2000, help="CMA-ES trials per fit (default 2000)")
+    p.add_argument("--trials", type=count, default=2000, help="CMA-ES trials per fit (default 2000)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--paths", nargs="+", choices=list(PATHS), default=list(PATHS))
     p.add_argument("--gain", nargs="+", default=["low"], help="gain levels (default: low)")
@@ -273,8 +261,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--params", required=True, nargs="+", metavar="P", help=PARAMS_HELP)
     p.add_argument("--out", required=True, metavar="PNG", help="the figure file")
     force(p)
-    p.add_argument("--max-torque", type=float, help="axis range [N m] (default: half the stall torque)")
-    p.add_argument("--velocities", type=int, default=4, help="number of velocity lines (default 4)")
+    p.add_argument("--max-torque", type=positive, help="axis range [N m] (default: half the stall torque)")
+    p.add_argument("--velocities", type=count, default=4, help="number of velocity lines (default 4)")
     p.add_argument("--title", default="", help="figure title (default: actuator, data and models)")
     p.set_defaults(run=cmd_plot_diagram)
 
@@ -306,11 +294,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("export-models", help="write the MJCF/URDF files (pendulum for a given bench)")
     p.add_argument("--out", required=True, metavar="DIR")
     force(p)
-    p.add_argument("--mass", type=_positive, default=1.0, help="pendulum mass [kg]")
-    p.add_argument("--length", type=_positive, default=0.15, help="pendulum length [m]")
-    p.add_argument("--arm-mass", type=_non_negative, default=0.0, help="pendulum arm mass [kg]")
-    p.add_argument("--q-offset", type=float, default=0.0, help="encoder offset [rad]")
-    p.add_argument("--dt", type=float, default=BENCH_DT, help="MuJoCo timestep [s]")
+    p.add_argument("--mass", type=positive, default=1.0, help="pendulum mass [kg]")
+    p.add_argument("--length", type=positive, default=0.15, help="pendulum length [m]")
+    p.add_argument("--arm-mass", type=non_negative, default=0.0, help="pendulum arm mass [kg]")
+    p.add_argument("--q-offset", type=finite, default=0.0, help="encoder offset [rad]")
+    p.add_argument("--dt", type=positive, default=BENCH_DT, help="MuJoCo timestep [s]")
     p.set_defaults(run=_cmd_export_models)
 
     p = command("export", help="a servo model as native MJCF (no Python in the loop) and what that loses",
@@ -322,12 +310,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, metavar="XML", help="the MJCF file")
     force(p)
     p.add_argument("--arm", choices=sorted(ARMS), help="the servo on both joints of this shipped arm")
-    p.add_argument("--kp", type=_non_negative, help="firmware gain (default: the arm's low gain, 400 on the pendulum)")
-    p.add_argument("--vin", type=_positive, help="supply voltage [V] (default: the actuator's)")
-    p.add_argument("--mass", type=_positive, default=1.0, help="pendulum mass [kg]")
-    p.add_argument("--length", type=_positive, default=0.15, help="pendulum length [m]")
-    p.add_argument("--arm-mass", type=_non_negative, default=0.0, help="pendulum arm mass [kg]")
-    p.add_argument("--dt", type=_positive, default=0.005, help="MuJoCo timestep [s]")
+    p.add_argument("--kp", type=non_negative, help="firmware gain (default: the arm's low gain, 400 on the pendulum)")
+    p.add_argument("--vin", type=positive, help="supply voltage [V] (default: the actuator's)")
+    p.add_argument("--mass", type=positive, help="pendulum mass [kg] (default 1)")
+    p.add_argument("--length", type=positive, help="pendulum length [m] (default 0.15)")
+    p.add_argument("--arm-mass", type=non_negative, help="pendulum arm mass [kg] (default 0)")
+    p.add_argument("--dt", type=positive, help="MuJoCo timestep [s] (default 0.005)")
     p.add_argument("--logs", metavar="DIR", help="processed pendulum logs: print the approximation's MAE loss")
     allow_mismatch(p)
     p.add_argument("--json", action="store_true", help="last line: the MAEs as JSON")

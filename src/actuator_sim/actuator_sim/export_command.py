@@ -18,17 +18,32 @@ from .pendulum import PendulumBench, pendulum_mjcf
 from .replay import JOINT
 
 
+#: The pendulum's options of ``export`` and their defaults (mass [kg], length [m], arm mass [kg],
+#: MuJoCo timestep [s]): with ``--arm``, the arm's MJCF sets them.
+PENDULUM_OPTIONS = {"mass": 1.0, "length": 0.15, "arm_mass": 0.0, "dt": 0.005}
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     """Write the native MJCF; with ``--logs``, print the approximation's MAE loss."""
+    pendulum = [f"--{name.replace('_', '-')}" for name in PENDULUM_OPTIONS if getattr(args, name) is not None]
+    if args.arm and pendulum:
+        raise ValueError(f"{', '.join(pendulum)}: the pendulum's, not used with --arm (the arm's MJCF sets them)")
     model, = load_params([args.params])
     if args.arm:
         shipped = arm(args.arm)
+        if model.actuator.name not in (shipped.shoulder, shipped.elbow) and not args.allow_mismatch:
+            raise ValueError(f"--params {args.params}: a model of the {model.actuator.name}, not of arm {shipped.name}'s "
+                             f"servos ({shipped.shoulder}, {shipped.elbow}: its gains are in their units); pass "
+                             "--allow-mismatch to export it anyway")
         kp = shipped.gain("low") if args.kp is None else args.kp
         joints: Tuple[str, ...] = ("shoulder", "elbow")
         xml = read_model(shipped.mjcf)
     else:
         kp = 400.0 if args.kp is None else args.kp
-        bench = PendulumBench(args.mass, args.length, args.arm_mass, model.values.get("q_offset", 0.0), args.dt)
+        value = {name: default if getattr(args, name) is None else getattr(args, name)
+                 for name, default in PENDULUM_OPTIONS.items()}
+        bench = PendulumBench(value["mass"], value["length"], value["arm_mass"], model.values.get("q_offset", 0.0),
+                              value["dt"])
         xml, joints = pendulum_mjcf(bench), (JOINT,)
     logs = None
     if args.logs:  # read before writing: a bad log writes nothing

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from pathlib import Path
 from typing import Dict, List
 
@@ -13,7 +14,7 @@ import numpy as np
 from actuator_models.logs import check_motor, read_log, read_logs
 from actuator_models.model import Model, load_model
 from actuator_models.outputs import refuse_existing
-from actuator_models.plots import source_labels
+from actuator_models.plots import check_figure_path, source_labels
 
 from .cli_params import check_params_motor, load_params, models_title
 
@@ -23,6 +24,7 @@ def cmd_plot_diagram(args: argparse.Namespace) -> int:
     from actuator_models.plots import plot_drive_backdrive
 
     refuse_existing([args.out], args.force)
+    check_figure_path(args.out, "--out")
     labels = source_labels(args.params)
     models = load_params(args.params)
     top = args.max_torque or 0.5 * max(stall_torque(m) for m in models)
@@ -42,6 +44,7 @@ def cmd_plot_trajectory(args: argparse.Namespace) -> int:
     from .replay import mujoco_positions
 
     refuse_existing([args.out], args.force)
+    check_figure_path(args.out, "--out")
     labels = source_labels(args.params)
     models = load_params(args.params)
     log = read_log(args.log, args.allow_odd_logs)
@@ -62,19 +65,24 @@ def cmd_plot_trajectory(args: argparse.Namespace) -> int:
     return 0
 
 
-def mae_groups(data: object) -> Dict[str, Dict[str, float]]:
+def mae_groups(data: object, source: str = "evaluation JSON") -> Dict[str, Dict[str, float]]:
     """``{group: {model: mae}}`` from an ``arm-compare`` JSON (``{"maes": ...}``), a grouped
-    dictionary, or an ``actuator-models evaluate --json`` line (``{model: {"mean": x}}``)."""
+    dictionary, or an ``actuator-models evaluate --json`` line (``{model: {"mean": x}}``); a
+    ValueError naming ``source`` (the file), the group and the model when an MAE is not a number
+    >= 0 [rad] (a NaN or a negative bar is no error figure)."""
     if isinstance(data, dict) and isinstance(data.get("maes"), dict):
         data = data["maes"]
     if not isinstance(data, dict) or not data:
-        raise ValueError("evaluation JSON: expected a non-empty object")
+        raise ValueError(f"{source}: expected a non-empty object")
     if all(isinstance(v, dict) and "mean" in v for v in data.values()):
-        return {"mean over logs": {k: float(v["mean"]) for k, v in data.items()}}
-    try:
-        return {g: {m: float(x) for m, x in row.items()} for g, row in data.items()}
-    except (AttributeError, TypeError, ValueError):
-        raise ValueError("evaluation JSON: expected {group: {model: mae}} or {model: {'mean': mae}}") from None
+        data = {"mean over logs": {k: v["mean"] for k, v in data.items()}}
+    if not all(isinstance(row, dict) and row for row in data.values()):
+        raise ValueError(f"{source}: expected {{group: {{model: mae}}}} or {{model: {{'mean': mae}}}}")
+    for group, row in data.items():
+        for model, mae in row.items():
+            if isinstance(mae, bool) or not isinstance(mae, (int, float)) or not 0 <= mae < math.inf:
+                raise ValueError(f"{source}: {group}, {model}: MAE {mae!r} is not a number >= 0")
+    return {g: {m: float(x) for m, x in row.items()} for g, row in data.items()}
 
 
 def _read_json(path: str) -> object:
@@ -108,9 +116,12 @@ def cmd_plot_mae(args: argparse.Namespace) -> int:
     from actuator_models.plots import plot_mae_bars
 
     refuse_existing([args.out], args.force)
+    check_figure_path(args.out, "--out")
+    if args.eval and (args.params or args.logs):
+        raise ValueError("give --eval FILE, or --params and --logs, not both")
     if args.eval:
         data = _read_json(args.eval)
-        groups = mae_groups(data)
+        groups = mae_groups(data, f"--eval {args.eval}")
         title = f"MAE from {Path(args.eval).name}"
         models = _models_named(next(iter(groups.values())))
         if models:  # an 'evaluate --json' line: its keys are the params

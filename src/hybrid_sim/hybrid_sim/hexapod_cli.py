@@ -168,6 +168,8 @@ def _run(args: argparse.Namespace) -> int:
     settings = settings_from_args(args, FIGURE1, symbols)
     changes = parse_changes(args.change)
     for when, _ in changes:
+        if when >= settings.final_time:  # it would never act
+            raise ValueError(f"--change: time {when:g} s is not before the final time {settings.final_time:g} s")
         k = when / settings.record_period if settings.record_period > 0 else 0.0
         if settings.record_period > 0 and abs(k - round(k)) > 1e-9:
             raise ValueError(f"--change: time {when:g} s is not a multiple of the record period "

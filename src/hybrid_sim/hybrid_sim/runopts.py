@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from dataclasses import asdict, replace
+from pathlib import Path
 from typing import Callable, Dict, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
+from actuator_models.option_numbers import positive
 from actuator_models.outputs import check_writable
+from actuator_models.plots import check_figure_path
 
 from .animate import check_animation_path
 from .model import HybridModel
@@ -46,7 +50,8 @@ def progress_printer(settings: RunSettings) -> Optional[Callable[[float, int], N
 
 
 def parse_assignments(text: str, option: str) -> Dict[str, float]:
-    """``"a=1,b=-2.5"`` -> ``{"a": 1.0, "b": -2.5}``; a malformed item raises ``ValueError``."""
+    """``"a=1,b=-2.5"`` -> ``{"a": 1.0, "b": -2.5}``; a malformed item or a value that is not a
+    finite number raises ``ValueError`` naming ``option`` and the item."""
     values: Dict[str, float] = {}
     for item in filter(None, (part.strip() for part in text.split(","))):
         name, sep, value = item.partition("=")
@@ -56,13 +61,15 @@ def parse_assignments(text: str, option: str) -> Dict[str, float]:
             values[name.strip()] = float(value)
         except ValueError:
             raise ValueError(f"{option}: expected NAME=VALUE, got {item!r}") from None
+        if not math.isfinite(values[name.strip()]):
+            raise ValueError(f"{option}: {item!r}: the value is not a finite number")
     return values
 
 
 def add_run_arguments(p: argparse.ArgumentParser, defaults: RunSettings) -> None:
     """Options for the run settings (manual 2.4.2), the rc file and the outputs."""
     g = p.add_argument_group("run settings (SimSect manual 2.4.2)")
-    g.add_argument("--final-time", type=float, metavar="T", help=f"final time [s] (default {defaults.final_time:g})")
+    g.add_argument("--final-time", type=positive, metavar="T", help=f"final time [s] (default {defaults.final_time:g})")
     g.add_argument("--record-period", type=float, metavar="S",
                    help=f"sampling period [s] (0: every step; default {defaults.record_period:g})")
     g.add_argument("--tolerance", type=float, help=f"RK error tolerance (default {defaults.tolerance:g})")
@@ -101,6 +108,8 @@ def read_config(path: Optional[str], known: Sequence[str]) -> Dict[str, Value]:
     """Symbols of an rc file; one that is not a run setting nor in ``known`` raises ``ValueError``."""
     if not path:
         return {}
+    if not Path(path).is_file():
+        raise ValueError(f"--config {path}: {'a folder, not an rc file' if Path(path).is_dir() else 'no such file'}")
     symbols = read_symbols(path)
     allowed = set(known) | set(IGNORED_SYMBOLS) | set(RunSettings().symbols()) | {"maxStopIter"}
     for name in symbols:
@@ -130,6 +139,7 @@ def check_outputs(args: argparse.Namespace, settings: Optional[RunSettings] = No
         check_writable(path, "--out")
         refuse_overwrite(path, args.force)
     if args.plot:
+        check_figure_path(args.plot, "--plot")
         check_writable(args.plot, "--plot")
         refuse_overwrite(args.plot, args.force)
     check_animation_path(getattr(args, "animate", None), args.force)

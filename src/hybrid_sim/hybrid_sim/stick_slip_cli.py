@@ -4,11 +4,12 @@ discretisation error of the fixed-step simulators against it."""
 from __future__ import annotations
 
 import argparse
+import math
 import json
 from pathlib import Path
 
 from actuator_models.divergence import params_named
-from actuator_models.logs import ALLOW_ODD_LOGS_HELP, read_log
+from actuator_models.logs import ALLOW_ODD_LOGS_HELP, check_motor, read_log
 from actuator_models.model import load_model
 
 from .pendulum import INTEGRATORS, REFERENCE_SETTINGS, STATE_UNITS, discretisation_errors, exact_rollout
@@ -22,8 +23,8 @@ def _dts(text: str):
         values = tuple(float(x) for x in text.split(","))
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r}: expected comma-separated steps [s]") from None
-    if not values or min(values) <= 0.0:
-        raise argparse.ArgumentTypeError(f"{text!r}: steps must be > 0")
+    if not values or not all(0.0 < value < math.inf for value in values):
+        raise argparse.ArgumentTypeError(f"{text!r}: steps must be finite and > 0")
     return values
 
 
@@ -45,6 +46,7 @@ def check_dts(dts, duration: float) -> None:
 def _run(args: argparse.Namespace) -> int:
     model = load_model(args.params)
     log = read_log(args.log, args.allow_odd_logs)
+    check_motor([log], model.actuator.name, f"params {args.params}", args.allow_mismatch)
     check_dts(args.dts, float(log.timestamp[-1] - log.timestamp[0]))
     check_outputs(args)
     with params_named(args.params):
@@ -87,4 +89,6 @@ def add_subparser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", metavar="BASE", help="write the reference's BASE.data/.initial/.param")
     p.add_argument("--force", action="store_true", help="overwrite existing output files")
     p.add_argument("--allow-odd-logs", action="store_true", help=ALLOW_ODD_LOGS_HELP)
+    p.add_argument("--allow-mismatch", action="store_true",
+                   help="use a log recorded on another motor than the params' actuator (an error otherwise)")
     p.set_defaults(run=_run)

@@ -8,6 +8,7 @@ from dataclasses import asdict, fields
 from typing import Any, Dict, Optional
 
 import numpy as np
+from actuator_models.option_numbers import positive
 
 from .engine import simulate
 from .result import HybridResult
@@ -108,7 +109,7 @@ def add_subparser(sub: argparse._SubParsersAction) -> None:
                    help="wheel parameters: " + ", ".join(f"{k}={v:g}" for k, v in asdict(WheelParameters()).items())
                    + " (amplitude > 0: waves ground; mu=inf: no slip; k_ground=inf: rigid ground)")
     p.add_argument("--mujoco", action="store_true", help="also run the wheel in MuJoCo and report the difference")
-    p.add_argument("--mujoco-timestep", type=float, default=1e-4, metavar="S", help="MuJoCo step (default %(default)s)")
+    p.add_argument("--mujoco-timestep", type=positive, default=1e-4, metavar="S", help="MuJoCo step (default %(default)s)")
     add_run_arguments(p, DEFAULTS)
     add_animate_arguments(p)
     p.set_defaults(run=_run)

@@ -8,6 +8,10 @@ from dataclasses import dataclass
 from typing import Mapping, Optional, Union
 
 
+#: The largest servo ID on a Dynamixel or Feetech bus (253-254: reserved and broadcast).
+MAX_SERVO_ID = 252
+
+
 @dataclass(frozen=True)
 class ServoConfig:
     """One servo on the bus.
@@ -25,8 +29,8 @@ class ServoConfig:
     name: str = ""
 
     def __post_init__(self) -> None:
-        if not 0 <= self.servo_id <= 252:
-            raise ValueError(f"servo_id {self.servo_id!r}: must be 0..252")
+        if not 0 <= self.servo_id <= MAX_SERVO_ID:
+            raise ValueError(f"servo_id {self.servo_id!r}: must be 0..{MAX_SERVO_ID}")
         if not (math.isfinite(self.min_position) and math.isfinite(self.max_position)
                 and self.min_position < self.max_position):
             raise ValueError(f"servo {self.servo_id}: joint limits [{self.min_position}, {self.max_position}] rad "
