@@ -115,8 +115,9 @@ def test_hybrid_sim_refuses_before_its_run(tmp_path, capsys):
     from hybrid_sim.cli import main
 
     refused(main, ["wheel", "--final-time", "0.05", "--mujoco", "--mujoco-timestep", "0"], capsys, "--mujoco-timestep")
-    refused(main, ["slip", "--final-time", "inf"], capsys, "--final-time", "'inf'")
+    refused(main, ["slip", "--final-time", "inf"], capsys, "--final-time", "'inf'")  # 0 is a run of its start
     refused(main, ["wheel3d", "--final-time", "0.05", "--initial", "speed=nan"], capsys, "--initial", "speed=nan")
+    refused(main, ["wheel3d", "--final-time", "0.05", "--param", "mu=nan"], capsys, "--param", "mu=nan")
     refused(main, ["hexapod", "--final-time", "0.2", "--change", "99:kp=5"], capsys, "--change", "99")
     refused(main, ["slip", "--final-time", "0.1", "--plot", tmp_path / "s.xyz"], capsys, "--plot", ".xyz")
     refused(main, ["slip", "--config", tmp_path / "none.rc"], capsys, "--config", "no such file")

@@ -207,7 +207,7 @@ def test_unphysical_bench_arguments_are_refused():
         BenchConfig(1.0, 0.0, 8.0)
     result = run("consistency", "--params", "mx64/m1", "--synthetic", "mx64/m6", "--bench=-1,0.15,8",
                  tool="actuator_sim.cli")
-    assert result.returncode == 2 and "MASS > 0" in result.stderr
+    assert result.returncode == 2 and "MASS in (0, 100] kg" in result.stderr
     result = run("export-models", "--out", "x", "--length", "-0.2", tool="actuator_sim.cli")
     assert result.returncode == 2 and "'-0.2' is not a positive number" in result.stderr
 

@@ -12,7 +12,7 @@ from typing import Callable, Dict, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
-from actuator_models.option_numbers import positive
+from actuator_models.option_numbers import non_negative
 from actuator_models.outputs import check_writable
 from actuator_models.plots import check_figure_path
 
@@ -50,8 +50,8 @@ def progress_printer(settings: RunSettings) -> Optional[Callable[[float, int], N
 
 
 def parse_assignments(text: str, option: str) -> Dict[str, float]:
-    """``"a=1,b=-2.5"`` -> ``{"a": 1.0, "b": -2.5}``; a malformed item or a value that is not a
-    finite number raises ``ValueError`` naming ``option`` and the item."""
+    """``"a=1,b=-2.5"`` -> ``{"a": 1.0, "b": -2.5}``; a malformed item or a NaN value raises
+    ``ValueError`` naming ``option`` and the item."""
     values: Dict[str, float] = {}
     for item in filter(None, (part.strip() for part in text.split(","))):
         name, sep, value = item.partition("=")
@@ -61,15 +61,15 @@ def parse_assignments(text: str, option: str) -> Dict[str, float]:
             values[name.strip()] = float(value)
         except ValueError:
             raise ValueError(f"{option}: expected NAME=VALUE, got {item!r}") from None
-        if not math.isfinite(values[name.strip()]):
-            raise ValueError(f"{option}: {item!r}: the value is not a finite number")
+        if math.isnan(values[name.strip()]):  # an infinity may mean something (mu=inf: no slip)
+            raise ValueError(f"{option}: {item!r}: the value is not a number")
     return values
 
 
 def add_run_arguments(p: argparse.ArgumentParser, defaults: RunSettings) -> None:
     """Options for the run settings (manual 2.4.2), the rc file and the outputs."""
     g = p.add_argument_group("run settings (SimSect manual 2.4.2)")
-    g.add_argument("--final-time", type=positive, metavar="T", help=f"final time [s] (default {defaults.final_time:g})")
+    g.add_argument("--final-time", type=non_negative, metavar="T", help=f"final time [s] (default {defaults.final_time:g})")
     g.add_argument("--record-period", type=float, metavar="S",
                    help=f"sampling period [s] (0: every step; default {defaults.record_period:g})")
     g.add_argument("--tolerance", type=float, help=f"RK error tolerance (default {defaults.tolerance:g})")
