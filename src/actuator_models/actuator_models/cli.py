@@ -24,7 +24,7 @@ from .evaluation import evaluate_model, evaluation_backends
 from .exit_codes import ArgumentParser, json_alone, run_command, whole_process
 from .log_checks import check_dt_option
 from .fit_cli import FitUsageError, add_fit_command
-from .logs import ALLOW_ODD_LOGS_HELP, PROCESSED_DT, Log, LogError, check_motor, log_files, read_log, read_logs, require_processed, write_log
+from .logs import ALLOW_MISMATCH_HELP, ALLOW_ODD_LOGS_HELP, PROCESSED_DT, Log, LogError, check_motor, log_files, read_log, read_logs, require_processed, write_log
 from .resampling import resample
 from .model import ParamsError, library_names, load_model
 from .recording_quality import processing_warning
@@ -32,7 +32,6 @@ from .residuals_cli import add_residuals_command
 from .outputs import OutputExistsError, refuse_existing, refuse_inside
 
 PARAMS_HELP = "a params JSON file, or a published model by name such as xl330/m6 (see 'actuator-models library')"
-ALLOW_MISMATCH_HELP = "use logs recorded on another motor than the params' actuator (an error otherwise)"
 FORCE_HELP = "overwrite existing output files (refused otherwise)"
 
 EPILOG = """\

@@ -288,6 +288,9 @@ def log_from_dict(data: object, source: str = "<dict>") -> Log:
 #: The ``--allow-odd-logs`` option's help, the same in every command that reads logs.
 ALLOW_ODD_LOGS_HELP = ("use logs that fail the plausibility checks (positions in degrees, dt in ms, a length in cm, "
                        "two samples...; an error otherwise) and only warn")
+#: The ``--allow-mismatch`` option's help, the same in every command that checks a log's motor
+#: against a model (:func:`check_motor`).
+ALLOW_MISMATCH_HELP = "use logs recorded on another motor than the params' actuator (an error otherwise)"
 #: How a refusal of an implausible log says to proceed anyway, from the shell and from Python.
 ALLOW_ODD_HINT = "pass --allow-odd-logs (Python: read_log(s)(..., allow_odd=True)) to use it anyway"
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import List, Mapping, Optional, Protocol, Sequence, Union
 
 import numpy as np
+from matplotlib.backend_bases import FigureCanvasBase
 from matplotlib.figure import Figure
 
 PathLike = Union[str, Path]
@@ -43,7 +44,7 @@ class DriveBackdriveData(Protocol):
 def check_figure_path(path: PathLike, option: str) -> None:
     """Before any work: a ValueError naming ``option`` when ``path``'s extension is no format
     matplotlib writes (``--out fig.xyz`` failed only after the figure's computation)."""
-    formats = Figure().canvas.get_supported_filetypes()
+    formats = FigureCanvasBase.get_supported_filetypes()
     suffix = Path(path).suffix.lower().lstrip(".")
     if suffix not in formats:
         raise ValueError(f"{option} {path}: {'.' + suffix if suffix else 'no extension'} is not a figure format "

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .logs import ALLOW_ODD_LOGS_HELP
+from .logs import ALLOW_MISMATCH_HELP, ALLOW_ODD_LOGS_HELP
 
 
 def run_residuals(args: argparse.Namespace) -> int:
@@ -53,7 +53,7 @@ def add_residuals_command(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--params", required=True, help="a params JSON file or a published model name (xl330/m6)")
     p.add_argument("--logs", required=True, metavar="DIR", help="folder of processed JSON logs")
     p.add_argument("--out", required=True, metavar="DIR", help="output folder")
-    p.add_argument("--allow-mismatch", action="store_true", help="use logs recorded on another motor")
+    p.add_argument("--allow-mismatch", action="store_true", help=ALLOW_MISMATCH_HELP)
     p.add_argument("--allow-odd-logs", action="store_true", help=ALLOW_ODD_LOGS_HELP)
     p.add_argument("--force", action="store_true", help="overwrite an earlier analysis in --out")
     p.set_defaults(run=run_residuals)

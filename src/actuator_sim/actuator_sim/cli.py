@@ -17,7 +17,7 @@ import numpy as np
 from actuator_models.divergence import params_named
 from actuator_models.exit_codes import ArgumentParser, json_alone, run_command
 from actuator_models.log_checks import LENGTH_RANGE, MASS_RANGE
-from actuator_models.logs import ALLOW_ODD_LOGS_HELP, read_log, read_logs
+from actuator_models.logs import ALLOW_MISMATCH_HELP, ALLOW_ODD_LOGS_HELP, read_log, read_logs
 from actuator_models.model import load_model
 from actuator_models.option_numbers import count, finite, non_negative, positive
 from actuator_models.simulation import BENCH_DT
@@ -30,7 +30,6 @@ from .figure_commands import cmd_plot_diagram, cmd_plot_mae, cmd_plot_trajectory
 from .friction_split import VISCOUS_MODES
 
 PARAMS_HELP = "a params JSON file or a published model such as mx64/m6"
-ALLOW_MISMATCH_HELP = "use a log recorded on another motor than the params' actuator (an error otherwise)"
 ARM_MISMATCH_HELP = "use a model of another servo than the arm's on a joint (an error otherwise: gains in its units)"
 FORCE_HELP = "overwrite an existing output (refused otherwise)"
 DEFAULT_SYNTHETIC_BENCHES = ((1.0, 0.15, 8.0), (0.5, 0.2, 32.0), (1.5, 0.1, 4.0))

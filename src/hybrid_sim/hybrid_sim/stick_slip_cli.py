@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 from actuator_models.divergence import params_named
-from actuator_models.logs import ALLOW_ODD_LOGS_HELP, check_motor, read_log
+from actuator_models.logs import ALLOW_MISMATCH_HELP, ALLOW_ODD_LOGS_HELP, check_motor, read_log
 from actuator_models.model import load_model
 
 from .pendulum import INTEGRATORS, REFERENCE_SETTINGS, STATE_UNITS, discretisation_errors, exact_rollout
@@ -89,6 +89,5 @@ def add_subparser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", metavar="BASE", help="write the reference's BASE.data/.initial/.param")
     p.add_argument("--force", action="store_true", help="overwrite existing output files")
     p.add_argument("--allow-odd-logs", action="store_true", help=ALLOW_ODD_LOGS_HELP)
-    p.add_argument("--allow-mismatch", action="store_true",
-                   help="use a log recorded on another motor than the params' actuator (an error otherwise)")
+    p.add_argument("--allow-mismatch", action="store_true", help=ALLOW_MISMATCH_HELP)
     p.set_defaults(run=_run)
