@@ -346,6 +346,10 @@ def test_bench_params_are_checked():
     params = BenchParams(ids=(1, 2), joints=("a", "b"), actuators=("mx106", "mx64"), min_position=(-1, -1),
                          max_position=(1, 1), models=("", "mx64/m1"))
     assert params.models == ("mx106/m6", "mx64/m1") and params.kp == (400.0, 400.0)  # one value serves every joint
+    with pytest.raises(ValueError, match=r"models 'mx64/m6': a model of the mx64, not of joint 'b''s actuator 'xl330'"):
+        BenchParams(joints=("a", "b"), actuators=("mx64", "xl330"), models=("", "mx64/m6"))  # what a bench YAML may say
+    with pytest.raises(ValueError, match="no_such.json: no such params file"):
+        BenchParams(models=("no_such.json",))
 
 
 @pytest.mark.parametrize("change, expected", [
@@ -365,11 +369,13 @@ def test_bench_values_no_bench_can_run_on_are_refused_by_name(change, expected):
         BenchParams(**change)
 
 
-def test_bench_node_rate_must_be_finite():
+def test_bench_node_refuses_an_infinite_rate_and_another_servos_model():
     from actuator_bench.bench_core import BenchCore
 
     with pytest.raises(ValueError, match="rate inf: must be positive Hz"):  # was a period of 0 s
         BenchCore({"backend": "mujoco", "rate": math.inf})
+    with pytest.raises(ValueError, match="models 'mx64/m6': a model of the mx64"):  # the sim logged an XL330 moving as an MX-64
+        BenchCore({"backend": "mujoco", "models": ["mx64/m6"]})
 
 
 # ----------------------------------------------------------------------------- fit jobs

@@ -148,7 +148,7 @@ def test_actuator_bench_refuses_before_the_bench_moves(tmp_path, capsys):
     refused(main, ["play", "--backend", "mujoco", "--trajectory", "sin_sin", "--kp", "400",
                    "--out", tmp_path / "exists.json"], capsys, "exists.json", "not a folder")
     refused(main, ["play", "--backend", "mujoco", "--trajectory", "sin_sin", "--kp", "400", "--model", "mx64/m6",
-                   "--out", tmp_path / "logs"], capsys, "--model mx64/m6", "xl330")
+                   "--out", tmp_path / "logs"], capsys, "models 'mx64/m6'", "xl330")
     refused(main, ["emulate", "--params", "mx64/m6", "--mass", "1", "--length", "0.15", "--id", "999"], capsys,
             "--id", "999")
     refused(main, ["emulate", "--params", "mx64/m6", "--mass", "1", "--length", "0.15", "--delay", "-1"], capsys,

@@ -22,7 +22,6 @@ from actuator_drivers.cli import main as run_commands
 from actuator_models.actuators import ACTUATORS
 from actuator_models.exit_codes import INTERRUPTED
 from actuator_models.log_checks import check_dt_option
-from actuator_models.model import load_model
 from actuator_models.outputs import refuse_existing
 from actuator_models.trajectories import TRAJECTORIES
 
@@ -124,9 +123,6 @@ def _run_play(registry: BackendRegistry) -> Callable[[argparse.Namespace], int]:
     def run(args: argparse.Namespace) -> int:
         from .session import RunOutput, record_run
 
-        modelled = load_model(args.model).actuator.name if args.model else args.actuator
-        if modelled != args.actuator:  # the logs would name one servo and hold another's motion
-            raise ValueError(f"--model {args.model}: a model of the {modelled}, not of --actuator {args.actuator}")
         settings = registry[args.backend].settings_from({"port": args.port} if args.port else {})
         params = BenchParams(actuators=(args.actuator,), models=(args.model,), mass=args.mass, length=args.length,
                              time_scale=args.time_scale, seed=args.seed, command_timeout=args.command_timeout,

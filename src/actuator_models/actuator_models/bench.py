@@ -28,7 +28,7 @@ from typing import Any, Callable, Dict, Mapping, Optional, Protocol, Sequence, T
 
 from .actuators import actuator
 from .drive_state import DriveState
-from .model import published_model
+from .model import load_model, published_model
 
 S = TypeVar("S")
 
@@ -271,6 +271,17 @@ class BenchParams:
             actuator(name)  # ValueError naming the registry's actuators for an unknown one
         self._check_values()
         object.__setattr__(self, "models", tuple(m or published_model(a) for m, a in zip(self.models, self.actuators)))
+        self._check_models()
+
+    def _check_models(self) -> None:
+        """ValueError for a joint whose model is another actuator's (an unreadable model: its
+        ParamsError): an emulator or a simulation would move one servo while its logs name
+        another, a driver would estimate torque with another servo's constants."""
+        for joint, name, model in zip(self.joints, self.actuators, self.models):
+            modelled = load_model(model).actuator.name
+            if modelled != name:
+                raise ValueError(f"models {model!r}: a model of the {modelled}, not of joint {joint!r}'s "
+                                 f"actuator {name!r}")
 
     def _check_values(self) -> None:
         """ValueError naming the first field whose value no bench can run on (the sizes are
