@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from actuator_models.logs import read_log
-from actuator_models.model import load_model
+from actuator_models.model import load_model, new_model, save_model
 from actuator_models.simulation import simulate_logs
 from actuator_sim.cli import main
-from actuator_sim.native import native_servo
+from actuator_sim.native import native_servo, pendulum_export
 
 
 @pytest.fixture(scope="module")
@@ -86,3 +86,50 @@ def test_arm_export_loads_and_bad_input_exits_2(tmp_path, capsys):
     assert "already exists" in capsys.readouterr().err
     assert main(["export", "--params", "xl330/m6", "--out", str(tmp_path / "x.xml"), "--logs", str(tmp_path / "none")]) == 2
     assert capsys.readouterr().err.startswith("actuator-sim: error: ")
+
+
+def _stiffness(path) -> float:
+    """The exported actuator's K [N m/rad] (its gain)."""
+    return float(mujoco.MjModel.from_xml_path(str(path)).actuator_gainprm[0, 0])
+
+
+def test_a_temperature_following_model_is_exported_at_its_start_temperature(tmp_path, capsys):
+    """A fitted model carrying ``thermal`` (every default fit on logs that read the temperature) was
+    exported with R at its 25-degC value: a servo 7 K colder than any simulation of the model starts,
+    its drive 3.4 % too strong, without a word (issue 31: no simulator silently assumes 25 degC)."""
+    kp, vin = 40.0, 5.0
+    thermal = new_model("xl330", "m1", additions=("thermal",)).with_values(thermal_alpha=0.005, thermal_initial=32.0)
+    heating = new_model("xl330", "m1", additions=("heating",)).with_values(heating=0.004)
+    save_model(thermal, tmp_path / "thermal.json")
+    save_model(heating, tmp_path / "heating.json")
+    p = thermal.values
+    at_25 = p["kt"] * vin * kp * thermal.actuator.error_gain / p["R"]  # closed form of the voltage law's K
+    for params, extra, resistance in (("thermal", [], p["R"] * (1 + 0.005 * 7)),
+                                      ("thermal", ["--temperature", "45"], p["R"] * (1 + 0.005 * 20)),
+                                      ("heating", [], p["R"]),
+                                      ("heating", ["--temperature", "45"], p["R"] * (1 + 0.004 * 20))):
+        out = tmp_path / f"{params}{len(extra)}.xml"
+        assert main(["export", "--params", str(tmp_path / f"{params}.json"), "--out", str(out), "--kp", str(kp),
+                     "--vin", str(vin), *extra]) == 0
+        assert _stiffness(out) == pytest.approx(at_25 * p["R"] / resistance, rel=2e-5)  # MJCF: 6 digits
+        printed = capsys.readouterr().out
+        assert f"R {resistance:.4g} ohm" in printed, printed
+    assert "at 32 degC (the model's thermal_initial" in _export_output(tmp_path, "thermal.json", capsys)
+    assert "give --temperature for a heating model" in _export_output(tmp_path, "heating.json", capsys)
+
+
+def _export_output(tmp_path, params, capsys) -> str:
+    assert main(["export", "--params", str(tmp_path / params), "--out", str(tmp_path / "again.xml"), "--force"]) == 0
+    return capsys.readouterr().out
+
+
+def test_each_log_is_exported_at_its_first_temperature_reading(xl330_processed):
+    """The loss on logs compares the native MJCF with the exact simulation, which starts at each
+    log's first reading: the export is taken there too, not at the model's thermal_initial."""
+    log = read_log(sorted(xl330_processed.glob("*.json"))[0])
+    first = float(log.extra["temp"][0])
+    model = new_model("xl330", "m1", additions=("thermal",)).with_values(thermal_alpha=0.005, thermal_initial=first + 9)
+    exported = mujoco.MjModel.from_xml_string(pendulum_export(model, log)).actuator_gainprm[0, 0]
+    p = model.values
+    expected = p["kt"] * log.vin * log.kp * model.actuator.error_gain / (p["R"] * (1 + 0.005 * (first - 25)))
+    assert exported == pytest.approx(expected, rel=2e-5)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import argparse
 import math
 
+from .parameters import temperature_problem
+
 
 def _number(text: str, kind: str) -> float:
     """``text`` as a finite float, else the ArgumentTypeError saying it is not a ``kind``."""
@@ -68,4 +70,13 @@ def count(text: str) -> int:
         value = 0
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number >= 1")
+    return value
+
+
+def temperature(text: str) -> float:
+    """A servo temperature [degC] (:func:`~.parameters.temperature_problem`)."""
+    value = _number(text, "a temperature in degC")
+    problem = temperature_problem(value)
+    if problem:
+        raise argparse.ArgumentTypeError(f"{text!r}: {problem}")
     return value

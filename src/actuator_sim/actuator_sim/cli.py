@@ -19,7 +19,7 @@ from actuator_models.exit_codes import ArgumentParser, json_alone, run_command
 from actuator_models.log_checks import LENGTH_RANGE, MASS_RANGE
 from actuator_models.logs import ALLOW_MISMATCH_HELP, ALLOW_ODD_LOGS_HELP, read_log, read_logs
 from actuator_models.model import load_model
-from actuator_models.option_numbers import count, finite, non_negative, positive
+from actuator_models.option_numbers import count, finite, non_negative, positive, temperature
 from actuator_models.simulation import BENCH_DT
 from actuator_models.outputs import refuse_existing
 
@@ -315,7 +315,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--length", type=positive, help="pendulum length [m] (default 0.15)")
     p.add_argument("--arm-mass", type=non_negative, help="pendulum arm mass [kg] (default 0)")
     p.add_argument("--dt", type=positive, help="MuJoCo timestep [s] (default 0.005)")
-    p.add_argument("--logs", metavar="DIR", help="processed pendulum logs: print the approximation's MAE loss")
+    p.add_argument("--temperature", type=temperature, metavar="DEGC",
+                   help="the servo's temperature, constant in plain MuJoCo: the winding resistance R is taken at it "
+                        "(default: where the model's simulations start, thermal_initial for a thermal model, else 25)")
+    p.add_argument("--logs", metavar="DIR", help="processed pendulum logs: print the approximation's MAE loss "
+                   "(each log exported at its own gain, voltage and first temperature reading)")
     allow_mismatch(p)
     p.add_argument("--json", action="store_true", help="last line: the MAEs as JSON")
     p.set_defaults(run=cmd_export)

@@ -24,8 +24,10 @@ can carry of it, per actuated joint:
 
 Lost: the Stribeck and load-dependent terms of M2-M6, Dahl's state, the Feetech firmware's
 speed-limited target, the additions (``latency``, ``backlash``, ``heating`` and ``thermal``: ``R``
-stays at its 25 degC value; ``supply``: no sag at high duty; ``release``: the driven armature and
-friction with the torque off too), and torque enable (a user disables actuation with MuJoCo's
+is the winding's at one constant temperature, by default where the model's own simulations start
+without a reading, ``thermal_initial`` for ``thermal`` (25 degC, ``R`` as identified, for
+``heating`` and models without either), and does not heat during a run; ``supply``: no sag at
+high duty; ``release``: the driven armature and friction with the torque off too), and torque enable (a user disables actuation with MuJoCo's
 ``mjDSBL_ACTUATION`` flag, as :func:`native_positions` does for logged torque-off entries).
 :func:`approximation_loss` measures what that costs on logs.
 
@@ -45,10 +47,11 @@ import numpy as np
 from actuator_models.actuators import CurrentControlled, CurrentPD, VoltageControlled
 from actuator_models.logs import Log
 from actuator_models.model import Model
+from actuator_models.servo import Servo, motor_values, start
 
 from .joint_sim import HARD_FRICTION_SOLIMP
 from .pendulum import pendulum_mjcf
-from .replay import JOINT, bench_of, mae, reference_positions
+from .replay import JOINT, bench_of, first_temperature, mae, reference_positions
 
 
 @dataclass(frozen=True)
@@ -70,12 +73,15 @@ class NativeServo:
     damping: float
 
 
-def native_servo(model: Model, kp: float, vin: Optional[float] = None) -> NativeServo:
-    """The native approximation of ``model`` at firmware gain ``kp`` and supply ``vin`` [V]
-    (None: the actuator's default); see the module docstring."""
+def native_servo(model: Model, kp: float, vin: Optional[float] = None,
+                 temperature: Optional[float] = None) -> NativeServo:
+    """The native approximation of ``model`` at firmware gain ``kp``, supply ``vin`` [V] (None:
+    the actuator's default) and a constant servo ``temperature`` [degC] (None: where the model's
+    simulations start without a reading, :func:`motor_at`); see the module docstring."""
     act, p = model.actuator, model.values
     vin = act.default_vin if vin is None else float(vin)
-    kt, resistance = float(p["kt"]), float(p["R"])
+    motor = motor_at(model, temperature)
+    kt, resistance = float(motor["kt"]), float(motor["R"])
     if isinstance(act, VoltageControlled):  # also the Feetech SpeedLimitedVoltage
         gain = kp * act.error_gain * float(p.get("error_gain_ratio", 1.0))
         law = (kt * vin * gain / resistance, kt**2 / resistance, kt * vin * act.max_duty / resistance)
@@ -89,14 +95,38 @@ def native_servo(model: Model, kp: float, vin: Optional[float] = None) -> Native
                        damping=float(p.get("friction_viscous", 0.0)))
 
 
+def motor_at(model: Model, temperature: Optional[float] = None) -> Dict[str, float]:
+    """The model's values the motor torque is computed with at the start of a simulation whose
+    servo reads ``temperature`` [degC] (None: no reading; ``thermal`` starts at its
+    ``thermal_initial``, ``heating`` is at 25 degC): the additions' motor hooks of the servo step
+    (:func:`actuator_models.servo.motor_values`), at rest (no duty: no supply sag)."""
+    servo = Servo.of(model)
+    inputs = {} if temperature is None else {"temperature": float(temperature)}
+    state = start(servo, 0.0, model.values, 0.0, inputs)
+    return {name: float(value) for name, value in motor_values(servo, model.values, inputs, state).items()}
+
+
+def servo_temperature(model: Model, temperature: Optional[float] = None) -> str:
+    """In words, the constant temperature the export takes ``R`` at (:func:`motor_at`)."""
+    if "thermal" not in model.additions and "heating" not in model.additions:
+        return "as identified (the model does not follow a temperature)"
+    if temperature is not None:
+        return f"at {temperature:g} degC (--temperature; no heating in a run)"
+    if "thermal" in model.additions:
+        return f"at {float(model.values['thermal_initial']):.4g} degC (the model's thermal_initial; no heating in a run)"
+    return "at 25 degC (R as identified: give --temperature for a heating model)"
+
+
 @dataclass(frozen=True)
 class NativeJoint:
-    """A servo on a named MJCF joint for the export: model, firmware gain ``kp``, supply ``vin`` [V]."""
+    """A servo on a named MJCF joint for the export: model, firmware gain ``kp``, supply ``vin``
+    [V], constant servo ``temperature`` [degC] (None: the model's start, :func:`motor_at`)."""
 
     joint: str
     model: Model
     kp: float
     vin: Optional[float] = None
+    temperature: Optional[float] = None
 
 
 def export_mjcf(xml: str, joints: Sequence[NativeJoint]) -> str:
@@ -111,7 +141,7 @@ def export_mjcf(xml: str, joints: Sequence[NativeJoint]) -> str:
         joint = spec.joint(item.joint)
         if joint is None:
             raise ValueError(f"no joint {item.joint!r} in the MJCF")
-        servo = native_servo(item.model, item.kp, item.vin)
+        servo = native_servo(item.model, item.kp, item.vin, item.temperature)
         joint.armature, joint.frictionloss = servo.armature, servo.frictionloss
         joint.damping[0] = servo.damping  # a 3-vector in MuJoCo 4.0; [0] is the dof_damping
         joint.solref_friction = [2.0 * dt, 1.0]
@@ -130,8 +160,10 @@ def export_mjcf(xml: str, joints: Sequence[NativeJoint]) -> str:
 
 
 def pendulum_export(model: Model, log: Log) -> str:
-    """The native MJCF of a log's pendulum bench driven by ``model`` at the log's gain and voltage."""
-    return export_mjcf(pendulum_mjcf(bench_of(log, model)), [NativeJoint(JOINT, model, log.kp, log.vin)])
+    """The native MJCF of a log's pendulum bench driven by ``model`` at the log's gain, voltage
+    and first temperature reading (where the exact simulation starts)."""
+    return export_mjcf(pendulum_mjcf(bench_of(log, model)),
+                       [NativeJoint(JOINT, model, log.kp, log.vin, first_temperature(log))])
 
 
 def native_positions(xml: str, log: Log, joint: str = JOINT) -> np.ndarray:

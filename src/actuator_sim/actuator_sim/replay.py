@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import SimpleNamespace
-from typing import List, Sequence
+from typing import List, Optional, Sequence
 
 import numpy as np
 
@@ -34,13 +34,17 @@ def bench_of(log: Log, model: Model) -> PendulumBench:
     return PendulumBench(log.mass, log.length, log.arm_mass, model.values.get("q_offset", 0.0), log.dt)
 
 
+def first_temperature(log: Log) -> Optional[float]:
+    """The log's first temperature reading [degC], None without a ``temp`` column."""
+    temperature = log.extra.get("temp")
+    return None if temperature is None or not len(temperature) else float(temperature[0])
+
+
 def pendulum_simulation(model: Model, log: Log, viscous: ViscousMode = "frictionloss") -> JointSimulation:
     """A :class:`JointSimulation` of the log's bench driven by ``model`` at the log's gain; a
     ``thermal`` model's nodes start at the log's first temperature reading, as the default
     backend's do (no ``temp`` column: the model's ``thermal_initial``)."""
-    temperature = log.extra.get("temp")
-    first = None if temperature is None or not len(temperature) else float(temperature[0])
-    servo = Servo(JOINT, model, log.kp, log.vin, first)
+    servo = Servo(JOINT, model, log.kp, log.vin, first_temperature(log))
     return JointSimulation.from_xml(pendulum_mjcf(bench_of(log, model)), [servo], viscous=viscous)
 
 
