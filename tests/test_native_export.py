@@ -133,3 +133,28 @@ def test_each_log_is_exported_at_its_first_temperature_reading(xl330_processed):
     p = model.values
     expected = p["kt"] * log.vin * log.kp * model.actuator.error_gain / (p["R"] * (1 + 0.005 * (first - 25)))
     assert exported == pytest.approx(expected, rel=2e-5)
+
+
+def test_the_export_names_what_plain_mujoco_does_not_carry(tmp_path, capsys):
+    """A default M6 fit exported lost its load-dependent friction without a word (on the 12 logs its
+    export is far worse than an M1 fit's: benchmarks/native_export_quality.py)."""
+    assert main(["export", "--params", "xl330/m6", "--out", str(tmp_path / "m6.xml")]) == 0
+    printed = capsys.readouterr().out
+    assert "not carried: load_friction_motor, load_friction_external, friction_stribeck" in printed, printed
+    assert "note: M6's friction beyond Coulomb-viscous is lost" in printed and "fit --model m1" in printed, printed
+    save_model(new_model("xl330", "m1", additions=("latency", "thermal")), tmp_path / "m1.json")
+    assert main(["export", "--params", str(tmp_path / "m1.json"), "--out", str(tmp_path / "m1.xml")]) == 0
+    printed = capsys.readouterr().out
+    assert "not carried: addition latency\n" in printed and "note:" not in printed, printed  # thermal: R at T0
+
+
+def test_a_sagging_supply_lowers_the_stall_torque_alone():
+    """``supply`` makes the motor's R ``R + Rs d^2``: at the small duty of the linear law nothing
+    changes, at full duty (the force limit) the stall torque drops by R / (R + Rs max_duty^2)."""
+    model = new_model("xl330", "m1", additions=("supply",)).with_values(supply_resistance=0.5)
+    plain = native_servo(new_model("xl330", "m1"), 40.0, 5.0)
+    servo = native_servo(model, 40.0, 5.0)
+    p, d = model.values, model.actuator.max_duty
+    assert servo.stiffness == plain.stiffness and servo.damping_gain == plain.damping_gain
+    assert servo.force_limit == pytest.approx(p["kt"] * 5.0 * d / (p["R"] + 0.5 * d * d), rel=1e-12)
+    assert servo.force_limit < 0.85 * plain.force_limit  # R 2 ohm: 20 % weaker at the stall

@@ -13,7 +13,8 @@ from actuator_models.outputs import refuse_existing
 from .arm import arm
 from .cli_params import load_params, print_json
 from .models import read_model
-from .native import NativeJoint, approximation_loss, describe, export_mjcf, motor_at, native_servo, servo_temperature
+from .native import (NativeJoint, approximation_loss, describe, export_mjcf, lost_additions, lost_friction, motor_at, native_servo,
+                     servo_temperature)
 from .pendulum import PendulumBench, pendulum_mjcf
 from .replay import JOINT
 
@@ -56,6 +57,13 @@ def cmd_export(args: argparse.Namespace) -> int:
     print(f"{out}: {model.name} on joint{'s' if len(joints) > 1 else ''} {', '.join(joints)} at kp {kp:g}")
     print("\n".join(describe(native_servo(model, kp, args.vin, args.temperature))))
     print(f"  motor: R {motor_at(model, args.temperature)['R']:.4g} ohm, {servo_temperature(model, args.temperature)}")
+    friction, additions = lost_friction(model), lost_additions(model)
+    if friction or additions:
+        print(f"  not carried: {', '.join(friction + [f'addition {name}' for name in additions])}")
+    if friction:
+        print(f"note: {model.friction.name.upper()}'s friction beyond Coulomb-viscous is lost, and its other parameters "
+              "were fitted with it: on plain MuJoCo an M1 fit (fit --model m1), whose friction MuJoCo carries whole, "
+              "may do better; compare the two with --logs")
     if logs is None:
         return 0
     means = approximation_loss(model, logs).means()

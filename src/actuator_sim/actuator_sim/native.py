@@ -8,7 +8,8 @@ can carry of it, per actuated joint:
   position [rad]: ``force = K ctrl - K q - D qdot`` (``gaintype fixed``, ``biastype affine``),
   clipped to ``+-limit`` (``forcerange``). For the voltage (PWM) laws ``K = kt vin g / R`` with
   ``g = kp error_gain`` (times ``error_gain_ratio`` for the Feetech law), ``D = kt^2 / R`` (the
-  back-EMF) and ``limit = kt vin max_duty / R``; for the current PD law ``K = kt kp``,
+  back-EMF) and ``limit = kt vin max_duty / R`` (with ``supply``, ``R`` at full duty: the
+  sagging supply's stall torque); for the current PD law ``K = kt kp``,
   ``D = kt damping sqrt(kp)``, ``limit = kt max_current``; for the generic current law
   ``K = kt kp``, ``D = 0``, ``limit = kt min(max_current, vin / R)``.
   Exact while the duty (current) is not saturated; saturated, MuJoCo clips the torque after
@@ -26,8 +27,9 @@ Lost: the Stribeck and load-dependent terms of M2-M6, Dahl's state, the Feetech 
 speed-limited target, the additions (``latency``, ``backlash``, ``heating`` and ``thermal``: ``R``
 is the winding's at one constant temperature, by default where the model's own simulations start
 without a reading, ``thermal_initial`` for ``thermal`` (25 degC, ``R`` as identified, for
-``heating`` and models without either), and does not heat during a run; ``supply``: no sag at
-high duty; ``release``: the driven armature and friction with the torque off too), and torque enable (a user disables actuation with MuJoCo's
+``heating`` and models without either), and does not heat during a run; ``supply``: no sag below
+full duty, where it lowers the force limit, the stall torque; ``release``: the driven armature
+and friction with the torque off too), and torque enable (a user disables actuation with MuJoCo's
 ``mjDSBL_ACTUATION`` flag, as :func:`native_positions` does for logged torque-off entries).
 :func:`approximation_loss` measures what that costs on logs.
 
@@ -44,10 +46,11 @@ from typing import Dict, List, Optional, Sequence
 import mujoco
 import numpy as np
 
-from actuator_models.actuators import CurrentControlled, CurrentPD, VoltageControlled
+from actuator_models.actuators import CurrentControlled, CurrentPD, VoltageControlled, gives_duty
+from actuator_models.addition_supply import DUTY
 from actuator_models.logs import Log
 from actuator_models.model import Model
-from actuator_models.servo import Servo, motor_values, start
+from actuator_models.servo import Servo, ServoState, motor_values
 
 from .joint_sim import HARD_FRICTION_SOLIMP
 from .pendulum import pendulum_mjcf
@@ -84,7 +87,8 @@ def native_servo(model: Model, kp: float, vin: Optional[float] = None,
     kt, resistance = float(motor["kt"]), float(motor["R"])
     if isinstance(act, VoltageControlled):  # also the Feetech SpeedLimitedVoltage
         gain = kp * act.error_gain * float(p.get("error_gain_ratio", 1.0))
-        law = (kt * vin * gain / resistance, kt**2 / resistance, kt * vin * act.max_duty / resistance)
+        full = motor_at(model, temperature, act.max_duty)  # a sagging supply (``supply``) weakens the stall alone
+        law = (kt * vin * gain / resistance, kt**2 / resistance, full["kt"] * vin * act.max_duty / full["R"])
     elif isinstance(act, CurrentPD):
         law = (kt * kp, kt * act.damping * math.sqrt(kp), kt * act.max_current)
     elif isinstance(act, CurrentControlled):
@@ -95,14 +99,19 @@ def native_servo(model: Model, kp: float, vin: Optional[float] = None,
                        damping=float(p.get("friction_viscous", 0.0)))
 
 
-def motor_at(model: Model, temperature: Optional[float] = None) -> Dict[str, float]:
+def motor_at(model: Model, temperature: Optional[float] = None, duty: Optional[float] = None) -> Dict[str, float]:
     """The model's values the motor torque is computed with at the start of a simulation whose
     servo reads ``temperature`` [degC] (None: no reading; ``thermal`` starts at its
-    ``thermal_initial``, ``heating`` is at 25 degC): the additions' motor hooks of the servo step
-    (:func:`actuator_models.servo.motor_values`), at rest (no duty: no supply sag)."""
+    ``thermal_initial``, ``heating`` is at 25 degC), at ``duty`` (a voltage law's control over its
+    supply, in [-1, 1]; None: small, no supply sag): the additions' motor hooks of the servo step
+    (:func:`actuator_models.servo.motor_values`)."""
     servo = Servo.of(model)
-    inputs = {} if temperature is None else {"temperature": float(temperature)}
-    state = start(servo, 0.0, model.values, 0.0, inputs)
+    inputs: Dict[str, Optional[float]] = {} if temperature is None else {"temperature": float(temperature)}
+    if duty is not None and gives_duty(model.actuator):
+        inputs[DUTY] = duty
+    starts = [a.initial(0.0, model.values, 0.0, inputs) if "on_motor_state" in a.acts_on else None
+              for a in servo.additions]  # only the motor's: a latency's start needs a step
+    state = ServoState(0.0, None, starts)
     return {name: float(value) for name, value in motor_values(servo, model.values, inputs, state).items()}
 
 
@@ -214,6 +223,25 @@ def approximation_loss(model: Model, logs: Sequence[Log]) -> ApproximationLoss:
         exact[name], native[name] = mae(reference, log.position), mae(positions, log.position)
         between[name] = mae(positions, reference)
     return ApproximationLoss(exact, native, between)
+
+
+#: The friction parameters MuJoCo's joint elements carry: ``frictionloss`` and ``damping``.
+CARRIED_FRICTION = ("friction_base", "friction_viscous")
+#: Additions the export carries in part (:func:`motor_at`): ``R`` at one constant temperature, the
+#: supply's sag in the force limit.
+PARTLY_CARRIED = ("heating", "thermal", "supply")
+
+
+def lost_friction(model: Model) -> List[str]:
+    """The friction model's parts MuJoCo's elements do not carry: its parameters besides
+    :data:`CARRIED_FRICTION` and a dynamic friction's state."""
+    lost = [name for name in model.friction.parameter_names if name not in CARRIED_FRICTION]
+    return lost + ([f"{model.friction.name}'s friction state"] if model.friction.state is not None else [])
+
+
+def lost_additions(model: Model) -> List[str]:
+    """The additions MuJoCo's elements do not carry (those of :data:`PARTLY_CARRIED` are not listed)."""
+    return [name for name in model.additions if name not in PARTLY_CARRIED]
 
 
 def describe(servo: NativeServo) -> List[str]:
