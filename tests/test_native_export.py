@@ -158,3 +158,31 @@ def test_a_sagging_supply_lowers_the_stall_torque_alone():
     assert servo.stiffness == plain.stiffness and servo.damping_gain == plain.damping_gain
     assert servo.force_limit == pytest.approx(p["kt"] * 5.0 * d / (p["R"] + 0.5 * d * d), rel=1e-12)
     assert servo.force_limit < 0.85 * plain.force_limit  # R 2 ohm: 20 % weaker at the stall
+
+
+def test_evaluate_runs_the_models_in_plain_mujoco(one_log_dir, xl330_processed, tmp_path, capsys):
+    """``evaluate --backend mujoco-native`` is the exported MJCF replayed by plain MuJoCo (what a user
+    of the export gets: here recomputed from the file ``export`` writes), ``--backend mujoco`` the
+    servo step in MuJoCo's loop: the default backend's semi-implicit table within MuJoCo's own
+    arithmetic (measured 1.5e-7 rad for M1, 1.9e-4 for M6 on the 12 logs)."""
+    from actuator_models.cli import main as models
+
+    log = read_log(next(one_log_dir.glob("*.json")))
+    assert models(["evaluate", "--params", "xl330/m6", "--logs", str(one_log_dir), "--backend", "mujoco-native",
+                   "--json"]) == 0
+    native = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["xl330/m6"]["mean"]
+    out = tmp_path / "servo.xml"
+    assert main(["export", "--params", "xl330/m6", "--out", str(out), "--mass", str(log.mass), "--length",
+                 str(log.length), "--kp", str(log.kp), "--vin", str(log.vin), "--dt", str(log.dt)]) == 0
+    assert native == pytest.approx(np.mean(np.abs(_replay(out, log) - log.position)), rel=1e-9)
+    capsys.readouterr()
+    tables = {}
+    for backend in (["--backend", "mujoco"], ["--integrator", "semi-implicit"]):
+        assert models(["evaluate", "--params", "xl330/m1", "xl330/m6", "--logs", str(xl330_processed), *backend,
+                       "--json"]) == 0
+        tables[backend[0]] = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    for name, bound in (("xl330/m1", 1e-5), ("xl330/m6", 1e-3)):
+        for file, mae in tables["--integrator"][name]["logs"].items():
+            assert tables["--backend"][name]["logs"][file] == pytest.approx(mae, abs=bound), (name, file)
+    name = next(one_log_dir.glob("*.json")).name
+    assert abs(tables["--backend"]["xl330/m6"]["logs"][name] - native) > 1e-3  # the export loses M6's load friction

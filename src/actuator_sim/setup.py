@@ -37,8 +37,11 @@ setup(
         "actuator_bench.backends": [
             "mujoco = actuator_sim.bench:BACKEND",
         ],
-        # `actuator-models evaluate --backend mjwarp` (needs the warp extra)
+        # `actuator-models evaluate --backend NAME`: MuJoCo with the servo step in the loop, the
+        # native export in plain MuJoCo, MuJoCo Warp (mjwarp needs the warp extra)
         "actuator_models.evaluation_backends": [
+            "mujoco = actuator_sim.replay:log_maes",
+            "mujoco-native = actuator_sim.native:log_maes",
             "mjwarp = actuator_sim.warp_evaluate:log_maes",
         ],
     },

@@ -236,8 +236,10 @@ def _add_core_commands(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--integrator", choices=("bam", "semi-implicit"),
                    help="override each params file's integrator (numpy backend)")
     p.add_argument("--backend", choices=evaluation_backends(), default="numpy",
-                   help="simulator: numpy (default), or mjwarp: all logs as one batch of MuJoCo Warp worlds "
-                        "(semi-implicit, as MuJoCo; compare with --integrator semi-implicit)")
+                   help="simulator: numpy (default); mujoco: CPU MuJoCo with the servo step in the loop; "
+                        "mujoco-native: the native export (actuator-sim export) in plain MuJoCo, no Python in the "
+                        "loop; mjwarp: all logs as one batch of MuJoCo Warp worlds (the MuJoCo ones are "
+                        "semi-implicit: compare with --integrator semi-implicit)")
     p.add_argument("--allow-mismatch", action="store_true", help=ALLOW_MISMATCH_HELP)
     p.add_argument("--allow-odd-logs", action="store_true", help=ALLOW_ODD_LOGS_HELP)
     p.set_defaults(run=_cmd_evaluate)

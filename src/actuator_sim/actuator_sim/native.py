@@ -195,6 +195,13 @@ def native_positions(xml: str, log: Log, joint: str = JOINT) -> np.ndarray:
     return out
 
 
+def log_maes(model: Model, logs: Sequence[Log]) -> np.ndarray:
+    """MAE [rad] of ``model``'s native export on each processed log, replayed by plain MuJoCo
+    (:func:`pendulum_export`, :func:`native_positions`), shape ``(L,)``: the ``mujoco-native``
+    backend of ``actuator-models evaluate``, what a user of the exported MJCF gets."""
+    return np.array([mae(native_positions(pendulum_export(model, log), log), log.position) for log in logs])
+
+
 @dataclass(frozen=True)
 class ApproximationLoss:
     """MAEs [rad] on logs, per log file name: the exact model (the core simulator, semi-implicit,

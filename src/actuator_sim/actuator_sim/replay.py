@@ -80,6 +80,13 @@ def mae(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.mean(np.abs(np.asarray(a) - np.asarray(b))))
 
 
+def log_maes(model: Model, logs: Sequence[Log]) -> np.ndarray:
+    """MAE [rad] of ``model`` on each processed log, replayed in CPU MuJoCo with the servo step in
+    the loop (:func:`mujoco_positions`: MuJoCo's semi-implicit integrator), shape ``(L,)``: the
+    ``mujoco`` backend of ``actuator-models evaluate``."""
+    return np.array([mae(mujoco_positions(model, log), log.position) for log in logs])
+
+
 @dataclass(frozen=True)
 class Replay:
     """MuJoCo and reference positions [rad] of one log, and their MAEs [rad]."""
