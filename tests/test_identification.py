@@ -286,6 +286,18 @@ def test_fit_all_writes_params_and_report(tmp_path, xl330_processed):
     assert train["m4"] <= min(train["m2"], train["m3"]) and train["m6"] <= train["m5"] <= train["m4"]
     assert (tmp_path / "fit" / "report" / "mae.png").stat().st_size > 10_000
     assert "Chosen by validation MAE" in (tmp_path / "fit" / "report" / "report.md").read_text()
+    # what each fitted model gets in plain MuJoCo (its native export), recomputed from the params files
+    from actuator_models.evaluation import evaluate_model
+
+    logs = {Path(str(log.source)).name: log for log in read_logs(xl330_processed)}
+    for name, m in report["models"].items():
+        native = m["other_simulators"]["mujoco-native"]
+        fitted = load_model(tmp_path / "fit" / f"{name}.json")
+        for key, names in (("train_mae", report["train_logs"]), ("validation_mae", report["validation_logs"])):
+            expected = evaluate_model(fitted, [logs[n] for n in names], backend="mujoco-native").mean
+            assert native[key] == pytest.approx(expected, rel=1e-9), (name, key)
+    assert "| M6 | mujoco-native: in plain MuJoCo" in (tmp_path / "fit" / "report" / "report.md").read_text()
+    assert "M6 in plain MuJoCo, the native export (actuator-sim export, no Python in the loop): train MAE" in result.stdout
 
 
 def test_fit_rejects_unknown_fixed_parameter(xl330_processed):

@@ -7,7 +7,7 @@ import mujoco
 import numpy as np
 import pytest
 
-from actuator_models.logs import read_log
+from actuator_models.logs import read_log, read_logs
 from actuator_models.model import load_model, new_model, save_model
 from actuator_models.simulation import simulate_logs
 from actuator_sim.cli import main
@@ -186,3 +186,15 @@ def test_evaluate_runs_the_models_in_plain_mujoco(one_log_dir, xl330_processed, 
             assert tables["--backend"][name]["logs"][file] == pytest.approx(mae, abs=bound), (name, file)
     name = next(one_log_dir.glob("*.json")).name
     assert abs(tables["--backend"]["xl330/m6"]["logs"][name] - native) > 1e-3  # the export loses M6's load friction
+
+
+def test_a_fit_report_says_when_plain_mujoco_cannot_run_the_model(xl330_processed):
+    """The report's plain-MuJoCo figure is never a number from a replay that diverged: a model
+    the native export cannot integrate (kt = 1e6) is reported as refused, with the reason."""
+    from actuator_models.report import in_other_simulators
+
+    logs = read_logs(xl330_processed)[:2]
+    sane = in_other_simulators(load_model("xl330/m1"), logs[:1], logs[1:])["mujoco-native"]
+    assert 0 < sane["train_mae"] < 0.2 and 0 < sane["validation_mae"] < 0.2
+    wild = in_other_simulators(load_model("xl330/m6").with_values(kt=1e6), logs[:1], [])["mujoco-native"]
+    assert "train_mae" not in wild and "diverged" in wild["refused"] and "kt = 1e+06" in wild["refused"], wild

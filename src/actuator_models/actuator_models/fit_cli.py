@@ -260,6 +260,11 @@ def run_fit(args: argparse.Namespace) -> int:
             start = rep.result.model.values.get("thermal_initial")
             at = "" if start is None else f" (thermal starts at {start:.2f} degC: {RULES[report.spec.settings.thermal_start]})"
             print(f"{name.upper()} simulated without the logs' temperature: train MAE {bare['train_mae']:.5f} rad{val}{at}")
+    for name, rep in report.models.items():
+        for there in rep.other_simulators.values():
+            val = "" if there.get("validation_mae") is None else f", validation MAE {there['validation_mae']:.5f}"
+            done = f"cannot run it: {there['refused']}" if "refused" in there else f"train MAE {there['train_mae']:.5f} rad{val}"
+            print(f"{name.upper()} {there['what']}: {done}")
     for warning in report.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     print(f"best model by {report.chosen_by}: {report.best_model.upper()}", end="")

@@ -23,7 +23,7 @@ import threading
 import warnings
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple, Union
 
 from .additions import carried_by_default
 from .argument_names import PYTHON, ArgumentNames
@@ -95,6 +95,8 @@ class ModelReport:
         switched_off: per carried addition, the MAE [rad] with it switched off.
         without_temperature: training and validation MAE [rad] simulated without the logs'
         ``temp`` column (what a simulation with no temperature input gets).
+        other_simulators: per other simulator (:data:`.report.REPORTED_SIMULATORS`), its
+        training and validation MAE [rad] there, or why it refused the model.
     """
 
     result: FitResult
@@ -107,6 +109,7 @@ class ModelReport:
     default_validation_mae: Optional[float] = None
     switched_off: Dict[str, Dict[str, Optional[float]]] = field(default_factory=dict)
     without_temperature: Dict[str, Optional[float]] = field(default_factory=dict)
+    other_simulators: Dict[str, Dict[str, Any]] = field(default_factory=dict)
 
 
 @dataclass
@@ -268,7 +271,8 @@ def summarise(prepared: PreparedFit, reports: Dict[str, ModelReport], cv: Option
     """The :class:`FitReport` of the fitted ``reports`` (each completed with its defaults' errors
     and its additions switched off), written where the spec's outputs say."""
     from .figure_process import draw_mae_bars
-    from .report import best_model, fit_warnings, mae_figure, switched_off, without_temperature, write_report
+    from .report import (best_model, fit_warnings, in_other_simulators, mae_figure, switched_off, without_temperature,
+                         write_report)
 
     spec, train, validation = prepared.spec, prepared.dataset.train, prepared.dataset.validation
     folder = spec.outputs.report if spec.outputs else None
@@ -285,6 +289,7 @@ def summarise(prepared: PreparedFit, reports: Dict[str, ModelReport], cv: Option
                                       if validation else None)
         rep.switched_off = switched_off(rep.result.model, train, validation)
         rep.without_temperature = without_temperature(rep.result.model, train, validation)
+        rep.other_simulators = in_other_simulators(rep.result.model, train, validation)
         warnings += fit_warnings(name, rep.result, rep.default_validation_mae)
     chosen = (cv.best() if cv else None) or best_model(reports)
 

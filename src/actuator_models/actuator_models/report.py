@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, 
 import numpy as np
 
 from .additions import addition, carried, carried_values
+from .evaluation import evaluate_model, evaluation_backends
 from .fit_data import FitResult
 from .logs import Log
 from .model import Model
@@ -65,6 +66,28 @@ def without_temperature(model: Model, train: Sequence[Log], validation: Sequence
             warnings.simplefilter("ignore")  # the warning about heating without a temperature is this number
             return float(Objective(model, bare).of_model(model).mean())
     return {"train_mae": mae(train), "validation_mae": mae(validation) if validation else None}
+
+
+#: Simulators besides this package's step whose figures a fit reports, by evaluation backend (when
+#: installed: actuator_sim's entry points), each in words: where a user may run the fitted model.
+REPORTED_SIMULATORS = {"mujoco-native": "in plain MuJoCo, the native export (actuator-sim export, no Python in the loop)"}
+
+
+def in_other_simulators(model: Model, train: Sequence[Log], validation: Sequence[Log]) -> Dict[str, Dict[str, Any]]:
+    """Per installed simulator of :data:`REPORTED_SIMULATORS`, the training and validation MAE
+    [rad] of ``model`` there (each log at its own bench, gain and temperature) and ``what`` it is
+    in words, or ``refused``:
+    why it cannot run the model (a control law it has no form of, a replay that diverged)."""
+    out: Dict[str, Dict[str, Any]] = {}
+    for name in REPORTED_SIMULATORS:
+        if name not in evaluation_backends():
+            continue
+        try:
+            out[name] = {"what": REPORTED_SIMULATORS[name], "train_mae": evaluate_model(model, train, backend=name).mean,
+                         "validation_mae": evaluate_model(model, validation, backend=name).mean if validation else None}
+        except ValueError as error:  # DivergentStep and ParamsError are ValueErrors
+            out[name] = {"what": REPORTED_SIMULATORS[name], "refused": str(error)}
+    return out
 
 
 def fit_warnings(name: str, result: FitResult, default_validation: Optional[float]) -> List[str]:
@@ -135,6 +158,7 @@ def report_content(report: "FitReport") -> Dict[str, Any]:
             "params_file": str(rep.params_file) if rep.params_file else None,
             "validation_by_trajectory": rep.by_trajectory,
             "validation_by_gain": rep.by_gain,
+            "other_simulators": rep.other_simulators,
             "validation_logs": r.validation_logs,
             "train_logs": r.train_logs,
             "parameters": [{**s.to_dict(), "at_bound": s.name in r.at_bounds} for s in rep.spreads],

@@ -44,6 +44,7 @@ def markdown(content: Mapping[str, Any]) -> str:
         *(f"\n**Warning:** {w}." for w in content["warnings"]),
         "",
         *cv_markdown(content.get("cross_validation") or {}),
+        *simulators_section(models),
         *additions_markdown(models),
         *starts_section(models),
         "## Validation MAE per trajectory and per gain",
@@ -101,4 +102,23 @@ def starts_section(models: Mapping[str, Mapping[str, Any]]) -> List[str]:
     for name, s in rows:
         lines.append(f"| {name.upper()} | {s['worker']} | {s['run']} | {s['trials']} | {_fmt(s['train_mae'])} "
                      f"| {_fmt(s['validation_mae'])} |")
+    return lines + [""]
+
+
+def simulators_section(models: Mapping[str, Mapping[str, Any]]) -> List[str]:
+    """Each model's MAE in the other simulators a user may run it in (the report's
+    ``other_simulators``): what the fit is worth there."""
+    rows = [(name, simulator, figures) for name, m in models.items()
+            for simulator, figures in (m.get("other_simulators") or {}).items()]
+    if not rows:
+        return []
+    lines = ["## In other simulators", "",
+             "The same fitted models, each log replayed where a user may run them.", "",
+             "| model | simulator | train MAE [rad] | validation MAE [rad] |", "|---|---|---|---|"]
+    for name, simulator, figures in rows:
+        where = f"{simulator}: {figures['what']}"
+        if "refused" in figures:
+            lines.append(f"| {name.upper()} | {where} | cannot run it: {figures['refused']} | |")
+        else:
+            lines.append(f"| {name.upper()} | {where} | {_fmt(figures['train_mae'])} | {_fmt(figures['validation_mae'])} |")
     return lines + [""]

@@ -95,7 +95,7 @@ def native_servo(model: Model, kp: float, vin: Optional[float] = None,
         law = (kt * kp, 0.0, kt * min(act.max_current, vin / resistance))
     else:
         raise ValueError(f"actuator {act.name!r} ({type(act).__name__}): no native MuJoCo form of its control law")
-    return NativeServo(*law, armature=float(p["armature"]), frictionloss=float(p["friction_base"]),
+    return NativeServo(*law, armature=float(p["armature"]), frictionloss=float(p.get("friction_base", 0.0)),
                        damping=float(p.get("friction_viscous", 0.0)))
 
 
