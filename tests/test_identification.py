@@ -296,7 +296,8 @@ def test_fit_all_writes_params_and_report(tmp_path, xl330_processed):
         for key, names in (("train_mae", report["train_logs"]), ("validation_mae", report["validation_logs"])):
             expected = evaluate_model(fitted, [logs[n] for n in names], backend="mujoco-native").mean
             assert native[key] == pytest.approx(expected, rel=1e-9), (name, key)
-    assert "| M6 | mujoco-native: in plain MuJoCo" in (tmp_path / "fit" / "report" / "report.md").read_text()
+    page = (tmp_path / "fit" / "report" / "report.md").read_text()
+    assert "`mujoco-native` in plain MuJoCo, the native export" in page and "| M6 | mujoco-native | " in page, page
     assert "M6 in plain MuJoCo, the native export (actuator-sim export, no Python in the loop): train MAE" in result.stdout
 
 

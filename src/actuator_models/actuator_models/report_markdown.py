@@ -112,13 +112,14 @@ def simulators_section(models: Mapping[str, Mapping[str, Any]]) -> List[str]:
             for simulator, figures in (m.get("other_simulators") or {}).items()]
     if not rows:
         return []
+    what = {simulator: figures["what"] for _, simulator, figures in rows}
     lines = ["## In other simulators", "",
-             "The same fitted models, each log replayed where a user may run them.", "",
+             "The same fitted models, each log replayed where a user may run them: "
+             + "; ".join(f"`{simulator}` {text}" for simulator, text in what.items()) + ".", "",
              "| model | simulator | train MAE [rad] | validation MAE [rad] |", "|---|---|---|---|"]
     for name, simulator, figures in rows:
-        where = f"{simulator}: {figures['what']}"
         if "refused" in figures:
-            lines.append(f"| {name.upper()} | {where} | cannot run it: {figures['refused']} | |")
+            lines.append(f"| {name.upper()} | {simulator} | cannot run it: {figures['refused']} | |")
         else:
-            lines.append(f"| {name.upper()} | {where} | {_fmt(figures['train_mae'])} | {_fmt(figures['validation_mae'])} |")
+            lines.append(f"| {name.upper()} | {simulator} | {_fmt(figures['train_mae'])} | {_fmt(figures['validation_mae'])} |")
     return lines + [""]
