@@ -23,25 +23,20 @@ No choice is made here: the script reports; the held-out columns took no part in
 from __future__ import annotations
 
 import argparse
-import sys
 import warnings
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
+import numpy as np
+
+from actuator_models.fit_cli import parse_carry
+from actuator_models.fit_data import FitSettings
+from actuator_models.fit_spec import FitSpec
+from actuator_models.fitting import fit
+from actuator_models.logs import Log
+from actuator_models.model import Model
+from actuator_sim.native import approximation_loss
 from seeds import seeds_of  # this folder (a script's own folder is on sys.path)
-
-# this folder's mujoco.py would shadow the mujoco package (as in benchmarks/parity.py)
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
-
-import numpy as np  # noqa: E402
-
-from actuator_models.fit_cli import parse_carry  # noqa: E402
-from actuator_models.fit_data import FitSettings  # noqa: E402
-from actuator_models.fit_spec import FitSpec  # noqa: E402
-from actuator_models.fitting import fit  # noqa: E402
-from actuator_models.logs import Log  # noqa: E402
-from actuator_models.model import Model  # noqa: E402
-from actuator_sim.native import approximation_loss  # noqa: E402
 
 LOGS = Path(__file__).resolve().parents[1] / "data" / "xl330" / "processed"
 #: (label, friction model, fit --carry) of each fit.

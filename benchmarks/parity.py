@@ -24,31 +24,27 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import sys
 import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Dict, List
 
-# this folder's mujoco.py would shadow the mujoco package (as in benchmarks/mujoco.py)
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+import mujoco
+import mujoco_warp as mjw
+import numpy as np
+import warp as wp
 
-import mujoco  # noqa: E402
-import mujoco_warp as mjw  # noqa: E402
-import numpy as np  # noqa: E402
-import warp as wp  # noqa: E402
-
-from actuator_models import kernel  # noqa: E402
-from actuator_models.logs import read_logs  # noqa: E402
-from actuator_models.model import Model, load_model, new_model  # noqa: E402
-from actuator_models.simulation import LogBatch, rollout  # noqa: E402
-from actuator_sim.joint_sim import JointSimulation, Servo  # noqa: E402
-from actuator_sim.models import read_model  # noqa: E402
-from actuator_sim.native import NativeJoint, export_mjcf  # noqa: E402
-from actuator_sim.replay import mujoco_positions  # noqa: E402
-from actuator_sim.so100 import JOINT_NAMES  # noqa: E402
-from actuator_sim.warp_evaluate import mjwarp_positions  # noqa: E402
-from actuator_sim.warp_servo import WarpServos, prepare_model  # noqa: E402
+from actuator_models import kernel
+from actuator_models.logs import read_logs
+from actuator_models.model import Model, load_model, new_model
+from actuator_models.simulation import LogBatch, rollout
+from actuator_sim.joint_sim import JointSimulation, Servo
+from actuator_sim.models import read_model
+from actuator_sim.native import NativeJoint, export_mjcf
+from actuator_sim.replay import mujoco_positions
+from actuator_sim.so100 import JOINT_NAMES
+from actuator_sim.warp_evaluate import mjwarp_positions
+from actuator_sim.warp_servo import WarpServos, prepare_model
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "xl330" / "processed"
 #: The arm's goals in the throughput runs [rad], one per SO-100 joint (held: the arm moves to them).

@@ -8,28 +8,22 @@ For the pendulum bench and the MX 2R arm, in one run:
 * ``servo + friction update``: the control law and the friction budget (M6) every step.
 
 Prints steps/s per variant and the ratio (with updates / without updates).
-Usage: ``python benchmarks/mujoco.py [--steps N]``.
+Usage: ``python benchmarks/friction_update_cost.py [--steps N]``.
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 import time
-from pathlib import Path
 from typing import Callable, Dict
 
-# Run as ``python benchmarks/mujoco.py``, this file's folder comes first on sys.path and its
-# name would shadow the ``mujoco`` package: drop that folder before importing it.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+import mujoco
+import numpy as np
 
-import mujoco  # noqa: E402
-import numpy as np  # noqa: E402
-
-from actuator_models import load_model  # noqa: E402
-from actuator_sim.arm import arm, arm_simulation  # noqa: E402
-from actuator_sim.joint_sim import JointSimulation, Servo  # noqa: E402
-from actuator_sim.pendulum import PendulumBench, pendulum_mjcf  # noqa: E402
+from actuator_models import load_model
+from actuator_sim.arm import arm, arm_simulation
+from actuator_sim.joint_sim import JointSimulation, Servo
+from actuator_sim.pendulum import PendulumBench, pendulum_mjcf
 
 
 def rate(run: Callable[[int], None], steps: int) -> float:
