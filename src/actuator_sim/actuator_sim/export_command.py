@@ -13,7 +13,7 @@ from actuator_models.outputs import refuse_existing
 from .arm import arm
 from .cli_params import load_params, print_json
 from .models import read_model
-from .native import (NativeJoint, approximation_loss, describe, export_mjcf, lost_additions, lost_friction, motor_at, native_servo,
+from .native import (NativeJoint, approximation_loss, describe, export_mjcf, lost_additions, lost_friction, native_servo,
                      servo_temperature)
 from .pendulum import PendulumBench, pendulum_mjcf
 from .replay import JOINT
@@ -55,8 +55,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(export_mjcf(xml, [NativeJoint(joint, model, kp, args.vin, args.temperature) for joint in joints]))
     print(f"{out}: {model.name} on joint{'s' if len(joints) > 1 else ''} {', '.join(joints)} at kp {kp:g}")
-    print("\n".join(describe(native_servo(model, kp, args.vin, args.temperature))))
-    print(f"  motor: R {motor_at(model, args.temperature)['R']:.4g} ohm, {servo_temperature(model, args.temperature)}")
+    servo = native_servo(model, kp, args.vin, args.temperature)
+    print("\n".join(describe(servo)))
+    print(f"  motor: R {servo.resistance:.4g} ohm, {servo_temperature(model, args.temperature)}")
     friction, additions = lost_friction(model), lost_additions(model)
     if friction or additions:
         print(f"  not carried: {', '.join(friction + [f'addition {name}' for name in additions])}")

@@ -65,7 +65,8 @@ class NativeServo:
         stiffness: ``K`` [N m/rad], torque per rad of goal error. damping_gain: ``D``
         [N m s/rad], torque per rad/s of joint speed (back-EMF or the law's D term).
         force_limit [N m]. armature [kg m^2]. frictionloss [N m]. damping [N m s/rad]: the
-        joint's viscous friction.
+        joint's viscous friction. resistance: the winding's ``R`` [ohm] the law was taken at
+        (:func:`motor_at`, at small duty).
     """
 
     stiffness: float
@@ -74,6 +75,7 @@ class NativeServo:
     armature: float
     frictionloss: float
     damping: float
+    resistance: float
 
 
 def native_servo(model: Model, kp: float, vin: Optional[float] = None,
@@ -96,7 +98,7 @@ def native_servo(model: Model, kp: float, vin: Optional[float] = None,
     else:
         raise ValueError(f"actuator {act.name!r} ({type(act).__name__}): no native MuJoCo form of its control law")
     return NativeServo(*law, armature=float(p["armature"]), frictionloss=float(p.get("friction_base", 0.0)),
-                       damping=float(p.get("friction_viscous", 0.0)))
+                       damping=float(p.get("friction_viscous", 0.0)), resistance=resistance)
 
 
 def motor_at(model: Model, temperature: Optional[float] = None, duty: Optional[float] = None) -> Dict[str, float]:
@@ -117,7 +119,7 @@ def motor_at(model: Model, temperature: Optional[float] = None, duty: Optional[f
 
 def servo_temperature(model: Model, temperature: Optional[float] = None) -> str:
     """In words, the constant temperature the export takes ``R`` at (:func:`motor_at`)."""
-    if "thermal" not in model.additions and "heating" not in model.additions:
+    if "temperature" not in Servo.of(model).inputs:
         return "as identified (the model does not follow a temperature)"
     if temperature is not None:
         return f"at {temperature:g} degC (--temperature; no heating in a run)"
