@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Callable, Dict, Mapping, Optional, Sequence, T
 
 from .actuators import actuator, actuator_names
 from .additions import ADDITIONS
-from .fit_data import (DEFAULT_PRIOR, DEFAULT_PRIOR_HEATED, DEFAULT_STARTS, DEFAULT_TRIALS, PATIENCE, THERMAL_STARTS,
-                       FitSettings)
+from .fit_data import (DEFAULT_PRIOR, DEFAULT_PRIOR_HEATED, DEFAULT_RESTARTS, DEFAULT_STARTS, DEFAULT_TRIALS, PATIENCE,
+                       THERMAL_STARTS, FitSettings)
 from .fit_spec import ALL_MODELS, FitSpec
 from .friction import installed_friction_models
 from .fit_counts import trial_counts
@@ -348,8 +348,9 @@ def add_fit_command(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--popsize", type=count(2), help="CMA-ES population (default: up to 4 x (4 + 3 ln parameters), 48 for M6, less on a small --trials budget)")
     p.add_argument("--patience", type=count(0), default=PATIENCE, metavar="G",
                    help=f"stop after G generations without a 0.1%% improvement (default {PATIENCE}; 0 = never)")
-    p.add_argument("--restarts", type=count(0), default=0, metavar="R",
-                   help="R more CMA-ES runs, each with twice the population (IPOP); the best is kept (default 0)")
+    p.add_argument("--restarts", type=count(0), default=DEFAULT_RESTARTS, metavar="R",
+                   help="R more CMA-ES runs after the search, each with twice the population (IPOP), within what "
+                        "the search left of its budget; the best is kept (default %(default)s)")
     p.add_argument("--starts", type=int, default=DEFAULT_STARTS, metavar="S",
                    help="independent CMA-ES starts of the search, simulated together; the best by training MAE is "
                         "polished, the spread across starts is reported (default %(default)s)")
