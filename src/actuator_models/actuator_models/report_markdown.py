@@ -96,7 +96,9 @@ def starts_section(models: Mapping[str, Mapping[str, Any]]) -> List[str]:
     if not rows:
         return []
     lines = ["## Independent starts of the search", "",
-             "The search ran these CMA-ES starts side by side; the best by training MAE was polished.", "",
+             "The search ran these CMA-ES starts side by side, then its IPOP restarts (`--restarts`, twice the "
+             "population: a worker's runs numbered from its count of starts on); the best point by cost was polished.",
+             "",
              "| model | worker | start | trials | train MAE [rad] | validation MAE of its best point [rad] |",
              "|---|---|---|---|---|---|"]
     for name, s in rows:
