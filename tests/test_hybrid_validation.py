@@ -55,9 +55,10 @@ def test_animation_frame_count_is_bounded_before_the_run(capsys, tmp_path):
 
 def test_a_run_too_stiff_for_its_settings_stops_on_the_step_budget(capsys):
     # a 1 mg wheel on the 5e4 N/m tire (contact period 2 pi sqrt(m / k) = 28 us): until issue 35 it did
-    # not finish 0.2 s in 300 s; the budget stops it with a message (exit 1, a failed run)
-    refused(capsys, ["wheel", "--param", "mass=1e-6", "--final-time", "0.2", "--max-steps", "100"],
-            "step budget exhausted: 100 integrator steps", "--max-steps", code=1)
+    # not finish 0.2 s in 300 s; the budget stops it with a message (exit 1, a failed run). 300 steps
+    # would reach 0.2 s at the wheel's largest step (1 ms), so the message blames the stiffness
+    refused(capsys, ["wheel", "--param", "mass=1e-6", "--final-time", "0.2", "--max-steps", "300"],
+            "step budget exhausted: 300 integrator steps", "too stiff", "--max-steps", code=1)
 
 
 class Fall(HybridModel):
@@ -83,6 +84,8 @@ def test_the_step_budget_counts_steps_over_the_whole_run():
     settings = RunSettings(final_time=1.0, max_time_step=0.01, max_steps=50, record_period=0.01)
     result = simulate(Fall(), [0.0, 0.0], settings)
     assert result.status == -1 and "step budget exhausted: 50" in result.message
+    # 50 steps cannot reach 1 s at 0.01 s a step: the message says so, not that the model is stiff
+    assert "needs at least 100 steps" in result.message and "stiff" not in result.message
     assert 0.0 < result.t[-1] <= 0.5 + 1e-12
     np.testing.assert_allclose(result.state("y"), -9.81 * result.t ** 2 / 2, atol=1e-9)
     assert simulate(Fall(), [0.0, 0.0], RunSettings(final_time=1.0, max_time_step=0.01, max_steps=200)).success

@@ -165,9 +165,12 @@ class _Epoch:
             y_new = solver.y.copy()
             self.nfev[1] += 1
             if self.nfev[1] > s.max_steps:
+                fewest = (s.final_time - self.t0) / s.max_time_step  # steps to the final time at the largest step
+                why = (f"the final time needs at least {fewest:.3g} steps of at most max_time_step "
+                       f"{s.max_time_step:g} s; lower it (--final-time) or" if fewest > s.max_steps else
+                       "the model is too stiff for these settings or its parameters are out of scale;")
                 raise SimulationError(f"step budget exhausted: {s.max_steps} integrator steps by t = {float(t_new)!r} s "
-                                      f"of {s.final_time:g} s (last step {t_new - t_old:g} s): the model is too "
-                                      f"stiff for these settings or its parameters are out of scale; raise "
+                                      f"of {s.final_time:g} s (last step {t_new - t_old:g} s): {why} raise "
                                       f"max_steps (--max-steps) to go on")
             if self.on_step is not None:
                 self.on_step(t_new)
