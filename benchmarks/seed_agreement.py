@@ -42,12 +42,11 @@ from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
-from actuator_models.actuators import actuator
-from actuator_models.additions import carried_by_default
 from actuator_models.fit_data import FitSettings
-from actuator_models.identification import Identification
+from actuator_models.fit_spec import FitSpec
+from actuator_models.fitting import fit
 from actuator_models.logs import Log, read_logs
-from actuator_models.model import Model, load_model, new_model
+from actuator_models.model import Model, load_model
 from actuator_models.simulation import LogBatch, mean_absolute_errors, rollout_temperatures
 from actuator_models.splits import Dataset
 from seeds import seeds_of  # this folder (a script's own folder is on sys.path)
@@ -56,13 +55,11 @@ LOGS = Path(__file__).resolve().parents[1] / "data" / "xl330" / "processed"
 
 
 def default_fit(train: Sequence[Log], validation: Sequence[Log], seed: int) -> Model:
-    """M6 fitted on ``train`` at default settings, carrying what ``fit --carry auto`` would."""
-    carry = carried_by_default([log.extra.get("temp") for log in train], actuator("xl330"),
-                               [log.torque_enable for log in train])
+    """M6 fitted on ``train`` at default settings (``fit``'s own carry rule), ``validation`` held out."""
     dataset = Dataset(tuple(train) + tuple(validation), tuple(train), tuple(validation), "seed agreement")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return Identification(new_model("xl330", "m6", additions=carry), dataset, FitSettings(seed=seed)).run().model
+        return fit(FitSpec(dataset, "xl330", ("m6",), FitSettings(seed=seed))).result().model
 
 
 def at_gain(logs: Sequence[Log], kp: float, start: Optional[float]) -> List[Log]:
