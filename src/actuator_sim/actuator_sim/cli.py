@@ -301,8 +301,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(run=_cmd_export_models)
 
     p = command("export", help="a servo model as native MJCF (no Python in the loop) and what that loses",
-                description="Write MJCF that plain MuJoCo runs: the servo's control law as a <general> actuator "
-                            "(control = goal position [rad]), its armature, and its Coulomb-viscous friction as "
+                description="Write MJCF that plain MuJoCo runs: the servo's control law as MuJoCo's <dcmotor> (a PWM "
+                            "law, with the winding's heating for a thermal model) or a <general> actuator (a current "
+                            "law), control = goal position [rad], its armature, and its Coulomb-viscous friction as "
                             "frictionloss/damping (the pendulum bench, or a shipped arm with --arm). With --logs, "
                             "print the MAE the approximation loses against the exact model on those logs.")
     p.add_argument("--params", required=True, metavar="P", help=PARAMS_HELP)
@@ -316,8 +317,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--arm-mass", type=non_negative, help="pendulum arm mass [kg] (default 0)")
     p.add_argument("--dt", type=positive, help="MuJoCo timestep [s] (default 0.005)")
     p.add_argument("--temperature", type=temperature, metavar="DEGC",
-                   help="the servo's temperature, constant in plain MuJoCo: the winding resistance R is taken at it "
-                        "(default: where the model's simulations start, thermal_initial for a thermal model, else 25)")
+                   help="the servo's temperature at the start: the winding resistance R is taken at it, and a "
+                        "thermal model's winding heats from it (default: where the model's simulations start, "
+                        "thermal_initial for a thermal model, else 25)")
     p.add_argument("--logs", metavar="DIR", help="processed pendulum logs: print the approximation's MAE loss "
                    "(each log exported at its own gain, voltage and first temperature reading)")
     allow_mismatch(p)
