@@ -352,8 +352,9 @@ def add_fit_command(sub: "argparse._SubParsersAction") -> None:
                    help="R more CMA-ES runs after the search, each with twice the population (IPOP), within what "
                         "the search left of its budget; the best is kept (default %(default)s)")
     p.add_argument("--starts", type=int, default=DEFAULT_STARTS, metavar="S",
-                   help="independent CMA-ES starts of the search, simulated together; the best by training MAE is "
-                        "polished, the spread across starts is reported (default %(default)s)")
+                   help="independent CMA-ES starts of the search, simulated together; the best point by cost (the "
+                        "objective searched: training MAE plus prior and temperature terms) is polished, the spread "
+                        "across starts is reported (default %(default)s)")
     p.add_argument("--prior", type=float, default=None, metavar="W",
                    help="pull the fit toward the actuator's default parameters: the cost is the MAE times (1 + W x the "
                         "mean squared deviation from the defaults, in quarters of each search range); raise it for few "
