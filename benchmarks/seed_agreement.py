@@ -82,10 +82,15 @@ def positions(model: Model, logs: Sequence[Log]) -> np.ndarray:
         return rollout_temperatures(model.actuator, model.friction, model.values, batch, model.integrator)[0]
 
 
-def largest_disagreement(models: Dict[int, Model], logs: Sequence[Log], seeds: Sequence[int]) -> float:
-    """The largest over pairs of ``seeds`` of the mean over ``logs`` of the mean |q_a - q_b| [rad]."""
-    lengths = np.array([len(log) for log in logs])
-    q = {s: positions(models[s], logs) for s in seeds}
+def simulated(models: Dict[int, Model], logs: Sequence[Log]) -> Dict[int, np.ndarray]:
+    """Each model's simulated positions on ``logs`` (:func:`positions`), by key."""
+    return {key: positions(model, logs) for key, model in models.items()}
+
+
+def largest_disagreement(q: Dict[int, np.ndarray], logs: Sequence[Log], seeds: Sequence[int]) -> float:
+    """The largest over pairs of ``seeds`` of the mean over ``logs`` of the mean |q_a - q_b| [rad]
+    (``q``: the seeds' simulated positions on ``logs``, :func:`simulated`)."""
+    lengths = [len(log) for log in logs]
     worst = 0.0
     for a, b in itertools.combinations(seeds, 2):
         per_log = [float(np.abs(q[a][i, :n] - q[b][i, :n]).mean()) for i, n in enumerate(lengths)]
@@ -106,20 +111,21 @@ def agreement_rows(models: Dict[int, Model], base: Sequence[Log], gains: Sequenc
     for kp in gains:
         for start in starts:
             logs = at_gain(base, kp, start)
-            over4 = f"{largest_disagreement(models, logs, first4):.4f}" if len(first4) > 1 else "-"
+            q = simulated(models, logs)
+            over4 = f"{largest_disagreement(q, logs, first4):.4f}" if len(first4) > 1 else "-"
             print(f"| {label} | {kp:g} | {'none' if start is None else f'{start:g} degC'} | {over4} | "
-                  f"{largest_disagreement(models, logs, seeds):.4f} |", flush=True)
+                  f"{largest_disagreement(q, logs, seeds):.4f} |", flush=True)
 
 
 def nested_check(models: Dict[int, Model], held: Sequence[Log], label: str) -> None:
     """The held-out gain's real logs: the range of the seeds' MAE against the disagreement bound."""
     seeds = sorted(models)
     for start_label, logs in (("logged", list(held)), ("none", at_gain(held, held[0].kp, None))):
-        maes = [float(np.mean(mean_absolute_errors(positions(models[s], logs),
-                                                   LogBatch.from_logs(logs, models[s].actuator.default_vin))))
-                for s in seeds]
+        q = simulated(models, logs)
+        batch = LogBatch.from_logs(logs, models[seeds[0]].actuator.default_vin)  # one servo: one voltage default
+        maes = [float(np.mean(mean_absolute_errors(q[s], batch))) for s in seeds]
         print(f"| {label} | {held[0].kp:g} (real logs) | {start_label} | MAE {spread(maes)} | "
-              f"bound {largest_disagreement(models, logs, seeds):.4f} |", flush=True)
+              f"bound {largest_disagreement(q, logs, seeds):.4f} |", flush=True)
 
 
 def main(argv: Optional[List[str]] = None) -> int:
