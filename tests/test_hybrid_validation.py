@@ -85,10 +85,31 @@ def test_the_step_budget_counts_steps_over_the_whole_run():
     result = simulate(Fall(), [0.0, 0.0], settings)
     assert result.status == -1 and "step budget exhausted: 50" in result.message
     # 50 steps cannot reach 1 s at 0.01 s a step: the message says so, not that the model is stiff
-    assert "needs at least 100 steps" in result.message and "stiff" not in result.message
+    assert "needs at least 100 steps in all" in result.message and "stiff" not in result.message
     assert 0.0 < result.t[-1] <= 0.5 + 1e-12
     np.testing.assert_allclose(result.state("y"), -9.81 * result.t ** 2 / 2, atol=1e-9)
     assert simulate(Fall(), [0.0, 0.0], RunSettings(final_time=1.0, max_time_step=0.01, max_steps=200)).success
+
+
+class Drop(Fall):
+    """Falls 1.2 m, then starts again from rest at 0 (a new chart epoch every 0.495 s)."""
+
+    def boundary(self, t, x, chart, index):
+        return x[0] + 1.2
+
+    def transition(self, t, x, chart, index):
+        return Transition(0, np.zeros(2))
+
+
+def test_the_step_budget_message_counts_the_steps_of_earlier_charts():
+    # 1 s at most 0.01 s a step: at least 100 steps, ~50 of them before the first drop at 0.495 s. A
+    # budget of 80 runs out in the second chart, from whose start 80 steps would do: the message
+    # counted from there, and blamed the stiffness
+    result = simulate(Drop(), [0.0, 0.0], RunSettings(final_time=1.0, max_time_step=0.01, max_steps=80))
+    assert result.status == -1 and "step budget exhausted: 80" in result.message
+    assert 0.5 < result.t[-1] < 1.0  # in the second chart
+    assert "needs at least 10" in result.message and "steps in all" in result.message, result.message
+    assert "stiff" not in result.message
 
 
 def test_stick_slip_checks_its_log_and_proceeds_knowingly_with_allow_odd_logs(capsys, tmp_path):

@@ -151,6 +151,7 @@ class _Epoch:
         floor = [min(v - s.stop_precision, -s.stop_precision) for v in values]
         # per boundary: falling at the end of the last step (None: not known), the start of the next
         falling: List[Optional[bool]] = [None] * len(values)
+        spent = self.nfev[1]  # the run's steps before this chart: the budget is the whole run's
         solver_class = getattr(scipy.integrate, s.method)
         solver = solver_class(self.fun, self.t0, self.y0, s.final_time, max_step=s.max_time_step,
                               rtol=s.tolerance, atol=s.tolerance)
@@ -165,8 +166,10 @@ class _Epoch:
             y_new = solver.y.copy()
             self.nfev[1] += 1
             if self.nfev[1] > s.max_steps:
-                fewest = (s.final_time - self.t0) / s.max_time_step  # steps to the final time at the largest step
-                why = (f"the final time needs at least {fewest:.3g} steps of at most max_time_step "
+                # the run's steps to the final time at the largest step from here: those spent before
+                # this chart, and this chart's from its start
+                fewest = spent + (s.final_time - self.t0) / s.max_time_step
+                why = (f"the final time needs at least {fewest:.3g} steps in all of at most max_time_step "
                        f"{s.max_time_step:g} s; lower it (--final-time) or" if fewest > s.max_steps else
                        "the model is too stiff for these settings or its parameters are out of scale;")
                 raise SimulationError(f"step budget exhausted: {s.max_steps} integrator steps by t = {float(t_new)!r} s "
