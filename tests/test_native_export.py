@@ -248,3 +248,21 @@ def test_a_thermal_model_heats_its_winding_in_plain_mujoco(tmp_path):
     expected = p["kt"] * volts / resistance(start + float(data.act[0]))
     assert data.actuator_force[0] == pytest.approx(expected, rel=1e-4)
     assert data.actuator_force[0] < p["kt"] * volts / resistance(start) * 0.975
+
+
+def test_a_winding_too_fast_for_the_timestep_is_refused_and_nothing_written(tmp_path, capsys, one_log_dir):
+    """MuJoCo integrates the exported winding node by explicit Euler: a network whose fastest time
+    constant (1e-4 s here) is under half MuJoCo's timestep would be written as an MJCF that diverges.
+    Refused as the exact step refuses it, one line, exit 2, no file; with --logs as well (the exact
+    model's refusal used to come after the file was written)."""
+    model = new_model("xl330", "m1", additions=("thermal",)).with_values(thermal_winding_capacity=1e-4,
+                                                                          thermal_winding_resistance=1.0)
+    save_model(model, tmp_path / "fast.json")
+    for extra in ([], ["--logs", str(one_log_dir)]):
+        out = tmp_path / "servo.xml"
+        assert main(["export", "--params", str(tmp_path / "fast.json"), "--out", str(out), *extra]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "fastest time constant is 0.0001 s" in err and "0.005 s" in err, err
+        assert not out.exists()
+    assert main(["export", "--params", str(tmp_path / "fast.json"), "--out", str(tmp_path / "ok.xml"),
+                 "--dt", "1e-4"]) == 0  # a timestep that integrates it

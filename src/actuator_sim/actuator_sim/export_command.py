@@ -52,8 +52,10 @@ def cmd_export(args: argparse.Namespace) -> int:
         check_motor(logs, model.actuator.name, f"params {args.params}", args.allow_mismatch)
     out = Path(args.out)
     refuse_existing([out], args.force)
+    text = export_mjcf(xml, [NativeJoint(joint, model, kp, args.vin, args.temperature) for joint in joints])
+    means = None if logs is None else approximation_loss(model, logs).means()  # a refusal writes nothing
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(export_mjcf(xml, [NativeJoint(joint, model, kp, args.vin, args.temperature) for joint in joints]))
+    out.write_text(text)
     print(f"{out}: {model.name} on joint{'s' if len(joints) > 1 else ''} {', '.join(joints)} at kp {kp:g}")
     servo = native_servo(model, kp, args.vin, args.temperature)
     print("\n".join(describe(servo)))
@@ -65,9 +67,8 @@ def cmd_export(args: argparse.Namespace) -> int:
         print(f"note: {model.friction.name.upper()}'s friction beyond Coulomb-viscous is lost, and its other parameters "
               "were fitted with it: on plain MuJoCo an M1 fit (fit --model m1), whose friction MuJoCo carries whole, "
               "may do better; compare the two with --logs")
-    if logs is None:
+    if logs is None or means is None:
         return 0
-    means = approximation_loss(model, logs).means()
     print(f"on {len(logs)} logs of {args.logs} (each at its own bench, gain and voltage; exact = the core "
           "simulator, semi-implicit):")
     print(f"  MAE exact model vs logs:   {means['mae_exact']:.6f} rad")

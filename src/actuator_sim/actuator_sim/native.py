@@ -51,7 +51,7 @@ from actuator_models.actuators import CurrentControlled, CurrentPD, VoltageContr
 from actuator_models.addition_heating import REFERENCE_TEMPERATURE
 from actuator_models.addition_supply import DUTY
 from actuator_models.divergence import DivergentStep, suspects
-from actuator_models.addition_thermal import ALPHA, INITIAL, WINDING_CAPACITY, WINDING_RESISTANCE
+from actuator_models.addition_thermal import ALPHA, INITIAL, WINDING_CAPACITY, WINDING_RESISTANCE, step_problem
 from actuator_models.logs import Log
 from actuator_models.model import Model
 from actuator_models.servo import Servo, ServoState, motor_values
@@ -201,7 +201,9 @@ def export_mjcf(xml: str, joints: Sequence[NativeJoint]) -> str:
     """``xml`` with each joint's servo as MuJoCo elements: the joint's actuator (its ``<motor>``,
     or a new one named after the joint) becomes the servo's law of :func:`native_servo` (control:
     goal position [rad]), a ``<dcmotor>`` for a voltage law, a ``<general>`` one for a current law;
-    armature, frictionloss, damping and hard friction-loss solver settings on the joint."""
+    armature, frictionloss, damping and hard friction-loss solver settings on the joint. A thermal
+    network MuJoCo's timestep cannot integrate (:func:`~actuator_models.addition_thermal.step_problem`)
+    raises :class:`~actuator_models.divergence.DivergentStep`."""
     spec = mujoco.MjSpec.from_string(xml)
     dt = spec.option.timestep
     targets = {a.target: a for a in spec.actuators if a.trntype == mujoco.mjtTrn.mjTRN_JOINT}
@@ -210,6 +212,9 @@ def export_mjcf(xml: str, joints: Sequence[NativeJoint]) -> str:
         if joint is None:
             raise ValueError(f"no joint {item.joint!r} in the MJCF")
         servo = native_servo(item.model, item.kp, item.vin, item.temperature)
+        problem = step_problem(item.model.values, dt) if servo.motor is not None and servo.motor.thermal else None
+        if problem:  # MuJoCo integrates the winding node by explicit Euler too: refused as the exact step is
+            raise DivergentStep(f"{item.model.name} on joint {item.joint!r}: {problem}")
         joint.armature, joint.frictionloss = servo.armature, servo.frictionloss
         joint.damping[0] = servo.damping  # a 3-vector in MuJoCo 4.0; [0] is the dof_damping
         joint.solref_friction = [2.0 * dt, 1.0]
