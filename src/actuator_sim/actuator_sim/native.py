@@ -40,8 +40,8 @@ rounding. Units: rad, rad/s, N m, V, A, ohm, s, K, degC.
 from __future__ import annotations
 
 import math
-from pathlib import Path
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import mujoco
@@ -50,8 +50,8 @@ import numpy as np
 from actuator_models.actuators import CurrentControlled, CurrentPD, VoltageControlled, gives_duty
 from actuator_models.addition_heating import REFERENCE_TEMPERATURE
 from actuator_models.addition_supply import DUTY
-from actuator_models.divergence import DivergentStep, suspects
 from actuator_models.addition_thermal import ALPHA, INITIAL, WINDING_CAPACITY, WINDING_RESISTANCE, step_problem
+from actuator_models.divergence import DivergentStep, suspects
 from actuator_models.logs import Log
 from actuator_models.model import Model
 from actuator_models.servo import Servo, ServoState, motor_values
