@@ -15,6 +15,7 @@ carried the same positions. The test waits for events with generous timeouts.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import random
@@ -176,14 +177,42 @@ class Recorder:
         self.node.destroy_node()
 
 
+def launch_domain(args: Sequence[str]) -> int:
+    """A ROS domain for one launch: within 1..101, the domains whose DDS ports stay below Linux's
+    ephemeral range (32768-60999; ROS 2's "About Domain ID"), and 20 or more from this worker's own
+    (conftest: the run's domain plus 1 + the worker's number), varied per launch so that a
+    lingering process of an earlier one is not met. Domains 101-199, used until 2026-11-29, put the
+    discovery ports in the ephemeral range: a CI run's launch failed to bind one ("address in use")."""
+    own = int(os.environ.get("ROS_DOMAIN_ID") or 0)
+    candidates = [d for d in ((own + k) % 102 for k in range(20, 83)) if d != 0]
+    return random.Random(os.getpid() + hash(tuple(args))).choice(candidates)
+
+
 class Launch:
     """``ros2 launch actuator_bench control.launch.py ARGS`` (or ``launch_file``) in a ROS domain of
     its own, once no other graph of these tests runs on the machine (:mod:`graph_turn`)."""
 
     def __init__(self, tmp_path: Path, *args: str, launch_file: str = "control.launch.py") -> None:
-        self.turn = open(GRAPH_LOCK, "a")  # released by close(), or with the file if this fails
+        self.turn = open(GRAPH_LOCK, "a")  # released by close(), or below if the start fails
         take_turn(self.turn)
-        self.domain = random.Random(os.getpid() + hash(args)).randrange(101, 200)
+        try:
+            self.start(tmp_path, args, launch_file)
+        except BaseException:
+            # a failed start (a node the DDS layer could not create) held the machine's turn and this
+            # process's rclpy context while pytest kept its traceback: the next graph test of this
+            # worker waited 900 s for its own lock, then could not init rclpy (a CI run, 2026-11-29)
+            process, recorder = getattr(self, "process", None), getattr(self, "recorder", None)
+            if process is not None and process.poll() is None:
+                interrupt_group(process, 60.0)
+            if recorder is not None:
+                recorder.close()
+            rclpy.try_shutdown()
+            self.turn.close()
+            raise
+
+    def start(self, tmp_path: Path, args: Sequence[str], launch_file: str) -> None:
+        """Start the launch and this process's client of its graph."""
+        self.domain = launch_domain(args)
         self.tmp = tmp_path / "tmp"  # the launch's temporary files (TMPDIR)
         self.tmp.mkdir(exist_ok=True)
         env = {**os.environ, "ROS_DOMAIN_ID": str(self.domain), "TMPDIR": str(self.tmp)}
@@ -227,11 +256,13 @@ class Launch:
             self.recorder.deliver()
             save(self.log.with_name("recorded.json"), states=self.states, samples=self.samples,
                  commands=self.commands, infos=self.infos)
-            self.executor.shutdown()
-            self.node.destroy_node()
-            rclpy.try_shutdown()
         finally:
-            self.turn.close()  # the next launch's turn, also when closing failed
+            try:  # the next launch's rclpy context and turn, also when closing failed
+                self.executor.shutdown()
+                self.node.destroy_node()
+                rclpy.try_shutdown()
+            finally:
+                self.turn.close()
 
     @property
     def output(self) -> str:
@@ -340,6 +371,23 @@ def follows(launch: Launch, robot: str, joints: tuple, bench: tuple) -> None:
             assert measured[~held].max() > measured[held].min() + 0.3, joint  # released: it fell back
         broadcast = [m.position[list(m.name).index(joint)] for m in list(launch.states)]
         assert abs(min(broadcast) - measured.min()) < 0.02, joint  # /joint_states: the same positions
+
+
+def test_a_launch_that_fails_to_start_gives_back_the_turn_and_rclpy(tmp_path, monkeypatch):
+    """A CI run's launch could not create its client node (DDS: "address in use"): the failed start
+    kept the machine's graph turn and this process's rclpy context, so every later graph test of the
+    worker waited 900 s for its own lock and then failed in ``rclpy.init``. A failed start now
+    stops the launch and gives both back."""
+    def refused(*_args, **_kwargs):
+        raise RuntimeError("no node here")
+
+    monkeypatch.setattr(rclpy, "create_node", refused)
+    with pytest.raises(RuntimeError, match="no node here"):
+        Launch(tmp_path, "robot:=pendulum", "backend:=mujoco", "recorder:=false")
+    assert not rclpy.ok()
+    with open(GRAPH_LOCK, "a") as turn:
+        fcntl.flock(turn, fcntl.LOCK_EX | fcntl.LOCK_NB)  # BlockingIOError while still held
+    assert 1 <= launch_domain(("robot:=pendulum",)) <= 101
 
 
 @pytest.mark.parametrize("backend", ["mujoco", "dynamixel_emulator"])
