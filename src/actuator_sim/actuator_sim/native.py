@@ -42,7 +42,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 import mujoco
 import numpy as np
@@ -129,7 +129,7 @@ def native_servo(model: Model, kp: float, vin: Optional[float] = None,
         gain = kp * act.error_gain * float(p.get("error_gain_ratio", 1.0))
         full = motor_at(model, temperature, act.max_duty)  # a sagging supply (``supply``) weakens the stall alone
         law = (kt * vin * gain / resistance, kt**2 / resistance, full["kt"] * vin * act.max_duty / full["R"])
-        dc_motor = dc_motor_of(model, vin * gain, vin * act.max_duty * resistance / full["R"], temperature)
+        dc_motor = dc_motor_of(model, motor, vin * gain, vin * act.max_duty * resistance / full["R"], temperature)
     elif isinstance(act, CurrentPD):
         law = (kt * kp, kt * act.damping * math.sqrt(kp), kt * act.max_current)
     elif isinstance(act, CurrentControlled):
@@ -140,19 +140,26 @@ def native_servo(model: Model, kp: float, vin: Optional[float] = None,
                        damping=float(p.get("friction_viscous", 0.0)), resistance=resistance, motor=dc_motor)
 
 
-def dc_motor_of(model: Model, gain: float, voltage_limit: float, temperature: Optional[float]) -> DCMotor:
+def carries_heating(model: Model) -> bool:
+    """Whether the export heats ``model``'s winding during a run: a ``thermal`` model of a voltage
+    law, whose ``<dcmotor>`` carries the winding node (:func:`dc_motor_of`)."""
+    return "thermal" in model.additions and isinstance(model.actuator, VoltageControlled)
+
+
+def dc_motor_of(model: Model, start: Mapping[str, float], gain: float, voltage_limit: float,
+                temperature: Optional[float]) -> DCMotor:
     """The ``<dcmotor>`` of ``model``'s voltage law at ``gain`` [V/rad] and ``voltage_limit`` [V],
-    starting at ``temperature`` [degC] (None: the model's start, :func:`motor_at`): with
-    ``thermal``, ``R`` at the reference temperature and the winding node as MuJoCo's thermal state
-    towards the case at the start temperature; otherwise ``R`` constant at the start temperature."""
+    starting at ``temperature`` [degC] (None: the model's start), whose motor values there are
+    ``start`` (:func:`motor_at`): with ``thermal``, ``R`` at the reference temperature and the
+    winding node as MuJoCo's thermal state towards the case at the start temperature; otherwise
+    ``R`` constant at the start temperature."""
     p = model.values
-    if "thermal" not in model.additions:
-        motor = motor_at(model, temperature)
-        return DCMotor(float(motor["kt"]), float(motor["R"]), gain, voltage_limit)
+    if not carries_heating(model):
+        return DCMotor(float(start["kt"]), float(start["R"]), gain, voltage_limit)
     motor = motor_at(model, REFERENCE_TEMPERATURE)
-    start = float(p[INITIAL.name] if temperature is None else temperature)
+    ambient = float(p[INITIAL.name] if temperature is None else temperature)  # the case, held at the start
     thermal = (float(p[WINDING_RESISTANCE.name]), float(p[WINDING_CAPACITY.name]), 0.0, float(p[ALPHA.name]),
-               REFERENCE_TEMPERATURE, start)
+               REFERENCE_TEMPERATURE, ambient)
     return DCMotor(float(motor["kt"]), float(motor["R"]), gain, voltage_limit, thermal)
 
 
@@ -176,8 +183,7 @@ def servo_temperature(model: Model, temperature: Optional[float] = None) -> str:
     """In words, the temperature the export takes ``R`` at (:func:`motor_at`) and whether it heats."""
     if "temperature" not in Servo.of(model).inputs:
         return "as identified (the model does not follow a temperature)"
-    heats = "thermal" in model.additions and isinstance(model.actuator, VoltageControlled)  # :func:`dc_motor_of`
-    run = "; the winding heats during a run, the case does not" if heats else "; no heating in a run"
+    run = "; the winding heats during a run, the case does not" if carries_heating(model) else "; no heating in a run"
     if temperature is not None:
         return f"at {temperature:g} degC (--temperature){run}"
     if "thermal" in model.additions:
@@ -258,6 +264,7 @@ def native_positions(xml: str, log: Log, joint: str = JOINT) -> np.ndarray:
     act = next(a for a in range(mj.nu) if mj.actuator_trnid[a, 0] == mj.joint(joint).id)
     data.qpos[qpos], data.qvel[dof] = log.position[0], log.speed[0]
     off = int(mujoco.mjtDisableBit.mjDSBL_ACTUATION)
+    warnings, unstable = data.warning.number, np.array([int(w) for w in UNSTABLE])  # a live view of the counts
     out = np.empty(len(log))
     for k in range(len(log)):
         out[k] = data.qpos[qpos]
@@ -265,7 +272,7 @@ def native_positions(xml: str, log: Log, joint: str = JOINT) -> np.ndarray:
         enabled = log.torque_enable[k] > 0.5
         mj.opt.disableflags = (mj.opt.disableflags & ~off) if enabled else (mj.opt.disableflags | off)
         mujoco.mj_step(mj, data)
-        if any(data.warning[w].number for w in UNSTABLE):
+        if warnings[unstable].any():
             raise DivergentStep(f"{Path(str(log.source)).name}: plain MuJoCo's replay of the native export diverged at "
                                 f"t = {k * mj.opt.timestep:.3f} s (MuJoCo's warning of an unstable simulation)")
     return out
