@@ -203,7 +203,7 @@ class Launch:
             # worker waited 900 s for its own lock, then could not init rclpy (a CI run, 2026-11-29)
             process, recorder = getattr(self, "process", None), getattr(self, "recorder", None)
             if process is not None and process.poll() is None:
-                interrupt_group(process, 60.0)
+                self.ctrl_c()
             if recorder is not None:
                 recorder.close()
             rclpy.try_shutdown()

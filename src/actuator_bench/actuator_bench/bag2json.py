@@ -120,6 +120,11 @@ class Run:
     start: int
     end: float
 
+    @property
+    def duration(self) -> float:
+        """From the first command to the run's end [s] (inf: a run the bag does not close)."""
+        return (self.end - self.start) / NS_PER_S
+
 
 #: Message type of each topic a bench stream is read from, by the topic's last name.
 STREAM_TYPES = {"joint_states": JOINT_STATE, "actuator_states": ACTUATOR_STATE, "commands": ACTUATOR_COMMAND,
