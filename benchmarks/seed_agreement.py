@@ -47,9 +47,10 @@ from actuator_models.fit_spec import FitSpec
 from actuator_models.fitting import fit
 from actuator_models.logs import Log, read_logs
 from actuator_models.model import Model, load_model
-from actuator_models.simulation import LogBatch, mean_absolute_errors, rollout_temperatures
+from actuator_models.simulation import LogBatch, mean_absolute_errors
 from actuator_models.splits import Dataset
 from seeds import seeds_of  # this folder (a script's own folder is on sys.path)
+from thermal_carry_over import bare, simulated as simulated_logs
 
 LOGS = Path(__file__).resolve().parents[1] / "data" / "xl330" / "processed"
 
@@ -65,21 +66,15 @@ def default_fit(train: Sequence[Log], validation: Sequence[Log], seed: int) -> M
 def at_gain(logs: Sequence[Log], kp: float, start: Optional[float]) -> List[Log]:
     """``logs`` at gain ``kp``, with the ``temp`` column removed (``start`` None) or constant at
     ``start`` [degC] (a simulation reads only the first reading)."""
-    out = []
-    for log in logs:
-        extra = {k: v for k, v in log.extra.items() if k != "temp"}
-        if start is not None:
-            extra["temp"] = np.full(len(log), start)
-        out.append(replace(log, kp=kp, extra=extra))
-    return out
+    out = [replace(log, kp=kp) for log in bare(logs)]
+    if start is None:
+        return out
+    return [replace(log, extra={**log.extra, "temp": np.full(len(log), start)}) for log in out]
 
 
 def positions(model: Model, logs: Sequence[Log]) -> np.ndarray:
     """Simulated positions [rad], one row per log (padded past each log's length)."""
-    batch = LogBatch.from_logs(list(logs), model.actuator.default_vin)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return rollout_temperatures(model.actuator, model.friction, model.values, batch, model.integrator)[0]
+    return simulated_logs(model, logs)[0]
 
 
 def simulated(models: Dict[int, Model], logs: Sequence[Log]) -> Dict[int, np.ndarray]:

@@ -56,24 +56,26 @@ def bare(logs: Sequence[Log]) -> List[Log]:
     return [replace(log, extra={k: v for k, v in log.extra.items() if k != "temp"}) for log in logs]
 
 
-def position_maes(model: Model, logs: Sequence[Log]) -> np.ndarray:
-    """Position MAE [rad] per log."""
+def simulated(model: Model, logs: Sequence[Log]) -> Tuple[np.ndarray, LogBatch]:
+    """Simulated positions [rad], one row per log (padded past each log's length), and the logs'
+    batch they were simulated on."""
     batch = LogBatch.from_logs(list(logs), model.actuator.default_vin)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         positions, _ = rollout_temperatures(model.actuator, model.friction, model.values, batch, model.integrator)
-    return mean_absolute_errors(positions, batch)
+    return positions, batch
+
+
+def position_maes(model: Model, logs: Sequence[Log]) -> np.ndarray:
+    """Position MAE [rad] per log."""
+    return mean_absolute_errors(*simulated(model, logs))
 
 
 def per_log(model: Model, train: Sequence[Log], logs: Sequence[Log]) -> None:
     """Print one row per log: training or held out, kp, start offset [K], the MAE [rad] fed / without
     the temperature, and its rise [mrad] over the first and the second half of the log."""
-    batch = LogBatch.from_logs(list(logs), model.actuator.default_vin)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        fed, _ = rollout_temperatures(model.actuator, model.friction, model.values, batch, model.integrator)
-        blind, _ = rollout_temperatures(model.actuator, model.friction, model.values,
-                                        LogBatch.from_logs(bare(logs), model.actuator.default_vin), model.integrator)
+    fed, batch = simulated(model, logs)
+    blind, _ = simulated(model, bare(logs))
     for i, log in enumerate(logs):
         n = int(batch.lengths[i])
         e_fed, e_blind = (np.abs(x[i, :n] - batch.position[i, :n]) for x in (fed, blind))
